@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+# kyu: make | make test | make samples | make bench | make install PREFIX=/usr/local
+#   SANITIZE=1  build everything with AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/)
+#   CC=clang    any C11 compiler
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+VERSION := 0.1.0
+SONAME  := libkyu.so.0
+
+ifeq ($(shell pkg-config --exists cglm 2>/dev/null && echo yes),yes)
+CGLM_CFLAGS := $(shell pkg-config --cflags cglm)
+else
+$(error cglm not found by pkg-config: install it with 'apt-get install -y libcglm-dev pkg-config' (Debian/Ubuntu))
+endif
+
+WARN    := -std=c11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
+OPT     ?= -O2 -g
+ifeq ($(SANITIZE),1)
+BUILD   := build-san
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDSAN   := -fsanitize=address,undefined
+else
+BUILD   ?= build
+endif
+CFLAGS_ALL := $(WARN) $(OPT) -Iinclude $(CGLM_CFLAGS) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
+LDLIBS_ALL := -lm -lpthread $(LDSAN) $(LDFLAGS)
+
+LIB_SRC  := $(wildcard engine/*.c engine/geometry/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+PIC_OBJ  := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+TEST_SRC := $(wildcard tests/*.c)
+SAMPLES  := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
+HEADERS  := $(wildcard include/kyu/*.h)
+
+.PHONY: all lib test samples bench install clean
+all: lib $(BUILD)/tools/bench samples
+lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
+
+$(BUILD)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
+
+$(BUILD)/libkyu.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/libkyu.so: $(PIC_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $(BUILD)/$(SONAME) $^ $(LDLIBS_ALL)
+	ln -sf $(SONAME) $@
+
+$(BUILD)/tests/run_tests: $(TEST_SRC) tests/test.h $(BUILD)/libkyu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests $(TEST_SRC) $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
+
+test: $(BUILD)/tests/run_tests
+	./$(BUILD)/tests/run_tests $(TESTS)
+
+$(BUILD)/tools/bench: tools/bench.c $(BUILD)/libkyu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O3 $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
+
+tools/bench: $(BUILD)/tools/bench
+	ln -sf ../$(BUILD)/tools/bench tools/bench
+
+bench: $(BUILD)/tools/bench
+	./tools/bench-table.sh ./$(BUILD)/tools/bench
+
+$(BUILD)/samples/%: samples/%.c $(BUILD)/libkyu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
+
+samples: $(SAMPLES)
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include/kyu $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/kyu/
+	install -m 644 $(BUILD)/libkyu.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libkyu.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' kyu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kyu.pc
+
+clean:
+	rm -rf build build-san build-clang tools/bench

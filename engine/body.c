@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+// Particle storage (flat arrays by slot), handles with generations, slot reuse, and the body API.
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int grow(void **p, size_t elem, int n) {
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+#define GROW(p, n) grow((void **)&(p), sizeof *(p), (n))
+
+// Every per-slot array, body data and per-step scratch alike, grows together. On failure the
+// arrays already grown keep their contents, so the world stays consistent.
+int kyu_bodies_reserve(kyu_world *w, int slots) {
+    body_store *b = &w->bodies;
+    if (slots <= b->capacity) return 0;
+    int n = b->capacity > 0 ? b->capacity : 64;
+    while (n < slots) n = n > (1 << 29) ? slots : n * 2;
+    if (GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
+        GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
+        GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
+        GROW(b->user, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
+        GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->version, n) || GROW(w->box, n) ||
+        GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
+        GROW(w->grid.stamp, n))
+        return -1;
+    memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
+    memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
+    memset(w->grid.stamp + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *w->grid.stamp);
+    b->capacity = n;
+    return 0;
+}
+
+void kyu_bodies_free(body_store *b) {
+    free(b->pos); free(b->vel); free(b->prev); free(b->radius); free(b->inv_mass); free(b->mass);
+    free(b->restitution); free(b->friction); free(b->damping); free(b->gravity_scale);
+    free(b->user); free(b->generation); free(b->alive); free(b->free_slots);
+    memset(b, 0, sizeof *b);
+}
+
+int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status) {
+    if (id.world != w->id) {
+        *status = KYU_ERR_FOREIGN_HANDLE;
+        return -1;
+    }
+    int slot = (int)id.index1 - 1;
+    if (id.index1 == 0 || slot >= w->bodies.high || !w->bodies.alive[slot] ||
+        w->bodies.generation[slot] != id.generation) {
+        *status = KYU_ERR_STALE_HANDLE;
+        return -1;
+    }
+    *status = KYU_OK;
+    return slot;
+}
+
+// Looks up a handle for a function, or returns its error from the calling function.
+#define BODY_SLOT(w, id, slot)                                                                     \
+    kyu_status st_ = KYU_OK;                                                                            \
+    if (!(w)) return KYU_ERR_NULL;                                                                 \
+    int slot = kyu_body_slot((w), (id), &st_);                                                     \
+    if (slot < 0)                                                                                  \
+        return kyu_fail((kyu_world *)(w), st_, "body handle {index1 %u, world %u, generation %u}", \
+                        (id).index1, (id).world, (id).generation);
+
+kyu_body_def kyu_body_def_default(void) {
+    kyu_body_def d;
+    memset(&d, 0, sizeof d);
+    d.radius = 0.5f;
+    d.mass = 1.0f;
+    d.restitution = 0.0f;
+    d.friction = 0.5f;
+    d.linear_damping = 0.0f;
+    d.gravity_scale = 1.0f;
+    d.internal_cookie = KYU_DEF_COOKIE;
+    return d;
+}
+
+static kyu_status validate_def(kyu_world *w, const kyu_body_def *d) {
+    if (d->internal_cookie != KYU_DEF_COOKIE)
+        return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_body_def_default()");
+    if (!kyu_bounded3(d->position, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "body position must be finite, |x| <= 1e9");
+    if (!kyu_bounded3(d->velocity, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "body velocity must be finite, |v| <= 1e9");
+    if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
+        return kyu_fail(w, KYU_ERR_RADIUS, "radius %g (allowed: (0, 1e6])", (double)d->radius);
+    if (!(d->mass >= KYU_MIN_MASS && d->mass <= KYU_MAX_MASS))
+        return kyu_fail(w, KYU_ERR_MASS, "mass %g (allowed: [1e-20, 1e20])", (double)d->mass);
+    if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
+        return kyu_fail(w, KYU_ERR_RESTITUTION, "restitution %g", (double)d->restitution);
+    if (!(d->friction >= 0.0f && d->friction <= 1e6f))
+        return kyu_fail(w, KYU_ERR_FRICTION, "friction %g", (double)d->friction);
+    if (!(d->linear_damping >= 0.0f && d->linear_damping <= 1e6f))
+        return kyu_fail(w, KYU_ERR_DAMPING, "linear_damping %g", (double)d->linear_damping);
+    if (!(fabsf(d->gravity_scale) <= 1e6f))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity_scale %g", (double)d->gravity_scale);
+    return KYU_OK;
+}
+
+kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out) {
+    if (out) *out = KYU_NULL_BODY;
+    if (!w || !d) return w ? kyu_fail(w, KYU_ERR_NULL, "body def is NULL") : KYU_ERR_NULL;
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_create during a step");
+    kyu_status st = validate_def(w, d);
+    if (st != KYU_OK) return st;
+    body_store *b = &w->bodies;
+    if (b->count >= w->def.max_bodies)
+        return kyu_fail(w, KYU_ERR_CAPACITY, "max_bodies = %d", w->def.max_bodies);
+    int slot;
+    if (b->free_count > 0) {
+        slot = b->free_slots[--b->free_count];
+    } else {
+        if (kyu_bodies_reserve(w, b->high + 1))
+            return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing body storage");
+        slot = b->high++;
+        b->generation[slot] = 0;
+    }
+    b->pos[slot] = d->position;
+    b->prev[slot] = d->position;
+    b->vel[slot] = d->velocity;
+    b->radius[slot] = d->radius;
+    b->mass[slot] = d->mass;
+    b->inv_mass[slot] = 1.0f / d->mass;
+    b->restitution[slot] = d->restitution;
+    b->friction[slot] = d->friction;
+    b->damping[slot] = d->linear_damping;
+    b->gravity_scale[slot] = d->gravity_scale;
+    b->user[slot] = d->user_data;
+    b->generation[slot] = (uint16_t)(b->generation[slot] + 1);
+    if (b->generation[slot] == 0) b->generation[slot] = 1; // 0 never names a live body
+    b->alive[slot] = 1;
+    b->count++;
+    if (out) *out = (kyu_body_id){(uint32_t)slot + 1, w->id, b->generation[slot]};
+    return KYU_OK;
+}
+
+// Drops the contacts of a removed body so the next step never reads its slot.
+static void forget_contacts(kyu_world *w, uint32_t slot) {
+    int n = 0;
+    for (int i = 0; i < w->contact_count; i++) {
+        const contact *c = &w->contacts[i];
+        if (c->a == slot || c->b == slot) continue;
+        w->contacts[n++] = *c;
+    }
+    w->contact_count = n;
+}
+
+kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_destroy during a step");
+    body_store *b = &w->bodies;
+    b->alive[slot] = 0;
+    b->generation[slot] = (uint16_t)(b->generation[slot] + 1);
+    b->free_slots[b->free_count++] = slot;
+    b->count--;
+    forget_contacts(w, (uint32_t)slot);
+    return KYU_OK;
+}
+
+bool kyu_body_is_valid(const kyu_world *w, kyu_body_id id) {
+    kyu_status st;
+    return w && kyu_body_slot(w, id, &st) >= 0;
+}
+
+kyu_status kyu_body_get_position(const kyu_world *w, kyu_body_id id, vec3s *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->bodies.pos[slot];
+    return KYU_OK;
+}
+
+kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_position during a step");
+    if (!kyu_bounded3(p, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "position must be finite, |x| <= 1e9");
+    w->bodies.pos[slot] = p;
+    w->bodies.prev[slot] = p;
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_velocity(const kyu_world *w, kyu_body_id id, vec3s *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->bodies.vel[slot];
+    return KYU_OK;
+}
+
+kyu_status kyu_body_set_velocity(kyu_world *w, kyu_body_id id, vec3s v) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_velocity during a step");
+    if (!kyu_bounded3(v, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "velocity must be finite, |v| <= 1e9");
+    w->bodies.vel[slot] = v;
+    return KYU_OK;
+}
+
+kyu_status kyu_body_apply_impulse(kyu_world *w, kyu_body_id id, vec3s impulse) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_impulse during a step");
+    if (!kyu_finite3(impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse must be finite");
+    vec3s v = glms_vec3_add(w->bodies.vel[slot], glms_vec3_scale(impulse, w->bodies.inv_mass[slot]));
+    if (!kyu_bounded3(v, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "the impulse would make |v| > 1e9");
+    w->bodies.vel[slot] = v;
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_interpolated_position(const kyu_world *w, kyu_body_id id, vec3s *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = glms_vec3_lerp(w->bodies.prev[slot], w->bodies.pos[slot], w->alpha);
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_radius(const kyu_world *w, kyu_body_id id, float *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->bodies.radius[slot];
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_mass(const kyu_world *w, kyu_body_id id, float *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->bodies.mass[slot];
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_user_data(const kyu_world *w, kyu_body_id id, void **out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->bodies.user[slot];
+    return KYU_OK;
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+// Static and kinematic colliders: storage, API, and the shape dispatch used by the step (sweep,
+// distance, bounds). A new shape adds a case to each switch here and nothing elsewhere.
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+kyu_collider_def kyu_collider_def_default(void) {
+    kyu_collider_def d;
+    memset(&d, 0, sizeof d);
+    d.type = KYU_SHAPE_PLANE;
+    d.motion = KYU_STATIC;
+    d.rotation = glms_quat_identity();
+    d.half_extents = (vec3s){{0.5f, 0.5f, 0.5f}};
+    d.normal = (vec3s){{0.0f, 1.0f, 0.0f}};
+    d.restitution = 0.0f;
+    d.friction = 0.5f;
+    d.internal_cookie = KYU_DEF_COOKIE;
+    return d;
+}
+
+static int collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
+    if (id.world != w->id) {
+        *st = KYU_ERR_FOREIGN_HANDLE;
+        return -1;
+    }
+    int i = (int)id.index1 - 1;
+    if (id.index1 == 0 || i >= w->collider_high || !w->colliders[i].alive ||
+        w->colliders[i].generation != id.generation) {
+        *st = KYU_ERR_STALE_HANDLE;
+        return -1;
+    }
+    return i;
+}
+
+#define COLLIDER_SLOT(w, id, slot)                                                                 \
+    kyu_status st_ = KYU_OK;                                                                            \
+    if (!(w)) return KYU_ERR_NULL;                                                                 \
+    int slot = collider_slot((w), (id), &st_);                                                     \
+    if (slot < 0) return kyu_fail((kyu_world *)(w), st_, "collider handle {index1 %u}", (id).index1);
+
+static kyu_status validate_rotation(kyu_world *w, versors q) {
+    float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    if (!(isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w)))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation quaternion");
+    if (!(n2 > 1e-12f)) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "rotation quaternion is zero");
+    return KYU_OK;
+}
+
+static kyu_status validate_def(kyu_world *w, const kyu_collider_def *d) {
+    if (d->internal_cookie != KYU_DEF_COOKIE)
+        return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_collider_def_default()");
+    if (d->type != KYU_SHAPE_PLANE && d->type != KYU_SHAPE_BOX)
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "unknown shape type %d", (int)d->type);
+    if (d->motion != KYU_STATIC && d->motion != KYU_KINEMATIC)
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "unknown motion %d", (int)d->motion);
+    if (!kyu_bounded3(d->position, KYU_MAX_COORD) || !kyu_bounded3(d->velocity, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider position/velocity must be finite, <= 1e9");
+    if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
+        return kyu_fail(w, KYU_ERR_RESTITUTION, "collider restitution %g", (double)d->restitution);
+    if (!(d->friction >= 0.0f && d->friction <= 1e6f))
+        return kyu_fail(w, KYU_ERR_FRICTION, "collider friction %g", (double)d->friction);
+    if (d->type == KYU_SHAPE_BOX) {
+        vec3s e = d->half_extents;
+        if (!kyu_bounded3(e, KYU_MAX_COORD) || !(e.x > 0.0f && e.y > 0.0f && e.z > 0.0f))
+            return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "box half extents must be > 0 and finite");
+        return validate_rotation(w, d->rotation);
+    }
+    if (!kyu_finite3(d->normal) || !(glms_vec3_norm2(d->normal) > 1e-12f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "plane normal must be finite and non-zero");
+    return KYU_OK;
+}
+
+static void place(collider *c, vec3s position, versors rotation) {
+    if (c->type == KYU_SHAPE_BOX) {
+        c->box = kyu_box_make(position, rotation, c->box.half_extents);
+    } else {
+        c->box.center = position;
+        c->offset = glms_vec3_dot(c->normal, position);
+    }
+}
+
+kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_collider_id *out) {
+    if (out) *out = KYU_NULL_COLLIDER;
+    if (!w || !d) return w ? kyu_fail(w, KYU_ERR_NULL, "collider def is NULL") : KYU_ERR_NULL;
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_create during a step");
+    kyu_status st = validate_def(w, d);
+    if (st != KYU_OK) return st;
+    if (w->collider_count >= w->def.max_colliders)
+        return kyu_fail(w, KYU_ERR_CAPACITY, "max_colliders = %d", w->def.max_colliders);
+    int i;
+    if (w->free_collider_count > 0) {
+        i = w->free_colliders[--w->free_collider_count];
+    } else {
+        int cap = w->collider_cap, cap2 = w->collider_cap;
+        if (RESERVE(w->colliders, cap, w->collider_high + 1) ||
+            RESERVE(w->free_colliders, cap2, w->collider_high + 1))
+            return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing collider storage");
+        w->collider_cap = cap < cap2 ? cap : cap2;
+        i = w->collider_high++;
+        w->colliders[i].generation = 0;
+    }
+    collider *c = &w->colliders[i];
+    uint16_t gen = (uint16_t)(c->generation + 1);
+    memset(c, 0, sizeof *c);
+    c->generation = gen ? gen : 1;
+    c->type = d->type;
+    c->motion = d->motion;
+    c->velocity = d->motion == KYU_KINEMATIC ? d->velocity : glms_vec3_zero();
+    c->restitution = d->restitution;
+    c->friction = d->friction;
+    c->user = d->user_data;
+    c->box.half_extents = d->half_extents;
+    c->normal = glms_vec3_normalize(d->normal);
+    place(c, d->position, d->rotation);
+    c->alive = 1;
+    w->collider_count++;
+    if (out) *out = (kyu_collider_id){(uint32_t)i + 1, w->id, c->generation};
+    return KYU_OK;
+}
+
+kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
+    COLLIDER_SLOT(w, id, i);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_destroy during a step");
+    w->colliders[i].alive = 0;
+    w->colliders[i].generation = (uint16_t)(w->colliders[i].generation + 1);
+    w->free_colliders[w->free_collider_count++] = i;
+    w->collider_count--;
+    int n = 0;
+    for (int k = 0; k < w->contact_count; k++)
+        if (w->contacts[k].b != (KYU_COLLIDER_BIT | (uint32_t)i)) w->contacts[n++] = w->contacts[k];
+    w->contact_count = n;
+    return KYU_OK;
+}
+
+bool kyu_collider_is_valid(const kyu_world *w, kyu_collider_id id) {
+    kyu_status st;
+    return w && collider_slot(w, id, &st) >= 0;
+}
+
+kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) {
+    COLLIDER_SLOT(w, id, i);
+    if (w->colliders[i].motion != KYU_KINEMATIC)
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "only a kinematic collider has a velocity");
+    if (!kyu_bounded3(v, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider velocity must be finite, <= 1e9");
+    w->colliders[i].velocity = v;
+    return KYU_OK;
+}
+
+kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p, versors q) {
+    COLLIDER_SLOT(w, id, i);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_transform during a step");
+    if (!kyu_bounded3(p, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider position must be finite, <= 1e9");
+    if (w->colliders[i].type == KYU_SHAPE_BOX) {
+        kyu_status st = validate_rotation(w, q);
+        if (st != KYU_OK) return st;
+    }
+    place(&w->colliders[i], p, q);
+    return KYU_OK;
+}
+
+kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec3s *out) {
+    COLLIDER_SLOT(w, id, i);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->colliders[i].box.center;
+    return KYU_OK;
+}
+
+// ---- shape dispatch for the step -------------------------------------------------------------
+
+// A sphere at p (time t0 of the step, as a fraction) moving by d over the rest of the step.
+kyu_hit kyu_collider_sweep(const collider *c, vec3s p, vec3s d, float r, float t0, float dt) {
+    vec3s moved = glms_vec3_scale(c->velocity, t0 * dt);
+    vec3s cd = glms_vec3_scale(c->velocity, (1.0f - t0) * dt);
+    if (c->type == KYU_SHAPE_PLANE)
+        return kyu_sweep_sphere_plane(p, d, r, c->normal, c->offset + glms_vec3_dot(c->normal, moved), cd);
+    kyu_box b = c->box;
+    b.center = glms_vec3_add(b.center, moved);
+    return kyu_sweep_sphere_box(p, d, r, &b, cd);
+}
+
+// Signed distance from a sphere at p to the collider as it stands at time t of the step.
+float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal) {
+    vec3s moved = glms_vec3_scale(c->velocity, t * dt);
+    if (c->type == KYU_SHAPE_PLANE) {
+        *normal = c->normal;
+        return glms_vec3_dot(c->normal, p) - c->offset - glms_vec3_dot(c->normal, moved) - r;
+    }
+    kyu_box b = c->box;
+    b.center = glms_vec3_add(b.center, moved);
+    return kyu_distance_sphere_box(p, r, &b, normal, NULL);
+}
+
+// Bounds of every box over this step (planes are unbounded and always tested).
+void kyu_colliders_update_bounds(kyu_world *w) {
+    float dt = w->def.fixed_dt;
+    for (int i = 0; i < w->collider_high; i++) {
+        collider *c = &w->colliders[i];
+        if (!c->alive || c->type != KYU_SHAPE_BOX) continue;
+        vec3s e = c->box.half_extents;
+        float ext[3];
+        for (int k = 0; k < 3; k++) {
+            // Extent along world axis k of a rotated box: sum of |R_kj| e_j.
+            ext[k] = fabsf(c->box.rotation.col[0].raw[k]) * e.x +
+                     fabsf(c->box.rotation.col[1].raw[k]) * e.y +
+                     fabsf(c->box.rotation.col[2].raw[k]) * e.z;
+            float a = c->box.center.raw[k], b = a + c->velocity.raw[k] * dt;
+            c->bounds.lo[k] = fminf(a, b) - ext[k];
+            c->bounds.hi[k] = fmaxf(a, b) + ext[k];
+        }
+    }
+}
+
+int kyu_collider_touches_box(const collider *c, const aabb *box) {
+    if (c->type == KYU_SHAPE_PLANE) return 1;
+    for (int k = 0; k < 3; k++)
+        if (c->bounds.lo[k] > box->hi[k] || c->bounds.hi[k] < box->lo[k]) return 0;
+    return 1;
+}
+
+void kyu_colliders_advance(kyu_world *w) {
+    float dt = w->def.fixed_dt;
+    for (int i = 0; i < w->collider_high; i++) {
+        collider *c = &w->colliders[i];
+        if (!c->alive || c->motion != KYU_KINEMATIC) continue;
+        vec3s step = glms_vec3_scale(c->velocity, dt);
+        c->box.center = glms_vec3_add(c->box.center, step);
+        if (c->type == KYU_SHAPE_PLANE) c->offset += glms_vec3_dot(c->normal, step);
+    }
+}

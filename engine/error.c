@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// Status codes, their sentences, and the per-world detail of the last error.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const status_text[KYU_STATUS_COUNT] = {
+    [KYU_OK] = "ok",
+    [KYU_ERR_NULL] = "a required pointer argument was NULL",
+    [KYU_ERR_NOT_FINITE] = "a number was NaN, infinite or beyond kyu's range",
+    [KYU_ERR_RADIUS] = "radius must be > 0 and finite",
+    [KYU_ERR_MASS] = "mass must be > 0 and finite",
+    [KYU_ERR_RESTITUTION] = "restitution must be in [0, 1]",
+    [KYU_ERR_FRICTION] = "friction must be >= 0 and finite",
+    [KYU_ERR_DAMPING] = "damping must be >= 0 and finite",
+    [KYU_ERR_STALE_HANDLE] = "the handle names a removed (or never created) object",
+    [KYU_ERR_FOREIGN_HANDLE] = "the handle belongs to another world",
+    [KYU_ERR_CAPACITY] = "the world's capacity (max_bodies / max_colliders) is exhausted",
+    [KYU_ERR_OUT_OF_MEMORY] = "out of memory",
+    [KYU_ERR_INVALID_DEF] = "the def was not made by its ..._default() function",
+    [KYU_ERR_INVALID_ARGUMENT] = "an argument is out of range",
+    [KYU_ERR_LOCKED] = "the world is in the middle of a step",
+};
+
+const char *kyu_status_string(kyu_status status) {
+    if ((int)status < 0 || status >= KYU_STATUS_COUNT) return "unknown kyu status";
+    return status_text[status];
+}
+
+kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...) {
+    if (w) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = snprintf(w->error, sizeof w->error, "%s: ", kyu_status_string(status));
+        if (n > 0 && (size_t)n < sizeof w->error) vsnprintf(w->error + n, sizeof w->error - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+const char *kyu_world_last_error(const kyu_world *w) { return w ? w->error : "world is NULL"; }
+
+int kyu_finite3(vec3s v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+int kyu_bounded3(vec3s v, float limit) {
+    return kyu_finite3(v) && fabsf(v.x) <= limit && fabsf(v.y) <= limit && fabsf(v.z) <= limit;
+}
+
+int kyu_reserve(void **data, int *capacity, int n, size_t elem) {
+    if (n <= *capacity) return 0;
+    int cap = *capacity > 0 ? *capacity : 16;
+    while (cap < n) {
+        if (cap > INT32_MAX / 2) return -1;
+        cap *= 2;
+    }
+    void *p = realloc(*data, (size_t)cap * elem);
+    if (!p) return -1;
+    *data = p;
+    *capacity = cap;
+    return 0;
+}

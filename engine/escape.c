@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// Contacts kept from frame to frame (seed 004's keep-pairs) and the two solves over them:
+// - at the start of a step, the velocity solve: no approach along the normal beyond what closes
+//   the gap this step (sequential impulses, warm-started from the last step, friction within
+//   mu * normal impulse); contacts that approach faster than the restitution threshold are left to
+//   the impact queue, which bounces them exactly;
+// - at the end of a step, the escape: overlap beyond the slop is pushed out along the contact
+//   normal, split by inverse mass (all of it to the particle against a collider). Positions only:
+//   the escape never adds velocity, so it cannot add energy.
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int is_collider(uint32_t b) { return (b & KYU_COLLIDER_BIT) != 0; }
+
+// Depth of a box behind the plane through p with normal n: used when the centre is inside a box,
+// where the closest face would be ambiguous; the kept normal says which way is out.
+static float box_gap_along(const kyu_box *box, vec3s p, float r, vec3s n) {
+    float extent = 0.0f;
+    for (int k = 0; k < 3; k++)
+        extent += fabsf(glms_vec3_dot(n, box->rotation.col[k])) * box->half_extents.raw[k];
+    return glms_vec3_dot(n, glms_vec3_sub(p, box->center)) - extent - r;
+}
+
+// Current normal (b to a) and signed gap of a contact. `t` is where the colliders stand (0 at the
+// start of the step before they move, and 0 again at the end after they moved).
+static float contact_geometry(const kyu_world *w, const contact *c, vec3s *n) {
+    const body_store *s = &w->bodies;
+    vec3s pa = s->pos[c->a];
+    if (is_collider(c->b)) {
+        const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
+        float gap = kyu_collider_distance(col, pa, s->radius[c->a], 0.0f, w->def.fixed_dt, n);
+        if (col->type == KYU_SHAPE_BOX && gap < -s->radius[c->a] && glms_vec3_norm2(c->normal) > 0.5f) {
+            *n = c->normal;
+            gap = box_gap_along(&col->box, pa, s->radius[c->a], *n);
+        }
+        return gap;
+    }
+    vec3s d = glms_vec3_sub(pa, s->pos[c->b]);
+    float len = glms_vec3_norm(d);
+    float r = s->radius[c->a] + s->radius[c->b];
+    if (len > 1e-6f * r) {
+        *n = glms_vec3_scale(d, 1.0f / len);
+    } else {
+        *n = glms_vec3_norm2(c->normal) > 0.5f ? c->normal : (vec3s){{0.0f, 1.0f, 0.0f}};
+    }
+    return len - r;
+}
+
+static vec3s other_velocity(const kyu_world *w, uint32_t b) {
+    if (is_collider(b)) return w->colliders[b & ~KYU_COLLIDER_BIT].velocity;
+    return w->bodies.vel[b];
+}
+
+static void apply(kyu_world *w, const contact *c, vec3s impulse) {
+    body_store *s = &w->bodies;
+    s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, s->inv_mass[c->a]));
+    if (!is_collider(c->b))
+        s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, s->inv_mass[c->b]));
+}
+
+static void solve_one(kyu_world *w, contact *c) {
+    vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
+    float vn = glms_vec3_dot(vrel, c->normal);
+    float jn = fmaxf(c->jn - (vn - c->target) * c->k, 0.0f);
+    float djn = jn - c->jn;
+    c->jn = jn;
+    vec3s impulse = glms_vec3_scale(c->normal, djn);
+    // Friction: cancel the tangential velocity, within the Coulomb cone of the normal impulse.
+    vrel = glms_vec3_add(vrel, glms_vec3_scale(c->normal, djn / c->k));
+    vec3s vt = glms_vec3_sub(vrel, glms_vec3_scale(c->normal, glms_vec3_dot(vrel, c->normal)));
+    vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, c->k));
+    float jt_len = glms_vec3_norm(jt), jt_max = c->friction * c->jn;
+    if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
+    impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
+    c->jt = jt;
+    apply(w, c, impulse);
+}
+
+// Which contacts the solver owns, and the normal velocity each must reach:
+// - apart (gap > slop) and closing faster than the threshold: an impact, left to the queue;
+// - touching and closing fast: bounce, vn >= -e vn0 (restitution, as in Box2D's relax pass);
+// - otherwise: no approach beyond what closes the gap this step (speculative).
+void kyu_contacts_solve_velocities(kyu_world *w) {
+    float dt = w->def.fixed_dt, threshold = w->def.restitution_threshold;
+    for (int i = 0; i < w->contact_count; i++) {
+        contact *c = &w->contacts[i];
+        c->gap = contact_geometry(w, c, &c->normal);
+        vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
+        float vn0 = glms_vec3_dot(vrel, c->normal);
+        int touching = c->gap <= w->def.linear_slop;
+        c->skip = !touching && -vn0 > threshold;
+        if (c->skip) {
+            c->jn = 0.0f;
+            c->jt = glms_vec3_zero();
+            continue;
+        }
+        c->target = -vn0 > threshold ? -c->restitution * vn0 : -fmaxf(c->gap, 0.0f) / dt;
+    }
+    // Warm start with last step's impulses (a resting pile starts from its answer), only after
+    // every target is set: a target read after another contact's warm start would see a bounce.
+    for (int i = 0; i < w->contact_count; i++) {
+        const contact *c = &w->contacts[i];
+        if (!c->skip) apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
+    }
+    for (int it = 0; it < w->def.solver_iterations; it++)
+        for (int i = 0; i < w->contact_count; i++)
+            if (!w->contacts[i].skip) solve_one(w, &w->contacts[i]);
+}
+
+static uint64_t key_of(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
+
+static int by_key(const void *x, const void *y) {
+    uint64_t a = key_of(x), b = key_of(y);
+    return a < b ? -1 : a > b;
+}
+
+static void fill(const kyu_world *w, contact *c) {
+    const body_store *s = &w->bodies;
+    float ib = 0.0f, eb, mub;
+    if (is_collider(c->b)) {
+        const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
+        eb = col->restitution, mub = col->friction;
+    } else {
+        ib = s->inv_mass[c->b], eb = s->restitution[c->b], mub = s->friction[c->b];
+    }
+    c->k = 1.0f / (s->inv_mass[c->a] + ib);
+    c->restitution = kyu_pair_restitution(s->restitution[c->a], eb);
+    c->friction = kyu_pair_friction(s->friction[c->a], mub);
+}
+
+// The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
+// kept last step carry their impulses (warm start) and, for a centre inside a box, their normal.
+int kyu_contacts_find(kyu_world *w) {
+    w->contact_new_count = 0;
+    for (int p = 0; p < w->pair_count; p++) {
+        contact c;
+        memset(&c, 0, sizeof c);
+        c.a = w->pair_a[p];
+        c.b = w->pair_b[p];
+        c.gap = contact_geometry(w, &c, &c.normal);
+        if (!(c.gap < w->def.contact_margin)) continue;
+        if (RESERVE(w->contacts_new, w->contact_new_cap, w->contact_new_count + 1)) return -1;
+        w->contacts_new[w->contact_new_count++] = c;
+    }
+    qsort(w->contacts_new, (size_t)w->contact_new_count, sizeof *w->contacts_new, by_key);
+    int j = 0;
+    for (int i = 0; i < w->contact_new_count; i++) {
+        contact *c = &w->contacts_new[i];
+        uint64_t key = key_of(c);
+        while (j < w->contact_count && key_of(&w->contacts[j]) < key) j++;
+        if (j < w->contact_count && key_of(&w->contacts[j]) == key) {
+            const contact *old = &w->contacts[j];
+            c->jn = old->jn;
+            c->jt = old->jt;
+            c->normal = old->normal; // recomputed below unless the centre is inside a box
+            c->gap = contact_geometry(w, c, &c->normal);
+        }
+        fill(w, c);
+    }
+    contact *t = w->contacts;
+    w->contacts = w->contacts_new;
+    w->contacts_new = t;
+    int cap = w->contact_cap;
+    w->contact_cap = w->contact_new_cap;
+    w->contact_new_cap = cap;
+    w->contact_count = w->contact_new_count;
+    w->stats.contacts = w->contact_count;
+    return 0;
+}
+
+static void push_out(kyu_world *w, contact *c) {
+    body_store *s = &w->bodies;
+    vec3s n;
+    float gap = contact_geometry(w, c, &n);
+    float depth = -gap - w->def.linear_slop;
+    if (!(depth > 0.0f)) return;
+    float ia = s->inv_mass[c->a], ib = is_collider(c->b) ? 0.0f : s->inv_mass[c->b];
+    float share = depth / (ia + ib);
+    s->pos[c->a] = glms_vec3_add(s->pos[c->a], glms_vec3_scale(n, share * ia));
+    if (!is_collider(c->b)) s->pos[c->b] = glms_vec3_sub(s->pos[c->b], glms_vec3_scale(n, share * ib));
+}
+
+void kyu_contacts_escape(kyu_world *w) {
+    for (int it = 0; it < w->def.solver_iterations; it++)
+        for (int i = 0; i < w->contact_count; i++) push_out(w, &w->contacts[i]);
+    float worst = 0.0f;
+    for (int i = 0; i < w->contact_count; i++) {
+        contact *c = &w->contacts[i];
+        c->gap = contact_geometry(w, c, &c->normal);
+        if (-c->gap > worst) worst = -c->gap;
+    }
+    w->stats.max_overlap = worst;
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// Impacts in time order (DESIGN step 5): every candidate pair gets its exact time of impact; the
+// earliest is resolved first (both bodies advanced to it, the impulse applied, their new impacts
+// computed), until none is left before the end of the step. Bodies keep their own clock (t_body)
+// so an untouched body is never stepped twice. Stale queue entries are dropped by version.
+#include <string.h>
+
+#include "internal.h"
+
+static int earlier(const impact_event *x, const impact_event *y) {
+    if (x->t != y->t) return x->t < y->t;
+    if (x->a != y->a) return x->a < y->a;
+    return x->b < y->b;
+}
+
+static int heap_push(kyu_world *w, impact_event ev) {
+    if (RESERVE(w->heap, w->heap_cap, w->heap_count + 1)) return -1;
+    int i = w->heap_count++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!earlier(&ev, &w->heap[p])) break;
+        w->heap[i] = w->heap[p];
+        i = p;
+    }
+    w->heap[i] = ev;
+    return 0;
+}
+
+static impact_event heap_pop(kyu_world *w) {
+    impact_event top = w->heap[0], last = w->heap[--w->heap_count];
+    int i = 0, n = w->heap_count;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && earlier(&w->heap[c + 1], &w->heap[c])) c++;
+        if (!earlier(&w->heap[c], &last)) break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (n > 0) w->heap[i] = last;
+    return top;
+}
+
+static vec3s pos_at(const kyu_world *w, uint32_t i, float t) {
+    float s = (t - w->t_body[i]) * w->def.fixed_dt;
+    return glms_vec3_add(w->bodies.pos[i], glms_vec3_scale(w->bodies.vel[i], s));
+}
+
+static void advance(kyu_world *w, uint32_t i, float t) {
+    w->bodies.pos[i] = pos_at(w, i, t);
+    w->t_body[i] = t;
+}
+
+// The next impact of body a with partner b after time tau, if any. A pair already touching (within
+// the slop) that approaches slower than the restitution threshold is a resting contact: the
+// contact solver owns it, not the impact queue.
+static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
+    const body_store *s = &w->bodies;
+    float rem = (1.0f - tau) * w->def.fixed_dt;
+    vec3s pa = pos_at(w, a, tau), da = glms_vec3_scale(s->vel[a], rem);
+    kyu_hit hit;
+    float gap, vn;
+    if (b & KYU_COLLIDER_BIT) {
+        const collider *c = &w->colliders[b & ~KYU_COLLIDER_BIT];
+        hit = kyu_collider_sweep(c, pa, da, s->radius[a], tau, w->def.fixed_dt);
+        if (!hit.hit) return 0;
+        vec3s n;
+        gap = kyu_collider_distance(c, pa, s->radius[a], tau, w->def.fixed_dt, &n);
+        vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], c->velocity), hit.normal);
+    } else {
+        vec3s pb = pos_at(w, b, tau);
+        hit = kyu_sweep_sphere_sphere(pa, da, s->radius[a], pb, glms_vec3_scale(s->vel[b], rem), s->radius[b]);
+        if (!hit.hit) return 0;
+        gap = glms_vec3_distance(pa, pb) - (s->radius[a] + s->radius[b]);
+        vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], s->vel[b]), hit.normal);
+    }
+    if (gap <= w->def.linear_slop && -vn <= w->def.restitution_threshold) return 0;
+    float t = tau + hit.t * (1.0f - tau);
+    out->t = t < tau ? tau : t > 1.0f ? 1.0f : t;
+    out->a = a;
+    out->b = b;
+    out->va = w->version[a];
+    out->vb = (b & KYU_COLLIDER_BIT) ? 0 : w->version[b];
+    return 1;
+}
+
+static int box_contains(const aabb *outer, const aabb *inner) {
+    for (int k = 0; k < 3; k++)
+        if (inner->lo[k] < outer->lo[k] || inner->hi[k] > outer->hi[k]) return 0;
+    return 1;
+}
+
+// Body a changed velocity at tau: make sure its box still bounds the rest of its path, then queue
+// its new impacts with every partner (except `skip`, already queued by the caller).
+static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
+    const body_store *s = &w->bodies;
+    vec3s p0 = s->pos[a];
+    vec3s p1 = glms_vec3_add(p0, glms_vec3_scale(s->vel[a], (1.0f - tau) * w->def.fixed_dt));
+    float grow = s->radius[a] + w->def.contact_margin;
+    aabb nb;
+    for (int k = 0; k < 3; k++) {
+        nb.lo[k] = fminf(p0.raw[k], p1.raw[k]) - grow;
+        nb.hi[k] = fmaxf(p0.raw[k], p1.raw[k]) + grow;
+    }
+    if (!box_contains(&w->box[a], &nb)) {
+        w->box[a] = nb;
+        w->stats.late_inserts++;
+        if (kyu_broadphase_late_insert(w, a)) return -1;
+    }
+    impact_event ev;
+    for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
+        if (w->adj[k] != skip && next_impact(w, a, w->adj[k], tau, &ev) && heap_push(w, ev)) return -1;
+    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
+        if (w->late_partner[k] != skip && next_impact(w, a, w->late_partner[k], tau, &ev) &&
+            heap_push(w, ev))
+            return -1;
+    return 0;
+}
+
+static int is_current(const kyu_world *w, const impact_event *ev) {
+    if (w->version[ev->a] != ev->va) return 0;
+    return (ev->b & KYU_COLLIDER_BIT) || w->version[ev->b] == ev->vb;
+}
+
+// Resolves one impact. Returns 1 if velocities changed, 0 if the pair was not approaching.
+static int resolve(kyu_world *w, const impact_event *ev) {
+    advance(w, ev->a, ev->t);
+    vec3s n;
+    if (ev->b & KYU_COLLIDER_BIT) {
+        const collider *c = &w->colliders[ev->b & ~KYU_COLLIDER_BIT];
+        kyu_collider_distance(c, w->bodies.pos[ev->a], w->bodies.radius[ev->a], ev->t, w->def.fixed_dt, &n);
+        if (!(glms_vec3_dot(glms_vec3_sub(w->bodies.vel[ev->a], c->velocity), n) < 0.0f)) return 0;
+        kyu_respond_collider(w, ev->a, c, n);
+    } else {
+        advance(w, ev->b, ev->t);
+        vec3s d = glms_vec3_sub(w->bodies.pos[ev->a], w->bodies.pos[ev->b]);
+        float len = glms_vec3_norm(d);
+        n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
+        if (!(glms_vec3_dot(glms_vec3_sub(w->bodies.vel[ev->a], w->bodies.vel[ev->b]), n) < 0.0f)) return 0;
+        kyu_respond_pair(w, ev->a, ev->b, n);
+        w->version[ev->b]++;
+    }
+    w->version[ev->a]++;
+    return 1;
+}
+
+// The event cap was hit: every body stops at its next impact (or the end of the step), so nothing
+// passes through anything; the escape stage and the next step take over from there.
+static void stop_at_next_impacts(kyu_world *w) {
+    w->stats.event_cap_hit = 1;
+    while (w->heap_count > 0) {
+        impact_event ev = heap_pop(w);
+        if (!is_current(w, &ev)) continue;
+        if (ev.t < w->limit_t[ev.a]) w->limit_t[ev.a] = ev.t;
+        if (!(ev.b & KYU_COLLIDER_BIT) && ev.t < w->limit_t[ev.b]) w->limit_t[ev.b] = ev.t;
+    }
+}
+
+int kyu_impacts_resolve(kyu_world *w) {
+    const body_store *s = &w->bodies;
+    for (int i = 0; i < s->high; i++) {
+        w->t_body[i] = 0.0f;
+        w->version[i] = 0;
+        w->limit_t[i] = 1.0f;
+    }
+    w->heap_count = 0;
+    impact_event ev;
+    for (int p = 0; p < w->pair_count; p++)
+        if (next_impact(w, w->pair_a[p], w->pair_b[p], 0.0f, &ev) && heap_push(w, ev)) return -1;
+    int cap = w->def.max_events_per_step > 0 ? w->def.max_events_per_step : 16 * s->count + 1024;
+    while (w->heap_count > 0) {
+        ev = heap_pop(w);
+        if (!is_current(w, &ev)) {
+            w->stats.stale_events++;
+            continue;
+        }
+        if (w->stats.impacts >= cap) {
+            if (heap_push(w, ev)) return -1;
+            stop_at_next_impacts(w);
+            break;
+        }
+        if (!resolve(w, &ev)) continue;
+        w->stats.impacts++;
+        uint32_t other = (ev.b & KYU_COLLIDER_BIT) ? UINT32_MAX : ev.b;
+        if (refresh(w, ev.a, ev.t, UINT32_MAX)) return -1;
+        if (other != UINT32_MAX && refresh(w, other, ev.t, ev.a)) return -1;
+    }
+    for (int i = 0; i < s->high; i++)
+        if (s->alive[i]) advance(w, (uint32_t)i, w->limit_t[i]);
+    return 0;
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// Private to the engine: the world's storage and the step stages. Nothing here is public API.
+#ifndef KYU_INTERNAL_H
+#define KYU_INTERNAL_H
+
+#include <assert.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kyu/kyu.h"
+
+#define KYU_DEF_COOKIE 0x6b797531u // "kyu1"
+#define KYU_MAX_COORD 1.0e9f       // |position| and |velocity| limit: keeps every product finite
+#define KYU_MAX_RADIUS 1.0e6f
+#define KYU_MIN_MASS 1.0e-20f
+#define KYU_MAX_MASS 1.0e20f
+
+// A partner in an adjacency list or a contact: a body slot, or a collider index with this bit.
+#define KYU_COLLIDER_BIT 0x80000000u
+
+typedef struct aabb {
+    float lo[3], hi[3];
+} aabb;
+
+// Particles, by slot. Slots of removed bodies go on a free list and are reused.
+typedef struct body_store {
+    int capacity; // slots allocated
+    int high;     // slots [0, high) have ever been used
+    int count;    // live bodies
+    vec3s *pos, *vel, *prev;
+    float *radius, *inv_mass, *mass, *restitution, *friction, *damping, *gravity_scale;
+    void **user;
+    uint16_t *generation;
+    uint8_t *alive;
+    int *free_slots;
+    int free_count;
+} body_store;
+
+typedef struct collider {
+    kyu_shape_type type;
+    kyu_motion motion;
+    kyu_box box;          // box shape (centre moves for kinematic boxes)
+    vec3s normal;         // plane
+    float offset;         // plane: normal . x = offset
+    vec3s velocity;
+    float restitution, friction;
+    void *user;
+    uint16_t generation;
+    uint8_t alive;
+    aabb bounds;          // box: swept over this step (planes are unbounded)
+} collider;
+
+// A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
+typedef struct contact {
+    uint32_t a, b;        // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
+    vec3s normal;         // unit, from b to a, as last detected
+    float gap;            // signed distance when detected (negative = overlap)
+    float jn;             // accumulated normal impulse of the velocity solve (warm start)
+    vec3s jt;             // accumulated friction impulse
+    float k;              // 1 / (inverse mass sum)
+    float friction, restitution;
+    float target;         // normal velocity the velocity solve must reach this step
+    uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
+} contact;
+
+typedef struct impact_event {
+    float t;
+    uint32_t a, b;
+    uint32_t va, vb;
+} impact_event;
+
+// Growable array helpers: grow to at least n elements, never shrink. 0 on success.
+int kyu_reserve(void **data, int *capacity, int n, size_t elem);
+#define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))
+
+// The uniform grid over swept boxes (hashed, so the world is unbounded). A body is entered in
+// every cell its box covers; a pair is reported once, in the cell holding the low corner of the
+// intersection of the two boxes.
+typedef struct grid_entry {
+    uint32_t key;  // hash of the cell
+    int32_t c[3];  // cell coordinates
+    uint32_t body;
+} grid_entry;
+
+typedef struct late_entry {
+    int32_t c[3];
+    uint32_t body;
+    uint32_t next;
+} late_entry;
+
+typedef struct grid {
+    float cell, inv_cell;
+    grid_entry *entries, *entries_tmp;
+    int entry_count, entry_cap, entry_tmp_cap;
+    uint32_t *table_key, *table_start; // hash -> first entry of its run; start UINT32_MAX = empty
+    int table_size;
+    uint32_t *late_key, *late_head;    // bodies inserted mid-step: hash -> list of late entries
+    int late_table_size;
+    late_entry *late;
+    int late_count, late_cap;
+    uint32_t *huge;                    // bodies whose box covers too many cells
+    int huge_count, huge_cap;
+    uint32_t *stamp;                   // per body: last query that saw it
+    uint32_t stamp_now;
+} grid;
+
+struct kyu_world {
+    kyu_world_def def;
+    uint16_t id;
+    int locked;
+    char error[256];
+    body_store bodies;
+
+    collider *colliders;
+    int collider_cap, collider_high, collider_count;
+    int *free_colliders;
+    int free_collider_count;
+
+    // per step scratch, sized to body capacity
+    float *t_body;       // time (fraction of the step) at which pos is valid
+    uint32_t *version;   // bumped on every velocity change in the impact loop
+    aabb *box;           // broadphase box of the rest of this step's motion
+    int *adj_start;      // CSR adjacency of the pairs found by the broadphase
+    uint32_t *adj;
+    int adj_cap;
+    int *late_head;      // per body: linked list of pairs added mid-step
+    uint32_t *late_partner;
+    int *late_next;
+    int late_pair_count, late_pair_cap, late_next_cap;
+    uint32_t *pair_a, *pair_b; // every candidate pair of this step
+    int pair_count, pair_cap;
+    float *limit_t;      // fallback: where a body stops when the event cap is hit
+
+    impact_event *heap;
+    int heap_count, heap_cap;
+
+    contact *contacts, *contacts_new;
+    int contact_count, contact_cap, contact_new_count, contact_new_cap;
+
+    grid grid;
+
+    double accumulator;
+    float alpha;
+    kyu_step_stats stats;
+};
+
+// error.c
+kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...);
+int kyu_finite3(vec3s v);
+int kyu_bounded3(vec3s v, float limit);
+
+// body.c
+int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
+int kyu_bodies_reserve(kyu_world *w, int slots);
+void kyu_bodies_free(body_store *b);
+
+// collider.c
+kyu_hit kyu_collider_sweep(const collider *c, vec3s p, vec3s d, float r, float t0, float dt);
+float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
+void kyu_colliders_update_bounds(kyu_world *w);
+void kyu_colliders_advance(kyu_world *w);
+int kyu_collider_touches_box(const collider *c, const aabb *box);
+
+// broadphase.c
+int kyu_broadphase_build(kyu_world *w);
+int kyu_broadphase_late_insert(kyu_world *w, uint32_t body);
+void kyu_grid_free(grid *g);
+
+// impact.c
+int kyu_impacts_resolve(kyu_world *w);
+
+// response.c
+void kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n);
+void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n);
+
+// escape.c
+void kyu_contacts_solve_velocities(kyu_world *w);
+int kyu_contacts_find(kyu_world *w);
+void kyu_contacts_escape(kyu_world *w);
+
+static inline float kyu_pair_restitution(float a, float b) { return a > b ? a : b; }
+static inline float kyu_pair_friction(float a, float b) { return sqrtf(a * b); }
+
+#endif

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// World lifetime, the fixed-timestep loop, and the step pipeline in the order of DESIGN.md.
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static uint16_t next_world_id = 1; // distinguishes handles of different worlds (not thread-safe)
+
+kyu_world_def kyu_world_def_default(void) {
+    kyu_world_def d;
+    memset(&d, 0, sizeof d);
+    d.gravity = (vec3s){{0.0f, -9.81f, 0.0f}};
+    d.fixed_dt = 1.0f / 60.0f;
+    d.max_steps_per_update = 8;
+    d.restitution_threshold = 0.25f;
+    d.solver_iterations = 8;
+    d.linear_slop = 0.002f;
+    d.contact_margin = 0.02f;
+    d.max_events_per_step = 0;
+    d.body_capacity = 1024;
+    d.max_bodies = 1 << 24;
+    d.max_colliders = 1 << 20;
+    d.cell_size = 0.0f;
+    d.worker_count = 1;
+    d.internal_cookie = KYU_DEF_COOKIE;
+    return d;
+}
+
+static kyu_status validate_world_def(const kyu_world_def *d) {
+    if (d->internal_cookie != KYU_DEF_COOKIE) return KYU_ERR_INVALID_DEF;
+    if (!kyu_bounded3(d->gravity, KYU_MAX_COORD)) return KYU_ERR_NOT_FINITE;
+    if (!(d->fixed_dt > 0.0f && d->fixed_dt <= 10.0f)) return KYU_ERR_INVALID_ARGUMENT;
+    if (d->max_steps_per_update < 1 || d->solver_iterations < 0 || d->solver_iterations > 1000)
+        return KYU_ERR_INVALID_ARGUMENT;
+    if (!(d->restitution_threshold >= 0.0f && d->restitution_threshold <= 1e6f)) return KYU_ERR_INVALID_ARGUMENT;
+    if (!(d->linear_slop >= 0.0f && d->linear_slop <= 1e3f)) return KYU_ERR_INVALID_ARGUMENT;
+    if (!(d->contact_margin >= d->linear_slop && d->contact_margin <= 1e3f)) return KYU_ERR_INVALID_ARGUMENT;
+    if (d->max_events_per_step < 0 || d->body_capacity < 0 || d->max_bodies < 1 || d->max_colliders < 1)
+        return KYU_ERR_INVALID_ARGUMENT;
+    if (d->max_bodies > (1 << 30) || d->max_colliders > (1 << 30)) return KYU_ERR_INVALID_ARGUMENT;
+    if (!(d->cell_size >= 0.0f && d->cell_size <= 1e6f)) return KYU_ERR_INVALID_ARGUMENT;
+    if (d->worker_count < 1 || d->worker_count > 256) return KYU_ERR_INVALID_ARGUMENT;
+    return KYU_OK;
+}
+
+kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
+    if (!out) return KYU_ERR_NULL;
+    *out = NULL;
+    if (!def) return KYU_ERR_NULL;
+    kyu_status st = validate_world_def(def);
+    if (st != KYU_OK) return st;
+    kyu_world *w = calloc(1, sizeof *w);
+    if (!w) return KYU_ERR_OUT_OF_MEMORY;
+    w->def = *def;
+    w->id = next_world_id++;
+    if (next_world_id == 0) next_world_id = 1;
+    int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
+    if (kyu_bodies_reserve(w, cap > 0 ? cap : 1)) {
+        kyu_world_destroy(w);
+        return KYU_ERR_OUT_OF_MEMORY;
+    }
+    *out = w;
+    return KYU_OK;
+}
+
+void kyu_world_destroy(kyu_world *w) {
+    if (!w) return;
+    kyu_bodies_free(&w->bodies);
+    kyu_grid_free(&w->grid);
+    free(w->colliders); free(w->free_colliders);
+    free(w->t_body); free(w->version); free(w->box); free(w->adj_start); free(w->adj);
+    free(w->late_head); free(w->late_partner); free(w->late_next);
+    free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
+    free(w->contacts); free(w->contacts_new);
+    free(w);
+}
+
+// 1. Forces: gravity and damping change velocities.
+static void integrate_forces(kyu_world *w) {
+    body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt;
+    for (int i = 0; i < s->high; i++) {
+        if (!s->alive[i]) continue;
+        vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
+        if (s->damping[i] > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * s->damping[i]));
+        s->vel[i] = v;
+    }
+}
+
+// 2. Sweeps: each particle's box bounds its whole path this step, grown by its radius and the margin.
+static void compute_sweeps(kyu_world *w) {
+    body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt;
+    for (int i = 0; i < s->high; i++) {
+        if (!s->alive[i]) continue;
+        vec3s p0 = s->pos[i], p1 = glms_vec3_add(p0, glms_vec3_scale(s->vel[i], dt));
+        float grow = s->radius[i] + w->def.contact_margin;
+        for (int k = 0; k < 3; k++) {
+            w->box[i].lo[k] = fminf(p0.raw[k], p1.raw[k]) - grow;
+            w->box[i].hi[k] = fmaxf(p0.raw[k], p1.raw[k]) + grow;
+        }
+    }
+}
+
+kyu_status kyu_world_step(kyu_world *w) {
+    if (!w) return KYU_ERR_NULL;
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
+    w->locked = 1;
+    memset(&w->stats, 0, sizeof w->stats);
+    w->stats.awake_bodies = w->bodies.count;
+    integrate_forces(w);                   // 1. forces
+    kyu_contacts_solve_velocities(w);      // 7a. kept contacts: no approach (resting piles)
+    compute_sweeps(w);                     // 2. swept boxes
+    kyu_colliders_update_bounds(w);
+    int fail = kyu_broadphase_build(w);    // 3. candidate pairs
+    w->stats.candidate_pairs = w->pair_count;
+    if (!fail) fail = kyu_impacts_resolve(w); // 4-6. exact impacts in time order, response
+    kyu_colliders_advance(w);
+    if (!fail) fail = kyu_contacts_find(w);   // 7b. new + kept contacts
+    if (!fail) kyu_contacts_escape(w);        //     and de-penetration
+    w->locked = 0;
+    if (fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "during the step (state may be partly stepped)");
+    return KYU_OK;
+}
+
+kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
+    if (steps_run) *steps_run = 0;
+    if (!w) return KYU_ERR_NULL;
+    if (!(frame_seconds >= 0.0f && frame_seconds <= 1e6f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "frame_seconds %g (must be finite, >= 0)", (double)frame_seconds);
+    double dt = w->def.fixed_dt;
+    w->accumulator += frame_seconds;
+    int n = (int)(w->accumulator / dt);
+    if (n > w->def.max_steps_per_update) {
+        n = w->def.max_steps_per_update;
+        w->accumulator = n * dt; // drop the time beyond the cap: no spiral of death
+    }
+    for (int i = 0; i < n; i++) {
+        if (i == n - 1) memcpy(w->bodies.prev, w->bodies.pos, (size_t)w->bodies.high * sizeof *w->bodies.prev);
+        kyu_status st = kyu_world_step(w);
+        if (st != KYU_OK) return st;
+        w->accumulator -= dt;
+        if (steps_run) (*steps_run)++;
+    }
+    if (w->accumulator < 0.0) w->accumulator = 0.0;
+    w->alpha = (float)(w->accumulator / dt);
+    if (w->alpha >= 1.0f) w->alpha = 0.99999994f;
+    return KYU_OK;
+}
+
+float kyu_world_alpha(const kyu_world *w) { return w ? w->alpha : 0.0f; }
+
+kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
+    if (!w) return KYU_ERR_NULL;
+    if (!kyu_bounded3(g, KYU_MAX_COORD)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
+    w->def.gravity = g;
+    return KYU_OK;
+}
+
+kyu_step_stats kyu_world_stats(const kyu_world *w) {
+    kyu_step_stats s;
+    memset(&s, 0, sizeof s);
+    return w ? w->stats : s;
+}
+
+int kyu_world_body_count(const kyu_world *w) { return w ? w->bodies.count : 0; }
+
+double kyu_world_kinetic_energy(const kyu_world *w) {
+    if (!w) return 0.0;
+    double e = 0.0;
+    for (int i = 0; i < w->bodies.high; i++)
+        if (w->bodies.alive[i]) {
+            vec3s v = w->bodies.vel[i];
+            e += 0.5 * w->bodies.mass[i] * ((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
+        }
+    return e;
+}
+
+kyu_status kyu_world_momentum(const kyu_world *w, double out[3]) {
+    if (!w || !out) return KYU_ERR_NULL;
+    out[0] = out[1] = out[2] = 0.0;
+    for (int i = 0; i < w->bodies.high; i++)
+        if (w->bodies.alive[i])
+            for (int k = 0; k < 3; k++) out[k] += (double)w->bodies.mass[i] * w->bodies.vel[i].raw[k];
+    return KYU_OK;
+}
+
+static uint64_t mix(uint64_t h, uint32_t x) {
+    h ^= x;
+    return h * 0x100000001b3ull; // FNV-1a, one word at a time
+}
+
+uint64_t kyu_world_state_hash(const kyu_world *w) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    if (!w) return h;
+    for (int i = 0; i < w->bodies.high; i++) {
+        if (!w->bodies.alive[i]) continue;
+        h = mix(h, (uint32_t)i);
+        for (int k = 0; k < 3; k++) {
+            uint32_t p, v;
+            memcpy(&p, &w->bodies.pos[i].raw[k], 4);
+            memcpy(&v, &w->bodies.vel[i].raw[k], 4);
+            h = mix(mix(h, p), v);
+        }
+    }
+    return h;
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/// @file geometry.h
+/// Pure geometry: no world, no allocation, usable on its own (for games' own checks and teaching).
+///
+/// Conventions, the same in every function:
+/// - A sweep moves a shape along a displacement `d` over t in [0, 1]; t is the fraction of `d`.
+/// - `normal` is a unit vector pointing from the second shape (B, or the collider) to the first (A).
+/// - Touching counts as hitting; touching while moving apart does not (no impact, nothing to do).
+/// - A sweep that starts overlapped and is not moving apart reports t = 0 and `start_overlap`.
+/// - Every routine is written in float with its numerically stable form (the smaller root of the
+///   time-of-impact quadratic is computed as c / q, never as a difference of nearly equal numbers).
+#ifndef KYU_GEOMETRY_H
+#define KYU_GEOMETRY_H
+
+#include <stdbool.h>
+
+#include <cglm/struct.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The result of a sweep.
+typedef struct kyu_hit {
+    bool hit;            ///< an impact happens at some t in [0, 1]
+    bool start_overlap;  ///< the shapes overlap (or touch) at t = 0
+    float t;             ///< time of impact as a fraction of the sweep (0 when start_overlap)
+    vec3s point;         ///< contact point at time t
+    vec3s normal;        ///< unit, from B to A at time t
+} kyu_hit;
+
+/// An oriented box: centre, rotation (columns are the box axes in world space, orthonormal) and
+/// half extents. A float rotation is orthonormal only to ~1e-7; kyu inverts it by its transpose.
+typedef struct kyu_box {
+    vec3s center;
+    mat3s rotation;
+    vec3s half_extents;
+} kyu_box;
+
+/// Time of impact of two moving spheres A and B (centres a0, b0; displacements da, db over the
+/// sweep; radii ra, rb). With C0 = b0 - a0, D = db - da, the centre distance squared is
+/// P t^2 + 2 Q t + R, P = D.D, Q = C0.D, R = C0.C0; contact when it equals (ra + rb)^2.
+/// Edge cases: same displacement (P = 0): hit at t = 0 if touching or overlapping, else never;
+/// Q >= 0 at a touching start: moving apart, no hit; coincident centres: normal (0, 1, 0).
+kyu_hit kyu_sweep_sphere_sphere(vec3s a0, vec3s da, float ra, vec3s b0, vec3s db, float rb);
+
+/// A sphere (centre c0, radius r, displacement d) against the plane {x : n.x = offset}, solid on the
+/// side opposite n (n must be unit). The plane may move by `plane_d` over the sweep.
+kyu_hit kyu_sweep_sphere_plane(vec3s c0, vec3s d, float r, vec3s n, float offset, vec3s plane_d);
+
+/// A sphere against an oriented box that moves by `box_d` over the sweep (no rotation). Exact: the
+/// first entry of the centre's path into the box grown by r (3 face slabs, 12 edge capsules).
+kyu_hit kyu_sweep_sphere_box(vec3s c0, vec3s d, float r, const kyu_box *box, vec3s box_d);
+
+/// Closest point of a box to p (p itself when inside).
+vec3s kyu_closest_point_box(const kyu_box *box, vec3s p);
+
+/// Signed distance from a sphere to a box: negative is penetration depth. `normal` (may be NULL) is
+/// unit from the box to the sphere; for a centre inside the box, the face of least penetration.
+float kyu_distance_sphere_box(vec3s c, float r, const kyu_box *box, vec3s *normal, vec3s *point);
+
+/// First hit of the ray/segment p + t d, t in [0, 1], with the capsule (segment a-b, radius r).
+/// Returns false when p starts inside or there is no hit.
+bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, float *t);
+
+/// A box from centre, unit quaternion and half extents.
+kyu_box kyu_box_make(vec3s center, versors rotation, vec3s half_extents);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/// @file types.h
+/// Value types of kyu: status codes, handles, definition structs and statistics.
+///
+/// Units are SI (metres, seconds, kilograms). The y axis points up by default (only gravity says so).
+/// Vectors are cglm's struct types (`vec3s`, `versors`), passed by value.
+#ifndef KYU_TYPES_H
+#define KYU_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cglm/struct.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Library version.
+#define KYU_VERSION_MAJOR 0
+#define KYU_VERSION_MINOR 1
+#define KYU_VERSION_PATCH 0
+
+/// Every public function that can fail returns one of these. `KYU_OK` is zero.
+/// `kyu_status_string` turns a code into a sentence; `kyu_world_last_error` gives the detail of the
+/// last failure in a world (which argument, which value).
+typedef enum kyu_status {
+    KYU_OK = 0,
+    KYU_ERR_NULL,            ///< a required pointer argument was NULL
+    KYU_ERR_NOT_FINITE,      ///< a float argument was NaN or infinite
+    KYU_ERR_RADIUS,          ///< a radius was <= 0 (or absurdly large)
+    KYU_ERR_MASS,            ///< a mass was <= 0
+    KYU_ERR_RESTITUTION,     ///< restitution outside [0, 1]
+    KYU_ERR_FRICTION,        ///< friction < 0
+    KYU_ERR_DAMPING,         ///< damping < 0
+    KYU_ERR_STALE_HANDLE,    ///< the body or collider was removed (or the handle was never valid)
+    KYU_ERR_FOREIGN_HANDLE,  ///< the handle belongs to another world
+    KYU_ERR_CAPACITY,        ///< the world's `max_bodies` or `max_colliders` is reached
+    KYU_ERR_OUT_OF_MEMORY,   ///< an allocation failed; the world is unchanged
+    KYU_ERR_INVALID_DEF,     ///< a def struct was not made by its `..._default()` function
+    KYU_ERR_INVALID_ARGUMENT,///< any other out-of-range argument (the last error says which)
+    KYU_ERR_LOCKED,          ///< the world is in the middle of a step
+    KYU_STATUS_COUNT
+} kyu_status;
+
+/// A body (particle) handle: a value, not a pointer. `index1` is 1-based so a zeroed handle is null.
+/// A handle whose body was removed is stale: every function reports `KYU_ERR_STALE_HANDLE` for it,
+/// even after its slot was reused by a new body (the generation differs).
+typedef struct kyu_body_id {
+    uint32_t index1;
+    uint16_t world;
+    uint16_t generation;
+} kyu_body_id;
+
+/// A collider handle, same rules as `kyu_body_id`.
+typedef struct kyu_collider_id {
+    uint32_t index1;
+    uint16_t world;
+    uint16_t generation;
+} kyu_collider_id;
+
+/// The null handles.
+#define KYU_NULL_BODY ((kyu_body_id){0, 0, 0})
+#define KYU_NULL_COLLIDER ((kyu_collider_id){0, 0, 0})
+
+/// World settings. Get one from `kyu_world_def_default()`, edit, pass to `kyu_world_create`.
+typedef struct kyu_world_def {
+    vec3s gravity;                 ///< m/s^2, default (0, -9.81, 0)
+    float fixed_dt;                ///< s, the length of one step, default 1/60
+    int max_steps_per_update;      ///< cap of steps one `kyu_world_update` may run, default 8
+    float restitution_threshold;   ///< m/s: impacts slower than this are inelastic (e = 0), default 0.25
+    int solver_iterations;         ///< velocity and position iterations over contacts, default 8
+    float linear_slop;             ///< m: allowed overlap of resting contacts, default 0.002
+    float contact_margin;          ///< m: pairs closer than this are kept as contacts, default 0.02
+    int max_events_per_step;       ///< cap on impacts resolved in one step; 0 = 16 * bodies + 1024
+    int body_capacity;             ///< bodies to allocate room for up front, default 1024
+    int max_bodies;                ///< hard cap on live bodies, default 1 << 24
+    int max_colliders;             ///< hard cap on live colliders, default 1 << 20
+    float cell_size;               ///< m: broadphase grid cell; 0 = chosen from the radii, default 0
+    int worker_count;              ///< reserved for the worker pool; must be >= 1, default 1
+    uint32_t internal_cookie;      ///< set by `kyu_world_def_default`; do not touch
+} kyu_world_def;
+
+/// A particle: a rigid sphere that translates (it does not rotate).
+typedef struct kyu_body_def {
+    vec3s position;          ///< m, centre
+    vec3s velocity;          ///< m/s
+    float radius;            ///< m, > 0, default 0.5
+    float mass;              ///< kg, > 0, default 1
+    float restitution;       ///< [0, 1], default 0; a pair uses the larger of its two values
+    float friction;          ///< >= 0, default 0.5; a pair uses sqrt(a * b)
+    float linear_damping;    ///< 1/s, >= 0, default 0: v *= 1 / (1 + dt * damping) each step
+    float gravity_scale;     ///< default 1
+    void *user_data;         ///< yours, kyu never reads it
+    uint32_t internal_cookie;
+} kyu_body_def;
+
+/// Collider shapes. More shapes come later; the collider code dispatches on this.
+typedef enum kyu_shape_type {
+    KYU_SHAPE_PLANE = 1, ///< infinite one-sided plane: solid behind `normal`
+    KYU_SHAPE_BOX,       ///< oriented box
+} kyu_shape_type;
+
+/// How a collider moves.
+typedef enum kyu_motion {
+    KYU_STATIC = 0,  ///< never moves (until teleported by `kyu_collider_set_transform`)
+    KYU_KINEMATIC,   ///< moves by its velocity each step, pushes particles, is never pushed
+} kyu_motion;
+
+/// A collider: static or kinematic level geometry that particles collide with.
+typedef struct kyu_collider_def {
+    kyu_shape_type type;
+    kyu_motion motion;
+    vec3s position;      ///< box: centre. plane: any point on the plane
+    versors rotation;    ///< box orientation (normalised on create), default identity
+    vec3s half_extents;  ///< box half sizes, each > 0
+    vec3s normal;        ///< plane normal (normalised on create), pointing out of the solid side
+    vec3s velocity;      ///< m/s, kinematic colliders only (translation; no spin yet)
+    float restitution;   ///< [0, 1], default 0
+    float friction;      ///< >= 0, default 0.5
+    void *user_data;
+    uint32_t internal_cookie;
+} kyu_collider_def;
+
+/// Counters of the last step, for tuning and tests.
+typedef struct kyu_step_stats {
+    int awake_bodies;       ///< bodies stepped
+    int candidate_pairs;    ///< broadphase pairs (swept AABBs overlap)
+    int impacts;            ///< impacts resolved in time order
+    int stale_events;       ///< queued impacts dropped because a body changed first
+    int late_inserts;       ///< bodies whose new sweep left their broadphase box mid-step
+    int contacts;           ///< contacts kept at the end (body-body plus body-collider)
+    int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop (see README)
+    float max_overlap;      ///< m, the deepest overlap left after the position escape
+} kyu_step_stats;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/// @file world.h
+/// The world, its particles (bodies) and colliders, and the fixed-timestep loop.
+///
+/// Every function that can fail returns a `kyu_status`; on failure the world is unchanged and
+/// `kyu_world_last_error(world)` says what was wrong. Passing NULL for the world returns
+/// `KYU_ERR_NULL`. No function calls back into user code.
+#ifndef KYU_WORLD_H
+#define KYU_WORLD_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kyu_world kyu_world;
+
+/// A short sentence for a status code (never NULL, also for unknown codes).
+const char *kyu_status_string(kyu_status status);
+
+/// The world settings with every default filled in. The only place defaults live.
+kyu_world_def kyu_world_def_default(void);
+
+/// Creates a world. `*out` is set to NULL on failure.
+kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out);
+
+/// Destroys a world and everything in it. NULL is allowed and does nothing.
+void kyu_world_destroy(kyu_world *world);
+
+/// The detail of the last error in this world ("" if none). Valid until the next call on the world.
+const char *kyu_world_last_error(const kyu_world *world);
+
+/// Runs exactly one fixed step of `def.fixed_dt` seconds.
+kyu_status kyu_world_step(kyu_world *world);
+
+/// Adds `frame_seconds` (>= 0, finite) to the accumulator and runs as many fixed steps as fit, at most
+/// `max_steps_per_update` (time beyond the cap is dropped so a slow frame cannot spiral).
+/// `steps_run` may be NULL. Afterwards `kyu_world_alpha` is the fraction of a step left over.
+kyu_status kyu_world_update(kyu_world *world, float frame_seconds, int *steps_run);
+
+/// Interpolation factor in [0, 1): draw `prev + alpha * (current - prev)`.
+float kyu_world_alpha(const kyu_world *world);
+
+/// Changes gravity (m/s^2).
+kyu_status kyu_world_set_gravity(kyu_world *world, vec3s gravity);
+
+/// Counters of the last step (zeroed before the first step).
+kyu_step_stats kyu_world_stats(const kyu_world *world);
+
+/// Live bodies in the world.
+int kyu_world_body_count(const kyu_world *world);
+
+/// Total kinetic energy of the bodies, in joules (summed in double, in slot order).
+double kyu_world_kinetic_energy(const kyu_world *world);
+
+/// Total linear momentum of the bodies (summed in double).
+kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
+
+/// A 64-bit hash of every live body's slot, position and velocity bits: equal hashes mean
+/// bit-identical states (for determinism checks).
+uint64_t kyu_world_state_hash(const kyu_world *world);
+
+// ---- particles ----------------------------------------------------------------------------------
+
+/// Body settings with defaults (radius 0.5 m, mass 1 kg, restitution 0, friction 0.5, at the origin).
+kyu_body_def kyu_body_def_default(void);
+
+/// Adds a particle. Validates every field (finite, radius > 0, mass > 0, restitution in [0, 1],
+/// friction and damping >= 0). Removed slots are reused. `*out` is the null handle on failure.
+kyu_status kyu_body_create(kyu_world *world, const kyu_body_def *def, kyu_body_id *out);
+
+/// Removes a particle. Its handle (and every copy) becomes stale.
+kyu_status kyu_body_destroy(kyu_world *world, kyu_body_id body);
+
+/// True when the handle names a live body of this world.
+bool kyu_body_is_valid(const kyu_world *world, kyu_body_id body);
+
+kyu_status kyu_body_get_position(const kyu_world *world, kyu_body_id body, vec3s *out);
+/// Teleports the body (no interpolation smear; contacts are re-found next step).
+kyu_status kyu_body_set_position(kyu_world *world, kyu_body_id body, vec3s position);
+kyu_status kyu_body_get_velocity(const kyu_world *world, kyu_body_id body, vec3s *out);
+kyu_status kyu_body_set_velocity(kyu_world *world, kyu_body_id body, vec3s velocity);
+/// v += impulse / mass (impulse in N s).
+kyu_status kyu_body_apply_impulse(kyu_world *world, kyu_body_id body, vec3s impulse);
+/// Position for drawing: between the last two steps run by `kyu_world_update`, by `alpha`.
+kyu_status kyu_body_get_interpolated_position(const kyu_world *world, kyu_body_id body, vec3s *out);
+kyu_status kyu_body_get_radius(const kyu_world *world, kyu_body_id body, float *out);
+kyu_status kyu_body_get_mass(const kyu_world *world, kyu_body_id body, float *out);
+kyu_status kyu_body_get_user_data(const kyu_world *world, kyu_body_id body, void **out);
+
+// ---- colliders ----------------------------------------------------------------------------------
+
+/// Collider settings with defaults (a static ground plane y = 0, normal +y; box half extents 0.5).
+kyu_collider_def kyu_collider_def_default(void);
+
+/// Adds a static or kinematic collider. Box: half extents > 0, rotation a non-zero quaternion.
+/// Plane: non-zero normal.
+kyu_status kyu_collider_create(kyu_world *world, const kyu_collider_def *def, kyu_collider_id *out);
+kyu_status kyu_collider_destroy(kyu_world *world, kyu_collider_id collider);
+bool kyu_collider_is_valid(const kyu_world *world, kyu_collider_id collider);
+/// Sets a kinematic collider's velocity (KYU_ERR_INVALID_ARGUMENT for a static one).
+kyu_status kyu_collider_set_velocity(kyu_world *world, kyu_collider_id collider, vec3s velocity);
+/// Teleports a collider (box centre or plane point; rotation as for create).
+kyu_status kyu_collider_set_transform(kyu_world *world, kyu_collider_id collider, vec3s position,
+                                      versors rotation);
+kyu_status kyu_collider_get_position(const kyu_world *world, kyu_collider_id collider, vec3s *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

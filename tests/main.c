@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// Test runner: runs every suite (or the tests whose names contain argv[1]) and ends with the line
+// "N passed, N failed"; exits non-zero on any failure.
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test.h"
+
+static int passed, failed;
+static const char *filter;
+int test_current_failed;
+
+void test_fail(const char *file, int line, const char *what) {
+    test_current_failed = 1;
+    printf("    FAIL %s:%d: %s\n", file, line, what);
+}
+
+void test_run(const char *name, void (*fn)(void)) {
+    if (filter && !strstr(name, filter)) return;
+    test_current_failed = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    fn();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    printf("%s %s (%.0f ms)\n", test_current_failed ? "FAIL" : "ok  ", name, ms);
+    fflush(stdout);
+    if (test_current_failed) failed++; else passed++;
+}
+
+int main(int argc, char **argv) {
+    filter = argc > 1 ? argv[1] : NULL;
+    suite_geometry();
+    suite_api();
+    suite_physics();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed || passed == 0 ? 1 : 0;
+}

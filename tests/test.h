@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// A tiny test framework: RUN_TEST runs a void function; ENSURE* record a failure and return.
+#ifndef KYU_TEST_H
+#define KYU_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+
+void test_fail(const char *file, int line, const char *what);
+void test_run(const char *name, void (*fn)(void));
+extern int test_current_failed;
+
+#define RUN_TEST(fn) test_run(#fn, fn)
+
+#define ENSURE(cond)                                                                               \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            test_fail(__FILE__, __LINE__, #cond);                                                  \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+// |a - b| <= tol, printing both values when it fails.
+#define ENSURE_NEAR(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double ensure_a_ = (double)(a), ensure_b_ = (double)(b), ensure_t_ = (double)(tol);         \
+        if (!(fabs(ensure_a_ - ensure_b_) <= ensure_t_)) {                                         \
+            char ensure_m_[256];                                                                   \
+            snprintf(ensure_m_, sizeof ensure_m_, "%s = %.9g, %s = %.9g, tolerance %.3g", #a,       \
+                     ensure_a_, #b, ensure_b_, ensure_t_);                                         \
+            test_fail(__FILE__, __LINE__, ensure_m_);                                              \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+// Every test file provides one suite function, listed in tests/main.c.
+void suite_geometry(void);
+void suite_api(void);
+void suite_physics(void);
+
+#endif
