@@ -24,7 +24,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
         GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
         GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
         GROW(b->user, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
-        GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->version, n) || GROW(w->box, n) ||
+        GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
         GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
         GROW(w->grid.stamp, n))
         return -1;

@@ -79,7 +79,7 @@ static void solve_one(kyu_world *w, contact *c) {
 }
 
 // Which contacts the solver owns, and the normal velocity each must reach:
-// - apart (gap > slop) and closing faster than the threshold: an impact, left to the queue;
+// - apart (gap > 0) and closing faster than the threshold: an impact, left to the queue;
 // - touching and closing fast: bounce, vn >= -e vn0 (restitution, as in Box2D's relax pass);
 // - otherwise: no approach beyond what closes the gap this step (speculative).
 void kyu_contacts_solve_velocities(kyu_world *w) {
@@ -89,8 +89,8 @@ void kyu_contacts_solve_velocities(kyu_world *w) {
         c->gap = contact_geometry(w, c, &c->normal);
         vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
         float vn0 = glms_vec3_dot(vrel, c->normal);
-        int touching = c->gap <= w->def.linear_slop;
-        c->skip = !touching && -vn0 > threshold;
+        // Any gap at all, closing fast: the impact queue finds the exact moment (a cradle's 1 mm gaps).
+        c->skip = c->gap > 0.0f && -vn0 > threshold;
         if (c->skip) {
             c->jn = 0.0f;
             c->jt = glms_vec3_zero();
@@ -107,6 +107,24 @@ void kyu_contacts_solve_velocities(kyu_world *w) {
     for (int it = 0; it < w->def.solver_iterations; it++)
         for (int i = 0; i < w->contact_count; i++)
             if (!w->contacts[i].skip) solve_one(w, &w->contacts[i]);
+}
+
+// A body the solver pushed this step moves in a straight line with its solved velocity (which
+// already holds this step's gravity). Every other body takes its gravity back out of the velocity
+// and flies the exact parabola instead, so free flight and bounces keep their energy.
+void kyu_contacts_mark_supported(kyu_world *w) {
+    body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt;
+    for (int i = 0; i < s->high; i++)
+        w->accel[i] = glms_vec3_scale(w->def.gravity, s->gravity_scale[i]);
+    for (int i = 0; i < w->contact_count; i++) {
+        const contact *c = &w->contacts[i];
+        if (c->skip || !(c->jn > 0.0f)) continue;
+        w->accel[c->a] = glms_vec3_zero();
+        if (!is_collider(c->b)) w->accel[c->b] = glms_vec3_zero();
+    }
+    for (int i = 0; i < s->high; i++)
+        if (s->alive[i]) s->vel[i] = glms_vec3_sub(s->vel[i], glms_vec3_scale(w->accel[i], dt));
 }
 
 static uint64_t key_of(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }

@@ -41,13 +41,11 @@ static impact_event heap_pop(kyu_world *w) {
     return top;
 }
 
-static vec3s pos_at(const kyu_world *w, uint32_t i, float t) {
-    float s = (t - w->t_body[i]) * w->def.fixed_dt;
-    return glms_vec3_add(w->bodies.pos[i], glms_vec3_scale(w->bodies.vel[i], s));
-}
-
+// Moves body i along its path to time t; its velocity becomes the velocity there.
 static void advance(kyu_world *w, uint32_t i, float t) {
-    w->bodies.pos[i] = pos_at(w, i, t);
+    vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t);
+    w->bodies.pos[i] = p;
+    w->bodies.vel[i] = v;
     w->t_body[i] = t;
 }
 
@@ -55,28 +53,10 @@ static void advance(kyu_world *w, uint32_t i, float t) {
 // the slop) that approaches slower than the restitution threshold is a resting contact: the
 // contact solver owns it, not the impact queue.
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
-    const body_store *s = &w->bodies;
-    float rem = (1.0f - tau) * w->def.fixed_dt;
-    vec3s pa = pos_at(w, a, tau), da = glms_vec3_scale(s->vel[a], rem);
-    kyu_hit hit;
-    float gap, vn;
-    if (b & KYU_COLLIDER_BIT) {
-        const collider *c = &w->colliders[b & ~KYU_COLLIDER_BIT];
-        hit = kyu_collider_sweep(c, pa, da, s->radius[a], tau, w->def.fixed_dt);
-        if (!hit.hit) return 0;
-        vec3s n;
-        gap = kyu_collider_distance(c, pa, s->radius[a], tau, w->def.fixed_dt, &n);
-        vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], c->velocity), hit.normal);
-    } else {
-        vec3s pb = pos_at(w, b, tau);
-        hit = kyu_sweep_sphere_sphere(pa, da, s->radius[a], pb, glms_vec3_scale(s->vel[b], rem), s->radius[b]);
-        if (!hit.hit) return 0;
-        gap = glms_vec3_distance(pa, pb) - (s->radius[a] + s->radius[b]);
-        vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], s->vel[b]), hit.normal);
-    }
-    if (gap <= w->def.linear_slop && -vn <= w->def.restitution_threshold) return 0;
-    float t = tau + hit.t * (1.0f - tau);
-    out->t = t < tau ? tau : t > 1.0f ? 1.0f : t;
+    kyu_contact_event ce;
+    if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
+    if (ce.gap <= w->def.linear_slop && ce.approach <= w->def.restitution_threshold) return 0;
+    out->t = ce.t < tau ? tau : ce.t;
     out->a = a;
     out->b = b;
     out->va = w->version[a];
@@ -93,15 +73,8 @@ static int box_contains(const aabb *outer, const aabb *inner) {
 // Body a changed velocity at tau: make sure its box still bounds the rest of its path, then queue
 // its new impacts with every partner (except `skip`, already queued by the caller).
 static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
-    const body_store *s = &w->bodies;
-    vec3s p0 = s->pos[a];
-    vec3s p1 = glms_vec3_add(p0, glms_vec3_scale(s->vel[a], (1.0f - tau) * w->def.fixed_dt));
-    float grow = s->radius[a] + w->def.contact_margin;
     aabb nb;
-    for (int k = 0; k < 3; k++) {
-        nb.lo[k] = fminf(p0.raw[k], p1.raw[k]) - grow;
-        nb.hi[k] = fmaxf(p0.raw[k], p1.raw[k]) + grow;
-    }
+    kyu_path_box(w, a, tau, &nb);
     if (!box_contains(&w->box[a], &nb)) {
         w->box[a] = nb;
         w->stats.late_inserts++;
@@ -125,18 +98,19 @@ static int is_current(const kyu_world *w, const impact_event *ev) {
 // Resolves one impact. Returns 1 if velocities changed, 0 if the pair was not approaching.
 static int resolve(kyu_world *w, const impact_event *ev) {
     advance(w, ev->a, ev->t);
+    const body_store *s = &w->bodies;
     vec3s n;
     if (ev->b & KYU_COLLIDER_BIT) {
         const collider *c = &w->colliders[ev->b & ~KYU_COLLIDER_BIT];
-        kyu_collider_distance(c, w->bodies.pos[ev->a], w->bodies.radius[ev->a], ev->t, w->def.fixed_dt, &n);
-        if (!(glms_vec3_dot(glms_vec3_sub(w->bodies.vel[ev->a], c->velocity), n) < 0.0f)) return 0;
+        kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
+        if (!(glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], c->velocity), n) < 0.0f)) return 0;
         kyu_respond_collider(w, ev->a, c, n);
     } else {
         advance(w, ev->b, ev->t);
-        vec3s d = glms_vec3_sub(w->bodies.pos[ev->a], w->bodies.pos[ev->b]);
+        vec3s d = glms_vec3_sub(s->pos[ev->a], s->pos[ev->b]);
         float len = glms_vec3_norm(d);
         n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
-        if (!(glms_vec3_dot(glms_vec3_sub(w->bodies.vel[ev->a], w->bodies.vel[ev->b]), n) < 0.0f)) return 0;
+        if (!(glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], s->vel[ev->b]), n) < 0.0f)) return 0;
         kyu_respond_pair(w, ev->a, ev->b, n);
         w->version[ev->b]++;
     }
@@ -159,7 +133,6 @@ static void stop_at_next_impacts(kyu_world *w) {
 int kyu_impacts_resolve(kyu_world *w) {
     const body_store *s = &w->bodies;
     for (int i = 0; i < s->high; i++) {
-        w->t_body[i] = 0.0f;
         w->version[i] = 0;
         w->limit_t[i] = 1.0f;
     }

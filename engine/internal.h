@@ -64,6 +64,14 @@ typedef struct contact {
     uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
 } contact;
 
+// The next contact of a body with a partner (engine/sweep.c).
+typedef struct kyu_contact_event {
+    float t;        // time of contact, fraction of the step
+    vec3s normal;   // from the partner to the body, at contact
+    float gap;      // signed gap now (at the time asked about)
+    float approach; // closing speed along the normal at contact (> 0 approaching)
+} kyu_contact_event;
+
 typedef struct impact_event {
     float t;
     uint32_t a, b;
@@ -118,7 +126,8 @@ struct kyu_world {
     int free_collider_count;
 
     // per step scratch, sized to body capacity
-    float *t_body;       // time (fraction of the step) at which pos is valid
+    float *t_body;       // time (fraction of the step) at which pos and vel are valid
+    vec3s *accel;        // this step: gravity for a body in free flight, 0 for one the solver held
     uint32_t *version;   // bumped on every velocity change in the impact loop
     aabb *box;           // broadphase box of the rest of this step's motion
     int *adj_start;      // CSR adjacency of the pairs found by the broadphase
@@ -167,6 +176,12 @@ int kyu_broadphase_build(kyu_world *w);
 int kyu_broadphase_late_insert(kyu_world *w, uint32_t body);
 void kyu_grid_free(grid *g);
 
+// sweep.c
+vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t);
+vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
+void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
+int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_contact_event *out);
+
 // impact.c
 int kyu_impacts_resolve(kyu_world *w);
 
@@ -178,6 +193,7 @@ void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n);
 void kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);
 void kyu_contacts_escape(kyu_world *w);
+void kyu_contacts_mark_supported(kyu_world *w);
 
 static inline float kyu_pair_restitution(float a, float b) { return a > b ? a : b; }
 static inline float kyu_pair_friction(float a, float b) { return sqrtf(a * b); }

@@ -69,7 +69,7 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
     free(w->colliders); free(w->free_colliders);
-    free(w->t_body); free(w->version); free(w->box); free(w->adj_start); free(w->adj);
+    free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj);
     free(w->late_head); free(w->late_partner); free(w->late_next);
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
     free(w->contacts); free(w->contacts_new);
@@ -90,16 +90,10 @@ static void integrate_forces(kyu_world *w) {
 
 // 2. Sweeps: each particle's box bounds its whole path this step, grown by its radius and the margin.
 static void compute_sweeps(kyu_world *w) {
-    body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt;
-    for (int i = 0; i < s->high; i++) {
-        if (!s->alive[i]) continue;
-        vec3s p0 = s->pos[i], p1 = glms_vec3_add(p0, glms_vec3_scale(s->vel[i], dt));
-        float grow = s->radius[i] + w->def.contact_margin;
-        for (int k = 0; k < 3; k++) {
-            w->box[i].lo[k] = fminf(p0.raw[k], p1.raw[k]) - grow;
-            w->box[i].hi[k] = fmaxf(p0.raw[k], p1.raw[k]) + grow;
-        }
+    for (int i = 0; i < w->bodies.high; i++) {
+        if (!w->bodies.alive[i]) continue;
+        w->t_body[i] = 0.0f;
+        kyu_path_box(w, (uint32_t)i, 0.0f, &w->box[i]);
     }
 }
 
@@ -111,6 +105,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     w->stats.awake_bodies = w->bodies.count;
     integrate_forces(w);                   // 1. forces
     kyu_contacts_solve_velocities(w);      // 7a. kept contacts: no approach (resting piles)
+    kyu_contacts_mark_supported(w);        //     bodies not held by a contact fly exact parabolas
     compute_sweeps(w);                     // 2. swept boxes
     kyu_colliders_update_bounds(w);
     int fail = kyu_broadphase_build(w);    // 3. candidate pairs

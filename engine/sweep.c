@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// Continuous narrowphase: where a body is during the step, and when it first touches a partner.
+//
+// A body moves along p(s) = p + v s + a s^2 / 2 from its own clock t_body (s in seconds). A body in
+// free flight carries its gravity as `a`, so flight is exact (a dropped ball keeps its energy
+// bounce after bounce); a body the contact solver supported this step has a = 0 and moves in a line
+// with its solved velocity. Times of impact:
+// - two bodies with the same a: relative motion is linear, the exact quadratic of seed 000;
+// - a body against a plane: the signed distance is a quadratic in s, solved exactly;
+// - otherwise (a box, or two bodies with different a): the chord of the path against the shape
+//   grown by the chord's largest deviation |a| S^2 / 8 gives the earliest possible time, then
+//   conservative advancement along the true path (steps of gap / max speed, never past a contact).
+#include "internal.h"
+
+static float step_seconds(const kyu_world *w, uint32_t i, float t) {
+    return (t - w->t_body[i]) * w->def.fixed_dt;
+}
+
+vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t) {
+    float s = step_seconds(w, i, t);
+    vec3s p = glms_vec3_add(w->bodies.pos[i], glms_vec3_scale(w->bodies.vel[i], s));
+    return glms_vec3_add(p, glms_vec3_scale(w->accel[i], 0.5f * s * s));
+}
+
+vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t) {
+    return glms_vec3_add(w->bodies.vel[i], glms_vec3_scale(w->accel[i], step_seconds(w, i, t)));
+}
+
+// Box of the path of body i from time t to the end of the step, grown by radius + margin.
+void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out) {
+    float S = (1.0f - t) * w->def.fixed_dt, grow = w->bodies.radius[i] + w->def.contact_margin;
+    vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t), a = w->accel[i];
+    for (int k = 0; k < 3; k++) {
+        float p1 = p.raw[k] + v.raw[k] * S + 0.5f * a.raw[k] * S * S;
+        float lo = fminf(p.raw[k], p1), hi = fmaxf(p.raw[k], p1);
+        if (a.raw[k] != 0.0f) { // the turning point of the parabola, if inside the step
+            float s = -v.raw[k] / a.raw[k];
+            if (s > 0.0f && s < S) {
+                float pt = p.raw[k] + v.raw[k] * s + 0.5f * a.raw[k] * s * s;
+                lo = fminf(lo, pt), hi = fmaxf(hi, pt);
+            }
+        }
+        out->lo[k] = lo - grow;
+        out->hi[k] = hi + grow;
+    }
+}
+
+// A partner seen from body a: where it is at time tau, its velocity and acceleration.
+typedef struct partner {
+    const collider *col; // NULL for a body
+    vec3s p, v, acc;
+    float r;
+} partner;
+
+static partner partner_at(const kyu_world *w, uint32_t b, float tau) {
+    partner o;
+    if (b & KYU_COLLIDER_BIT) {
+        o.col = &w->colliders[b & ~KYU_COLLIDER_BIT];
+        o.p = glms_vec3_add(o.col->box.center, glms_vec3_scale(o.col->velocity, tau * w->def.fixed_dt));
+        o.v = o.col->velocity;
+        o.acc = glms_vec3_zero();
+        o.r = 0.0f;
+    } else {
+        o.col = NULL;
+        o.p = kyu_pos_at(w, b, tau);
+        o.v = kyu_vel_at(w, b, tau);
+        o.acc = w->accel[b];
+        o.r = w->bodies.radius[b];
+    }
+    return o;
+}
+
+// Signed gap between a sphere (centre p, radius r) and the partner displaced by `moved`, and the
+// normal from the partner to the sphere.
+static float gap_to(const partner *o, vec3s p, float r, vec3s moved, vec3s *n) {
+    if (o->col && o->col->type == KYU_SHAPE_PLANE) {
+        *n = o->col->normal;
+        return glms_vec3_dot(o->col->normal, glms_vec3_sub(p, glms_vec3_add(o->p, moved))) -
+               (o->col->offset - glms_vec3_dot(o->col->normal, o->col->box.center)) - r;
+    }
+    if (o->col) {
+        kyu_box box = o->col->box;
+        box.center = glms_vec3_add(o->p, moved);
+        return kyu_distance_sphere_box(p, r, &box, n, NULL);
+    }
+    vec3s d = glms_vec3_sub(p, glms_vec3_add(o->p, moved));
+    float len = glms_vec3_norm(d);
+    *n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
+    return len - r - o->r;
+}
+
+// Smallest root in [0, S] of c + b s + a s^2 = 0 for c > 0 (first crossing), or -1.
+static double first_crossing(double a, double b, double c, double S) {
+    if (a == 0.0) return b < 0.0 && -c / b <= S ? -c / b : -1.0;
+    double disc = b * b - 4.0 * a * c;
+    if (disc < 0.0) return -1.0;
+    double q = -0.5 * (b + (b < 0.0 ? -1.0 : 1.0) * sqrt(disc));
+    double r1 = q / a, r2 = q != 0.0 ? c / q : -1.0;
+    double best = -1.0;
+    if (r1 >= 0.0 && r1 <= S) best = r1;
+    if (r2 >= 0.0 && r2 <= S && (best < 0.0 || r2 < best)) best = r2;
+    return best;
+}
+
+// The relative path q(s) = q0 + dv s + da s^2 / 2 of body a's centre in the partner's frame, and
+// the first s in [0, S] with gap <= 0. Returns -1 for none; *start_touch when the gap at 0 is <= 0.
+static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float r, float S,
+                           int *start_touch) {
+    vec3s n;
+    float g0 = gap_to(o, q0, r, glms_vec3_zero(), &n);
+    *start_touch = g0 <= 0.0f;
+    if (*start_touch) return glms_vec3_dot(dv, n) < 0.0f ? 0.0f : -1.0f;
+    float da2 = glms_vec3_norm2(da);
+    if (o->col && o->col->type == KYU_SHAPE_PLANE) {
+        double t = first_crossing(0.5 * glms_vec3_dot(n, da), glms_vec3_dot(n, dv), g0, S);
+        return (float)t;
+    }
+    vec3s chord = glms_vec3_add(glms_vec3_scale(dv, S), glms_vec3_scale(da, 0.5f * S * S));
+    float dev = 0.125f * sqrtf(da2) * S * S; // largest distance of the path from its chord
+    kyu_hit lo;
+    if (o->col) {
+        kyu_box box = o->col->box;
+        box.center = o->p;
+        lo = kyu_sweep_sphere_box(q0, chord, r + dev, &box, glms_vec3_zero());
+    } else {
+        lo = kyu_sweep_sphere_sphere(q0, chord, r + dev, o->p, glms_vec3_zero(), o->r);
+    }
+    if (!lo.hit) return -1.0f;
+    if (da2 == 0.0f) return lo.t * S; // a straight path: the sweep is exact
+    // Conservative advancement: never steps over a contact, since no point moves faster than vmax.
+    float vmax = glms_vec3_norm(dv) + sqrtf(da2) * S, s = lo.t * S;
+    float tol = 1e-6f + 1e-5f * r;
+    for (int it = 0; it < 64; it++) {
+        vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
+        float g = gap_to(o, q, r, glms_vec3_zero(), &n);
+        if (g <= tol) return s;
+        s += g / vmax;
+        if (s > S) return -1.0f;
+    }
+    return s; // slow convergence (a graze): report the contact a hair early rather than miss it
+}
+
+int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_contact_event *out) {
+    float S = (1.0f - tau) * w->def.fixed_dt;
+    partner o = partner_at(w, b, tau);
+    vec3s pa = kyu_pos_at(w, a, tau), va = kyu_vel_at(w, a, tau);
+    // Work in the partner's frame: it stands still at o.p (a plane's offset is folded into gap_to).
+    vec3s q0 = pa, dv = glms_vec3_sub(va, o.v), da = glms_vec3_sub(w->accel[a], o.acc);
+    int start_touch;
+    float s = first_contact(&o, q0, dv, da, w->bodies.radius[a], S, &start_touch);
+    vec3s n;
+    out->gap = gap_to(&o, pa, w->bodies.radius[a], glms_vec3_zero(), &n);
+    if (s < 0.0f) return 0;
+    vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
+    gap_to(&o, q, w->bodies.radius[a], glms_vec3_zero(), &n);
+    out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
+    if (out->t > 1.0f) out->t = 1.0f;
+    out->normal = n;
+    out->approach = -glms_vec3_dot(glms_vec3_add(dv, glms_vec3_scale(da, s)), n);
+    return 1;
+}

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: MIT
+// bench: runs the shared benchmark scenes of SCENES.md (PILE, GAS, BULLETS) on kyu and
+// prints one line of key=value pairs per run, so its figures sit next to other engines' figures.
+//
+//     bench SCENE [N] [WORKERS] [--steps S] [--repeat K] [--json]
+//       SCENE    pile | gas | bullets (bullets always has 1000 spheres and ignores N)
+//       N        sphere count, 1000 or 1k / 10k / 100k (default 1000)
+//       WORKERS  world worker_count (default 1)
+//       --steps  override the scene's step count
+//       --repeat run the scene K times, then print the median ms_per_step
+//       --json   one JSON object per line instead of key=value pairs
+//
+// The scenes must match SCENES.md exactly (geometry, LCG seed 12345, order of frand calls, step
+// counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <kyu/kyu.h>
+
+// ---- errors -------------------------------------------------------------------------------------
+
+// A benchmark on a world that refused a call would measure nonsense, so any failure is fatal.
+static void check(kyu_world *w, kyu_status st, const char *what) {
+    if (st == KYU_OK)
+        return;
+    fprintf(stderr, "bench: %s failed: %s", what, kyu_status_string(st));
+    if (w != NULL)
+        fprintf(stderr, " (%s)", kyu_world_last_error(w));
+    fprintf(stderr, "\n");
+    exit(1);
+}
+#define CHECK(w, call) check((w), (call), #call)
+
+// ---- the scenes' random numbers (SCENES.md) ----------------------------------------------------
+
+static uint32_t lcg_state;
+
+static uint32_t lcg_next(void) {
+    lcg_state = lcg_state * 1664525u + 1013904223u;
+    return lcg_state;
+}
+
+static double frand(void) { return (lcg_next() >> 8) * (1.0 / 16777216.0); }
+
+// ---- options and results ------------------------------------------------------------------------
+
+// M_PI is not in C11.
+#define PI 3.14159265358979323846
+
+typedef enum scene_kind { SCENE_PILE, SCENE_GAS, SCENE_BULLETS } scene_kind;
+
+typedef struct options {
+    scene_kind scene;
+    int n;
+    int workers;
+    int steps; // 0 = the scene's own count
+    int repeat;
+    int json;
+} options;
+
+typedef struct result {
+    int n;
+    int steps;
+    double ms_per_step;
+    double ms_per_step_last_half;
+    int escaped;
+    int sleeping;
+    float max_overlap;
+    double energy_ratio;
+    int passed;
+    uint64_t state_hash;
+    double peak_rss_mb;
+} result;
+
+static const char *scene_name(scene_kind s) {
+    return s == SCENE_PILE ? "pile" : s == SCENE_GAS ? "gas" : "bullets";
+}
+
+// ---- world building helpers ---------------------------------------------------------------------
+
+static kyu_world_def scene_world_def(const options *o, int capacity, vec3s gravity) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = o->workers;
+    wd.body_capacity = capacity;
+    wd.gravity = gravity;
+    return wd;
+}
+
+static kyu_world *make_world(const kyu_world_def *wd) {
+    kyu_world *w = NULL;
+    CHECK(NULL, kyu_world_create(wd, &w));
+    return w;
+}
+
+// The scenes give walls as axis-aligned boxes by their extent; kyu wants centre + half extents.
+static void add_wall(kyu_world *w, vec3s lo, vec3s hi, float restitution, float friction) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_BOX;
+    cd.motion = KYU_STATIC;
+    cd.position = (vec3s){{0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y), 0.5f * (lo.z + hi.z)}};
+    cd.rotation = (versors){{0, 0, 0, 1}};
+    cd.half_extents = (vec3s){{0.5f * (hi.x - lo.x), 0.5f * (hi.y - lo.y), 0.5f * (hi.z - lo.z)}};
+    cd.restitution = restitution;
+    cd.friction = friction;
+    CHECK(w, kyu_collider_create(w, &cd, NULL));
+}
+
+static kyu_body_id add_sphere(kyu_world *w, const kyu_body_def *proto, vec3s p, vec3s v) {
+    kyu_body_def bd = *proto;
+    bd.position = p;
+    bd.velocity = v;
+    kyu_body_id id;
+    CHECK(w, kyu_body_create(w, &bd, &id));
+    return id;
+}
+
+static vec3s body_position(kyu_world *w, kyu_body_id id) {
+    vec3s p;
+    CHECK(w, kyu_body_get_position(w, id, &p));
+    return p;
+}
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+// Steps the world and fills the timing fields. The clock is read only at the start, the half-way
+// step and the end, so the loop times nothing but kyu_world_step.
+static void run_steps(kyu_world *w, int steps, result *r) {
+    int half = steps / 2;
+    double t0 = now_seconds(), t_half = t0;
+    for (int s = 0; s < steps; s++) {
+        if (s == half)
+            t_half = now_seconds();
+        CHECK(w, kyu_world_step(w));
+    }
+    double t1 = now_seconds();
+    r->steps = steps;
+    r->ms_per_step = (t1 - t0) * 1e3 / steps;
+    r->ms_per_step_last_half = (t1 - t_half) * 1e3 / (steps - half);
+}
+
+// ---- PILE(N) ------------------------------------------------------------------------------------
+
+// Integer forms of ceil(sqrt(N / 10)) and ceil(N / k^2), so no float rounding can shift them.
+static int pile_k(int n) {
+    int k = 1;
+    while (10LL * k * k < n)
+        k++;
+    return k;
+}
+
+static void pile_container(kyu_world *w, double L, double H, float e, float mu) {
+    float h = (float)(L / 2), o = h + 1.0f, top = (float)H;
+    add_wall(w, (vec3s){{-o, -1, -o}}, (vec3s){{o, 0, o}}, e, mu);  // floor, top face y = 0
+    add_wall(w, (vec3s){{-o, 0, -o}}, (vec3s){{-h, top, o}}, e, mu); // -x
+    add_wall(w, (vec3s){{h, 0, -o}}, (vec3s){{o, top, o}}, e, mu);   // +x
+    add_wall(w, (vec3s){{-o, 0, -o}}, (vec3s){{o, top, -h}}, e, mu); // -z
+    add_wall(w, (vec3s){{-o, 0, h}}, (vec3s){{o, top, o}}, e, mu);   // +z
+}
+
+static result run_pile(const options *o) {
+    const float e = 0.2f, mu = 0.5f;
+    int n = o->n, k = pile_k(n), layers = (n + k * k - 1) / (k * k);
+    double L = 1.1 * k + 1.0, H = 1.1 * layers + 2;
+    kyu_world_def wd = scene_world_def(o, n, (vec3s){{0, -9.81f, 0}});
+    kyu_world *w = make_world(&wd);
+    pile_container(w, L, H, e, mu);
+
+    kyu_body_def proto = kyu_body_def_default();
+    proto.radius = 0.5f;
+    proto.mass = 1.0f;
+    proto.restitution = e;
+    proto.friction = mu;
+    kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
+    if (ids == NULL)
+        check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    lcg_state = 12345;
+    for (int i = 0; i < n; i++) {
+        int layer = i / (k * k), j = i % (k * k), a = j % k, b = j / k;
+        // Evaluated in double and rounded once, as written in SCENES.md; x's frand comes before z's.
+        double x = -L / 2 + 0.5 + 0.05 + 1.1 * a + 0.04 * (frand() - 0.5);
+        double y = 0.5 + 0.05 + 1.1 * layer;
+        double z = -L / 2 + 0.5 + 0.05 + 1.1 * b + 0.04 * (frand() - 0.5);
+        ids[i] = add_sphere(w, &proto, (vec3s){{(float)x, (float)y, (float)z}}, (vec3s){{0, 0, 0}});
+    }
+
+    result r = {.n = n};
+    run_steps(w, o->steps > 0 ? o->steps : n >= 100000 ? 300 : 600, &r);
+    float h = (float)(L / 2);
+    for (int i = 0; i < n; i++) {
+        vec3s p = body_position(w, ids[i]);
+        if (!(fabsf(p.x) <= h && fabsf(p.z) <= h && p.y >= 0))
+            r.escaped++;
+    }
+    // kyu has no sleep yet; when it does, count the sleeping bodies here.
+    r.sleeping = 0;
+    r.max_overlap = kyu_world_stats(w).max_overlap;
+    r.state_hash = kyu_world_state_hash(w);
+    free(ids);
+    kyu_world_destroy(w);
+    return r;
+}
+
+// ---- GAS(N) -------------------------------------------------------------------------------------
+
+// ceil(N^(1/3)) without trusting cbrt to land exactly on perfect cubes.
+static int gas_m(int n) {
+    int m = 1;
+    while ((long long)m * m * m < n)
+        m++;
+    return m;
+}
+
+static result run_gas(const options *o) {
+    int n = o->n, m = gas_m(n);
+    double G = cbrt(n * (4.0 / 3.0) * PI * 0.125 / 0.1);
+    kyu_world_def wd = scene_world_def(o, n, (vec3s){{0, 0, 0}});
+    // SCENES.md: every contact acts with restitution 1. kyu's default threshold would make the
+    // slow impacts inelastic and bleed energy, which is not the scene (and hides real losses).
+    wd.restitution_threshold = 0.0f;
+    kyu_world *w = make_world(&wd);
+    float g = (float)G;
+    // Six 1-thick walls; each spans the whole outer cube so the edges and corners are closed.
+    add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{0, g + 1, g + 1}}, 1, 0);
+    add_wall(w, (vec3s){{g, -1, -1}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
+    add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{g + 1, 0, g + 1}}, 1, 0);
+    add_wall(w, (vec3s){{-1, g, -1}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
+    add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{g + 1, g + 1, 0}}, 1, 0);
+    add_wall(w, (vec3s){{-1, -1, g}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
+
+    kyu_body_def proto = kyu_body_def_default();
+    proto.radius = 0.5f;
+    proto.mass = 1.0f;
+    proto.restitution = 1.0f;
+    proto.friction = 0.0f;
+    proto.linear_damping = 0.0f;
+    kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
+    if (ids == NULL)
+        check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    lcg_state = 12345;
+    double spacing = G / m;
+    for (int i = 0; i < n; i++) {
+        int a = i % m, b = (i / m) % m, c = i / (m * m);
+        vec3s p = {{(float)(spacing * (a + 0.5)), (float)(spacing * (b + 0.5)),
+                    (float)(spacing * (c + 0.5))}};
+        float vx = (float)(10 * (frand() - 0.5));
+        float vy = (float)(10 * (frand() - 0.5));
+        float vz = (float)(10 * (frand() - 0.5));
+        ids[i] = add_sphere(w, &proto, p, (vec3s){{vx, vy, vz}});
+    }
+
+    result r = {.n = n};
+    double e0 = kyu_world_kinetic_energy(w);
+    run_steps(w, o->steps > 0 ? o->steps : 600, &r);
+    r.energy_ratio = kyu_world_kinetic_energy(w) / e0;
+    for (int i = 0; i < n; i++) {
+        vec3s p = body_position(w, ids[i]);
+        if (!(p.x >= 0 && p.x <= g && p.y >= 0 && p.y <= g && p.z >= 0 && p.z <= g))
+            r.escaped++;
+    }
+    r.state_hash = kyu_world_state_hash(w);
+    free(ids);
+    kyu_world_destroy(w);
+    return r;
+}
+
+// ---- BULLETS ------------------------------------------------------------------------------------
+
+static result run_bullets(const options *o) {
+    const int rows = 10, cols = 100, n = rows * cols;
+    kyu_world_def wd = scene_world_def(o, n, (vec3s){{0, 0, 0}});
+    kyu_world *w = make_world(&wd);
+    // Friction is not part of this scene: the impacts are head-on, so the defaults are left alone.
+    add_wall(w, (vec3s){{10.0f, -1, -1}}, (vec3s){{10.1f, 3, 21}}, 0.5f, 0.5f);
+
+    kyu_body_def proto = kyu_body_def_default();
+    proto.radius = 0.05f;
+    proto.mass = 0.01f;
+    proto.restitution = 0.5f;
+    kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
+    if (ids == NULL)
+        check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    lcg_state = 12345; // unused by this scene, seeded anyway as SCENES.md says for every scene
+    for (int row = 0; row < rows; row++)
+        for (int col = 0; col < cols; col++)
+            ids[row * cols + col] = add_sphere(w, &proto, (vec3s){{2.5f, 0.2f * row, 0.2f * col}},
+                                               (vec3s){{300, 0, 0}});
+
+    result r = {.n = n};
+    run_steps(w, o->steps > 0 ? o->steps : 60, &r);
+    for (int i = 0; i < n; i++)
+        if (body_position(w, ids[i]).x > 10.05f)
+            r.passed++;
+    r.state_hash = kyu_world_state_hash(w);
+    free(ids);
+    kyu_world_destroy(w);
+    return r;
+}
+
+// ---- output -------------------------------------------------------------------------------------
+
+// One emitter for both formats, so the key=value line and the JSON object can never disagree.
+typedef struct emitter {
+    int json;
+    int count;
+} emitter;
+
+static void emit_raw(emitter *e, const char *key, const char *value, int quote) {
+    if (e->json)
+        printf("%s\"%s\":%s%s%s", e->count ? "," : "{", key, quote ? "\"" : "", value,
+               quote ? "\"" : "");
+    else
+        printf("%s%s=%s", e->count ? " " : "", key, value);
+    e->count++;
+}
+
+static void emit_str(emitter *e, const char *key, const char *value) { emit_raw(e, key, value, 1); }
+
+static void emit_int(emitter *e, const char *key, long long value) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", value);
+    emit_raw(e, key, buf, 0);
+}
+
+static void emit_num(emitter *e, const char *key, const char *fmt, double value) {
+    char buf[64];
+    snprintf(buf, sizeof buf, fmt, value);
+    // JSON has no NaN or infinity; a broken run must still print valid JSON.
+    emit_raw(e, key, isfinite(value) ? buf : e->json ? "null" : buf, 0);
+}
+
+static void emit_end(emitter *e) {
+    printf(e->json ? "}\n" : "\n");
+    fflush(stdout);
+}
+
+static void emit_head(emitter *e, const options *o, int n, int steps) {
+    emit_str(e, "engine", "kyu");
+    emit_str(e, "scene", scene_name(o->scene));
+    emit_int(e, "n", n);
+    emit_int(e, "workers", o->workers);
+    emit_int(e, "steps", steps);
+}
+
+static void print_result(const options *o, const result *r) {
+    emitter e = {.json = o->json};
+    char hash[24];
+    snprintf(hash, sizeof hash, "0x%016llx", (unsigned long long)r->state_hash);
+    emit_head(&e, o, r->n, r->steps);
+    emit_num(&e, "ms_per_step", "%.4f", r->ms_per_step);
+    if (o->scene == SCENE_PILE) {
+        emit_num(&e, "ms_per_step_last_half", "%.4f", r->ms_per_step_last_half);
+        emit_int(&e, "escaped", r->escaped);
+        emit_int(&e, "sleeping", r->sleeping);
+        emit_num(&e, "max_overlap", "%.6f", r->max_overlap);
+    } else if (o->scene == SCENE_GAS) {
+        emit_num(&e, "energy_ratio", "%.6f", r->energy_ratio);
+        emit_int(&e, "escaped", r->escaped);
+    } else {
+        emit_int(&e, "passed", r->passed);
+    }
+    // The hash is a string in JSON: a 64-bit integer does not survive a double.
+    emit_raw(&e, "state_hash", hash, o->json);
+    emit_num(&e, "peak_rss_mb", "%.1f", r->peak_rss_mb);
+    emit_end(&e);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// The median of K runs resists the odd slow run; equal hashes across runs show determinism.
+static void print_median(const options *o, const result *runs) {
+    double *ms = malloc(sizeof *ms * (size_t)o->repeat);
+    if (ms == NULL)
+        check(NULL, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    int same = 1;
+    for (int i = 0; i < o->repeat; i++) {
+        ms[i] = runs[i].ms_per_step;
+        same &= runs[i].state_hash == runs[0].state_hash;
+    }
+    qsort(ms, (size_t)o->repeat, sizeof *ms, cmp_double);
+    int k = o->repeat;
+    double median = k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
+    emitter e = {.json = o->json};
+    emit_head(&e, o, runs[0].n, runs[0].steps);
+    emit_int(&e, "repeats", k);
+    emit_num(&e, "median_ms_per_step", "%.4f", median);
+    emit_str(&e, "deterministic", same ? "yes" : "no");
+    emit_end(&e);
+    free(ms);
+}
+
+// ---- command line -------------------------------------------------------------------------------
+
+static void usage(void) {
+    fprintf(stderr, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json]\n"
+                    "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
+    exit(2);
+}
+
+// A positive count with an optional k (thousand) or m (million) suffix; anything else is refused.
+static int parse_count(const char *s, int max) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s)
+        usage();
+    long scale = 1;
+    if (*end == 'k' || *end == 'K')
+        scale = 1000, end++;
+    else if (*end == 'm' || *end == 'M')
+        scale = 1000000, end++;
+    if (*end != '\0' || v <= 0 || v > max / scale)
+        usage();
+    return (int)(v * scale);
+}
+
+static options parse_args(int argc, char **argv) {
+    options o = {.n = 1000, .workers = 1, .repeat = 1};
+    int positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0)
+            o.json = 1;
+        else if (strcmp(a, "--steps") == 0 && i + 1 < argc)
+            o.steps = parse_count(argv[++i], 1 << 30);
+        else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)
+            o.repeat = parse_count(argv[++i], 1000);
+        else if (a[0] == '-')
+            usage();
+        else if (positional == 0) {
+            if (strcmp(a, "pile") == 0)
+                o.scene = SCENE_PILE;
+            else if (strcmp(a, "gas") == 0)
+                o.scene = SCENE_GAS;
+            else if (strcmp(a, "bullets") == 0)
+                o.scene = SCENE_BULLETS;
+            else
+                usage();
+            positional++;
+        } else if (positional == 1)
+            o.n = parse_count(a, 1 << 26), positional++;
+        else if (positional == 2)
+            o.workers = parse_count(a, 1024), positional++;
+        else
+            usage();
+    }
+    if (positional == 0)
+        usage();
+    return o;
+}
+
+static double peak_rss_mb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_maxrss / 1024.0; // Linux reports kilobytes
+}
+
+int main(int argc, char **argv) {
+    options o = parse_args(argc, argv);
+    result *runs = calloc((size_t)o.repeat, sizeof *runs);
+    if (runs == NULL)
+        check(NULL, KYU_ERR_OUT_OF_MEMORY, "calloc");
+    for (int i = 0; i < o.repeat; i++) {
+        runs[i] = o.scene == SCENE_PILE ? run_pile(&o)
+                  : o.scene == SCENE_GAS ? run_gas(&o)
+                                         : run_bullets(&o);
+        runs[i].peak_rss_mb = peak_rss_mb();
+        print_result(&o, &runs[i]);
+    }
+    if (o.repeat > 1)
+        print_median(&o, runs);
+    free(runs);
+    return 0;
+}
