@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# kyu: make | make test | make samples | make bench | make install PREFIX=/usr/local
+# kyu: make | make run | make test | make samples | make bench | make install PREFIX=/usr/local
 #   SANITIZE=1  build everything with AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/)
 #   CC=clang    any C11 compiler
 
@@ -8,10 +8,10 @@ PREFIX  ?= /usr/local
 VERSION := 0.1.0
 SONAME  := libkyu.so.0
 
-ifeq ($(shell pkg-config --exists cglm 2>/dev/null && echo yes),yes)
-CGLM_CFLAGS := $(shell pkg-config --cflags cglm)
-else
-$(error cglm not found by pkg-config: install it with 'apt-get install -y libcglm-dev pkg-config' (Debian/Ubuntu))
+# cglm is the one dependency: tools/deps.sh finds it (or installs it when run as root on Debian).
+CGLM_CFLAGS := $(shell sh tools/deps.sh || echo KYU_DEPS_FAILED)
+ifneq ($(filter KYU_DEPS_FAILED,$(CGLM_CFLAGS)),)
+$(error cglm is missing (see the line above))
 endif
 
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
@@ -33,8 +33,8 @@ TEST_SRC := $(wildcard tests/*.c)
 SAMPLES  := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 HEADERS  := $(wildcard include/kyu/*.h)
 
-.PHONY: all lib test samples bench install clean
-all: lib $(BUILD)/tools/bench samples
+.PHONY: all lib test samples bench install clean run tools/bench
+all: lib tools/bench samples
 lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
@@ -64,7 +64,7 @@ $(BUILD)/tools/bench: tools/bench.c $(BUILD)/libkyu.a
 	$(CC) $(CFLAGS_ALL) -O3 $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
 
 tools/bench: $(BUILD)/tools/bench
-	ln -sf ../$(BUILD)/tools/bench tools/bench
+	@ln -sf ../$(BUILD)/tools/bench tools/bench
 
 bench: $(BUILD)/tools/bench
 	./tools/bench-table.sh ./$(BUILD)/tools/bench
@@ -74,6 +74,10 @@ $(BUILD)/samples/%: samples/%.c $(BUILD)/libkyu.a
 	$(CC) $(CFLAGS_ALL) $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
 
 samples: $(SAMPLES)
+
+# The main job: a sample simulation (2000 spheres poured into a box), with a progress line a second.
+run: $(BUILD)/samples/pour
+	./$(BUILD)/samples/pour
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/include/kyu $(DESTDIR)$(PREFIX)/lib/pkgconfig

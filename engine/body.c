@@ -43,12 +43,20 @@ void kyu_bodies_free(body_store *b) {
 }
 
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status) {
+    if (id.index1 == 0) { // the null handle
+        *status = KYU_ERR_STALE_HANDLE;
+        return -1;
+    }
     if (id.world != w->id) {
         *status = KYU_ERR_FOREIGN_HANDLE;
         return -1;
     }
-    int slot = (int)id.index1 - 1;
-    if (id.index1 == 0 || slot >= w->bodies.high || !w->bodies.alive[slot] ||
+    if (id.index1 > (uint32_t)w->bodies.high) {
+        *status = KYU_ERR_STALE_HANDLE;
+        return -1;
+    }
+    int slot = (int)(id.index1 - 1);
+    if (!w->bodies.alive[slot] ||
         w->bodies.generation[slot] != id.generation) {
         *status = KYU_ERR_STALE_HANDLE;
         return -1;
@@ -63,8 +71,8 @@ int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status) {
     if (!(w)) return KYU_ERR_NULL;                                                                 \
     int slot = kyu_body_slot((w), (id), &st_);                                                     \
     if (slot < 0)                                                                                  \
-        return kyu_fail((kyu_world *)(w), st_, "body handle {index1 %u, world %u, generation %u}", \
-                        (id).index1, (id).world, (id).generation);
+        return kyu_fail((kyu_world *)(w), st_, "body handle {index1 %u, generation %u, world %u}", \
+                        (id).index1, (id).generation, (id).world);
 
 kyu_body_def kyu_body_def_default(void) {
     kyu_body_def d;
@@ -130,7 +138,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->damping[slot] = d->linear_damping;
     b->gravity_scale[slot] = d->gravity_scale;
     b->user[slot] = d->user_data;
-    b->generation[slot] = (uint16_t)(b->generation[slot] + 1);
+    b->generation[slot] = b->generation[slot] + 1;
     if (b->generation[slot] == 0) b->generation[slot] = 1; // 0 never names a live body
     b->alive[slot] = 1;
     b->count++;
@@ -154,7 +162,7 @@ kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_destroy during a step");
     body_store *b = &w->bodies;
     b->alive[slot] = 0;
-    b->generation[slot] = (uint16_t)(b->generation[slot] + 1);
+    b->generation[slot] = b->generation[slot] + 1;
     b->free_slots[b->free_count++] = slot;
     b->count--;
     forget_contacts(w, (uint32_t)slot);

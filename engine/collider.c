@@ -21,12 +21,20 @@ kyu_collider_def kyu_collider_def_default(void) {
 }
 
 static int collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
+    if (id.index1 == 0) { // the null handle
+        *st = KYU_ERR_STALE_HANDLE;
+        return -1;
+    }
     if (id.world != w->id) {
         *st = KYU_ERR_FOREIGN_HANDLE;
         return -1;
     }
-    int i = (int)id.index1 - 1;
-    if (id.index1 == 0 || i >= w->collider_high || !w->colliders[i].alive ||
+    if (id.index1 > (uint32_t)w->collider_high) {
+        *st = KYU_ERR_STALE_HANDLE;
+        return -1;
+    }
+    int i = (int)(id.index1 - 1);
+    if (!w->colliders[i].alive ||
         w->colliders[i].generation != id.generation) {
         *st = KYU_ERR_STALE_HANDLE;
         return -1;
@@ -42,8 +50,8 @@ static int collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st)
 
 static kyu_status validate_rotation(kyu_world *w, versors q) {
     float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-    if (!(isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w)))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation quaternion");
+    if (!(isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w)) || !(n2 <= 1e30f))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation quaternion must be finite");
     if (!(n2 > 1e-12f)) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "rotation quaternion is zero");
     return KYU_OK;
 }
@@ -63,11 +71,15 @@ static kyu_status validate_def(kyu_world *w, const kyu_collider_def *d) {
         return kyu_fail(w, KYU_ERR_FRICTION, "collider friction %g", (double)d->friction);
     if (d->type == KYU_SHAPE_BOX) {
         vec3s e = d->half_extents;
-        if (!kyu_bounded3(e, KYU_MAX_COORD) || !(e.x > 0.0f && e.y > 0.0f && e.z > 0.0f))
+        if (!kyu_bounded3(e, KYU_MAX_COORD))
+            return kyu_fail(w, KYU_ERR_NOT_FINITE, "box half extents must be finite, <= 1e9");
+        if (!(e.x > 0.0f && e.y > 0.0f && e.z > 0.0f))
             return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "box half extents must be > 0 and finite");
         return validate_rotation(w, d->rotation);
     }
-    if (!kyu_finite3(d->normal) || !(glms_vec3_norm2(d->normal) > 1e-12f))
+    if (!kyu_bounded3(d->normal, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "plane normal must be finite");
+    if (!(glms_vec3_norm2(d->normal) > 1e-12f))
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "plane normal must be finite and non-zero");
     return KYU_OK;
 }
@@ -102,7 +114,7 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
         w->colliders[i].generation = 0;
     }
     collider *c = &w->colliders[i];
-    uint16_t gen = (uint16_t)(c->generation + 1);
+    uint32_t gen = c->generation + 1;
     memset(c, 0, sizeof *c);
     c->generation = gen ? gen : 1;
     c->type = d->type;
@@ -124,7 +136,7 @@ kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_destroy during a step");
     w->colliders[i].alive = 0;
-    w->colliders[i].generation = (uint16_t)(w->colliders[i].generation + 1);
+    w->colliders[i].generation++;
     w->free_colliders[w->free_collider_count++] = i;
     w->collider_count--;
     int n = 0;

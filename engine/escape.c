@@ -162,7 +162,8 @@ int kyu_contacts_find(kyu_world *w) {
         if (RESERVE(w->contacts_new, w->contact_new_cap, w->contact_new_count + 1)) return -1;
         w->contacts_new[w->contact_new_count++] = c;
     }
-    qsort(w->contacts_new, (size_t)w->contact_new_count, sizeof *w->contacts_new, by_key);
+    if (w->contact_new_count > 1)
+        qsort(w->contacts_new, (size_t)w->contact_new_count, sizeof *w->contacts_new, by_key);
     int j = 0;
     for (int i = 0; i < w->contact_new_count; i++) {
         contact *c = &w->contacts_new[i];

@@ -31,7 +31,7 @@ typedef struct body_store {
     vec3s *pos, *vel, *prev;
     float *radius, *inv_mass, *mass, *restitution, *friction, *damping, *gravity_scale;
     void **user;
-    uint16_t *generation;
+    uint32_t *generation;
     uint8_t *alive;
     int *free_slots;
     int free_count;
@@ -46,7 +46,7 @@ typedef struct collider {
     vec3s velocity;
     float restitution, friction;
     void *user;
-    uint16_t generation;
+    uint32_t generation;
     uint8_t alive;
     aabb bounds;          // box: swept over this step (planes are unbounded)
 } collider;
@@ -115,7 +115,7 @@ typedef struct grid {
 
 struct kyu_world {
     kyu_world_def def;
-    uint16_t id;
+    uint32_t id;
     int locked;
     char error[256];
     body_store bodies;

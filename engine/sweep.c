@@ -125,10 +125,11 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     } else {
         lo = kyu_sweep_sphere_sphere(q0, chord, r + dev, o->p, glms_vec3_zero(), o->r);
     }
-    if (!lo.hit) return -1.0f;
-    if (da2 == 0.0f) return lo.t * S; // a straight path: the sweep is exact
+    if (da2 == 0.0f) return lo.hit ? lo.t * S : -1.0f; // a straight path: the sweep is exact
+    // A curved path may bend back into the shape even when its chord starts out moving away.
+    if (!lo.hit && !lo.start_overlap) return -1.0f;
     // Conservative advancement: never steps over a contact, since no point moves faster than vmax.
-    float vmax = glms_vec3_norm(dv) + sqrtf(da2) * S, s = lo.t * S;
+    float vmax = glms_vec3_norm(dv) + sqrtf(da2) * S, s = lo.hit ? lo.t * S : 0.0f;
     float tol = 1e-6f + 1e-5f * r;
     for (int it = 0; it < 64; it++) {
         vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // World lifetime, the fixed-timestep loop, and the step pipeline in the order of DESIGN.md.
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-static uint16_t next_world_id = 1; // distinguishes handles of different worlds (not thread-safe)
+static atomic_uint next_world_id = 1; // distinguishes handles of different worlds
 
 kyu_world_def kyu_world_def_default(void) {
     kyu_world_def d;
@@ -30,6 +31,9 @@ kyu_world_def kyu_world_def_default(void) {
 static kyu_status validate_world_def(const kyu_world_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE) return KYU_ERR_INVALID_DEF;
     if (!kyu_bounded3(d->gravity, KYU_MAX_COORD)) return KYU_ERR_NOT_FINITE;
+    if (!isfinite(d->fixed_dt) || !isfinite(d->restitution_threshold) || !isfinite(d->linear_slop) ||
+        !isfinite(d->contact_margin) || !isfinite(d->cell_size))
+        return KYU_ERR_NOT_FINITE;
     if (!(d->fixed_dt > 0.0f && d->fixed_dt <= 10.0f)) return KYU_ERR_INVALID_ARGUMENT;
     if (d->max_steps_per_update < 1 || d->solver_iterations < 0 || d->solver_iterations > 1000)
         return KYU_ERR_INVALID_ARGUMENT;
@@ -53,8 +57,8 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     kyu_world *w = calloc(1, sizeof *w);
     if (!w) return KYU_ERR_OUT_OF_MEMORY;
     w->def = *def;
-    w->id = next_world_id++;
-    if (next_world_id == 0) next_world_id = 1;
+    do w->id = atomic_fetch_add(&next_world_id, 1u);
+    while (w->id == 0); // 0 is the world of the null handle
     int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
     if (kyu_bodies_reserve(w, cap > 0 ? cap : 1)) {
         kyu_world_destroy(w);
@@ -122,6 +126,8 @@ kyu_status kyu_world_step(kyu_world *w) {
 kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
     if (steps_run) *steps_run = 0;
     if (!w) return KYU_ERR_NULL;
+    if (!isfinite(frame_seconds))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "frame_seconds must be finite");
     if (!(frame_seconds >= 0.0f && frame_seconds <= 1e6f))
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "frame_seconds %g (must be finite, >= 0)", (double)frame_seconds);
     double dt = w->def.fixed_dt;
@@ -173,7 +179,8 @@ double kyu_world_kinetic_energy(const kyu_world *w) {
 }
 
 kyu_status kyu_world_momentum(const kyu_world *w, double out[3]) {
-    if (!w || !out) return KYU_ERR_NULL;
+    if (!w) return KYU_ERR_NULL;
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "kyu_world_momentum: out is NULL");
     out[0] = out[1] = out[2] = 0.0;
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i])
@@ -187,8 +194,8 @@ static uint64_t mix(uint64_t h, uint32_t x) {
 }
 
 uint64_t kyu_world_state_hash(const kyu_world *w) {
+    if (!w) return 0;
     uint64_t h = 0xcbf29ce484222325ull;
-    if (!w) return h;
     for (int i = 0; i < w->bodies.high; i++) {
         if (!w->bodies.alive[i]) continue;
         h = mix(h, (uint32_t)i);

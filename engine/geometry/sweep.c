@@ -14,6 +14,7 @@ static dv3 dv(vec3s v) { return (dv3){v.x, v.y, v.z}; }
 static dv3 dsub(dv3 a, dv3 b) { return (dv3){a.x - b.x, a.y - b.y, a.z - b.z}; }
 static dv3 dmad(dv3 a, dv3 b, double s) { return (dv3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
 static double ddot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 static vec3s fv(dv3 a) { return (vec3s){{(float)a.x, (float)a.y, (float)a.z}}; }
 
 static vec3s unit_or_up(dv3 a) {
@@ -64,7 +65,8 @@ kyu_hit kyu_sweep_sphere_plane(vec3s c0, vec3s d, float r, vec3s n, float offset
     double t;
     if (s0 <= 0.0) {
         h.start_overlap = true;
-        if (rate >= 0.0) return h;
+        // Moving apart: no impact. Sliding along keeps the overlap, so it is touching now (t = 0).
+        if (rate > 0.0) return h;
         t = 0.0;
     } else {
         if (!(rate < 0.0) || s0 + rate > 0.0) return h;
@@ -89,6 +91,9 @@ static double segment_capsule_entry(dv3 p, dv3 d, dv3 a, dv3 b, double r) {
     double best = -1.0;
     dv3 u = dsub(b, a), m = dsub(p, a);
     double uu = ddot(u, u);
+    double along = uu > 0.0 ? clampd(ddot(m, u) / uu, 0.0, 1.0) : 0.0;
+    dv3 off = dmad(m, u, -along);
+    if (ddot(off, off) <= r * r) return -1.0; // starts inside: no entry
     if (uu > 0.0) {
         // The side of the cylinder, then check the hit lies between the caps.
         dv3 mp = dmad(m, u, -ddot(m, u) / uu), dp = dmad(d, u, -ddot(d, u) / uu);
@@ -142,8 +147,6 @@ static dv3 to_world(const kyu_box *box, dv3 v) {
                  m->col[0].y * v.x + m->col[1].y * v.y + m->col[2].y * v.z,
                  m->col[0].z * v.x + m->col[1].z * v.y + m->col[2].z * v.z};
 }
-
-static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 // Closest point of the local box to local p, the outward normal, and the signed distance.
 static double box_local_distance(dv3 p, const double e[3], dv3 *q, dv3 *normal) {
@@ -239,7 +242,8 @@ kyu_hit kyu_sweep_sphere_box(vec3s c0, vec3s d, float r, const kyu_box *box, vec
     double t = 0.0;
     if (dist <= (double)r) {
         h.start_overlap = true;
-        if (ddot(dl, n) >= 0.0) return h; // touching or inside, and moving out
+        // Moving out: no impact. Sliding along a face keeps the overlap: touching now (t = 0).
+        if (ddot(dl, n) > 0.0) return h;
     } else {
         t = rounded_box_entry(p, dl, e, r);
         if (t < 0.0) return h;

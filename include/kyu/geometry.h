@@ -6,7 +6,10 @@
 /// - A sweep moves a shape along a displacement `d` over t in [0, 1]; t is the fraction of `d`.
 /// - `normal` is a unit vector pointing from the second shape (B, or the collider) to the first (A).
 /// - Touching counts as hitting; touching while moving apart does not (no impact, nothing to do).
-/// - A sweep that starts overlapped and is not moving apart reports t = 0 and `start_overlap`.
+/// - A sweep that starts overlapped (or touching) and is not moving apart reports t = 0 and
+///   `start_overlap`; one that is moving apart reports `start_overlap` with `hit` false. For a plane
+///   or a box face, sliding along keeps the overlap, so it is a hit at t = 0; for two spheres, motion
+///   with C0.D = 0 (the distance at its minimum) is moving apart.
 /// - Every routine is written in float with its numerically stable form (the smaller root of the
 ///   time-of-impact quadratic is computed as c / q, never as a difference of nearly equal numbers).
 #ifndef KYU_GEOMETRY_H

@@ -43,20 +43,22 @@ typedef enum kyu_status {
     KYU_STATUS_COUNT
 } kyu_status;
 
-/// A body (particle) handle: a value, not a pointer. `index1` is 1-based so a zeroed handle is null.
-/// A handle whose body was removed is stale: every function reports `KYU_ERR_STALE_HANDLE` for it,
-/// even after its slot was reused by a new body (the generation differs).
+/// A body (particle) handle: a value, not a pointer. `index1` is 1-based so a zeroed handle is null
+/// (and reported stale). A handle whose body was removed is stale: every function reports
+/// `KYU_ERR_STALE_HANDLE` for it, even after its slot was reused by a new body (the 32-bit
+/// generation differs; it would take 2^32 reuses of one slot to alias). A handle of another live
+/// world is `KYU_ERR_FOREIGN_HANDLE`.
 typedef struct kyu_body_id {
     uint32_t index1;
-    uint16_t world;
-    uint16_t generation;
+    uint32_t world;
+    uint32_t generation;
 } kyu_body_id;
 
 /// A collider handle, same rules as `kyu_body_id`.
 typedef struct kyu_collider_id {
     uint32_t index1;
-    uint16_t world;
-    uint16_t generation;
+    uint32_t world;
+    uint32_t generation;
 } kyu_collider_id;
 
 /// The null handles.

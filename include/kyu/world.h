@@ -57,7 +57,7 @@ double kyu_world_kinetic_energy(const kyu_world *world);
 /// Total linear momentum of the bodies (summed in double).
 kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
 
-/// A 64-bit hash of every live body's slot, position and velocity bits: equal hashes mean
+/// A 64-bit hash of every live body's slot, position and velocity bits (0 for a NULL world): equal hashes mean
 /// bit-identical states (for determinism checks).
 uint64_t kyu_world_state_hash(const kyu_world *world);
 

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+// Physics against physics: conservation laws, textbook impacts, bounce heights, Newton's cradle,
+// no tunnelling, the SCENES.md gas and pile, escape of overlaps, determinism.
+#include <math.h>
+#include <stdlib.h>
+
+#include "kyu/kyu.h"
+#include "test.h"
+
+static uint32_t lcg = 12345;
+static double frand(void) {
+    lcg = lcg * 1664525u + 1013904223u;
+    return (lcg >> 8) * (1.0 / 16777216.0);
+}
+
+static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
+
+static int kyu_finite3_test(vec3s v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+static kyu_world *make_world(vec3s gravity) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = gravity;
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    return w;
+}
+
+static kyu_body_id add_ball(kyu_world *w, vec3s p, vec3s v, float r, float m, float e, float mu) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = p;
+    bd.velocity = v;
+    bd.radius = r;
+    bd.mass = m;
+    bd.restitution = e;
+    bd.friction = mu;
+    kyu_body_id id = KYU_NULL_BODY;
+    kyu_body_create(w, &bd, &id);
+    return id;
+}
+
+// A static (or kinematic) box from its min and max corners.
+static kyu_collider_id add_box(kyu_world *w, vec3s lo, vec3s hi, float e, float mu, kyu_motion motion,
+                               vec3s velocity) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_BOX;
+    cd.motion = motion;
+    cd.velocity = velocity;
+    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
+    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
+    cd.restitution = e;
+    cd.friction = mu;
+    kyu_collider_id id = KYU_NULL_COLLIDER;
+    kyu_collider_create(w, &cd, &id);
+    return id;
+}
+
+static kyu_collider_id add_plane(kyu_world *w, vec3s point, vec3s normal, float e) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.position = point;
+    cd.normal = normal;
+    cd.restitution = e;
+    kyu_collider_id id = KYU_NULL_COLLIDER;
+    kyu_collider_create(w, &cd, &id);
+    return id;
+}
+
+static vec3s pos(kyu_world *w, kyu_body_id b) {
+    vec3s p = {{NAN, NAN, NAN}};
+    kyu_body_get_position(w, b, &p);
+    return p;
+}
+
+static vec3s vel(kyu_world *w, kyu_body_id b) {
+    vec3s v = {{NAN, NAN, NAN}};
+    kyu_body_get_velocity(w, b, &v);
+    return v;
+}
+
+// ---- two-body impacts ---------------------------------------------------------------------------
+
+static void test_equal_spheres_head_on_swap_velocities(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    kyu_body_id a = add_ball(w, v3(0, 0, 0), v3(3, 0, 0), 0.5f, 1, 1, 0);
+    kyu_body_id b = add_ball(w, v3(4, 0, 0), v3(-2, 0, 0), 0.5f, 1, 1, 0);
+    for (int i = 0; i < 60; i++) kyu_world_step(w);
+    ENSURE_NEAR(vel(w, a).x, -2.0, 1e-5);
+    ENSURE_NEAR(vel(w, b).x, 3.0, 1e-5);
+    ENSURE_NEAR(vel(w, a).y, 0.0, 1e-6);
+    kyu_world_destroy(w);
+}
+
+// Textbook 1D: v1' = ((m1 - e m2) v1 + (1 + e) m2 v2) / (m1 + m2), and symmetrically.
+static void test_unequal_masses_match_textbook(void) {
+    const float masses[][2] = {{1, 3}, {5, 0.5f}, {2, 2}, {0.01f, 100}};
+    const float es[] = {0.3f, 0.5f, 1.0f};
+    for (int mi = 0; mi < 4; mi++)
+        for (int ei = 0; ei < 3; ei++) {
+            float m1 = masses[mi][0], m2 = masses[mi][1], e = es[ei], u1 = 4, u2 = -1;
+            kyu_world *w = make_world(v3(0, 0, 0));
+            kyu_body_id a = add_ball(w, v3(0, 0, 0), v3(u1, 0, 0), 0.5f, m1, e, 0);
+            kyu_body_id b = add_ball(w, v3(3, 0, 0), v3(u2, 0, 0), 0.5f, m2, e, 0);
+            for (int i = 0; i < 60; i++) kyu_world_step(w);
+            double v1 = ((m1 - e * m2) * u1 + (1 + e) * m2 * u2) / (m1 + m2);
+            double v2 = ((m2 - e * m1) * u2 + (1 + e) * m1 * u1) / (m1 + m2);
+            ENSURE_NEAR(vel(w, a).x, v1, 1e-4 * (fabs(v1) + 1));
+            ENSURE_NEAR(vel(w, b).x, v2, 1e-4 * (fabs(v2) + 1));
+            kyu_world_destroy(w);
+        }
+}
+
+// Random oblique two-body impacts: momentum always, energy when e = 1.
+static void test_two_body_impacts_conserve_momentum_and_elastic_energy(void) {
+    lcg = 777;
+    int impacts = 0;
+    for (int n = 0; n < 2000; n++) {
+        float e = n % 2 ? 1.0f : (float)frand();
+        float ra = 0.1f + 0.9f * (float)frand(), rb = 0.1f + 0.9f * (float)frand();
+        float ma = 0.1f + 10 * (float)frand(), mb = 0.1f + 10 * (float)frand();
+        kyu_world *w = make_world(v3(0, 0, 0));
+        // B sits ahead of A, slightly off the line, so the impact is oblique.
+        vec3s off = v3((float)frand() - 0.5f, (float)frand() - 0.5f, (float)frand() - 0.5f);
+        off = glms_vec3_scale(off, 0.9f * (ra + rb));
+        kyu_body_id a = add_ball(w, v3(0, 0, 0), v3(20 + 10 * (float)frand(), 0, 0), ra, ma, e, 0);
+        kyu_body_id b = add_ball(w, glms_vec3_add(v3(3, 0, 0), v3(0, off.y, off.z)), v3(-5 * (float)frand(), 0, 0), rb, mb, e, 0);
+        // Relative to the momentum in play (sum of |m v|): the total itself may nearly cancel, and
+        // float rounding scales with the parts, not with their sum.
+        double scale = ma * glms_vec3_norm(vel(w, a)) + mb * glms_vec3_norm(vel(w, b));
+        double p0[3], p1[3];
+        kyu_world_momentum(w, p0);
+        double e0 = kyu_world_kinetic_energy(w);
+        for (int i = 0; i < 20; i++) kyu_world_step(w);
+        kyu_world_momentum(w, p1);
+        double e1 = kyu_world_kinetic_energy(w);
+        for (int k = 0; k < 3; k++) ENSURE_NEAR(p1[k], p0[k], 1e-5 * scale);
+        if (e == 1.0f) ENSURE_NEAR(e1, e0, 1e-5 * e0);
+        impacts += fabsf(vel(w, a).y) + fabsf(vel(w, a).z) > 0.0f;
+        kyu_world_destroy(w);
+    }
+    ENSURE(impacts > 1500); // the cases really collide (obliquely)
+}
+
+// ---- bounces ------------------------------------------------------------------------------------
+
+// Apex height of a ball in free flight: the engine flies free bodies on the exact parabola, so the
+// apex follows from energy, y + vy^2 / 2g, at any step between two bounces.
+static double apex_of(double y, double vy, double g) { return y + vy * vy / (2 * g); }
+
+// Drops a ball from y0 on a static box floor and records up to `max` apex heights above rest.
+static int bounce_apexes(float e, float y0, double *apex, int max, int steps) {
+    kyu_world *w = make_world(v3(0, -9.81f, 0));
+    add_box(w, v3(-5, -1, -5), v3(5, 0, 5), e, 0, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id b = add_ball(w, v3(0, y0, 0), v3(0, 0, 0), 0.5f, 1, e, 0);
+    int n = 0;
+    apex[n++] = y0 - 0.5;
+    float last_vy = 0;
+    for (int i = 0; i < steps && n < max; i++) {
+        kyu_world_step(w);
+        float vy = vel(w, b).y;
+        if (last_vy > 0 && vy <= 0) apex[n++] = apex_of(pos(w, b).y, vy, 9.81) - 0.5;
+        last_vy = vy;
+    }
+    kyu_world_destroy(w);
+    return n;
+}
+
+static void test_bounce_apex_heights_follow_e_squared(void) {
+    const float es[] = {0.5f, 0.8f};
+    const int checks[] = {3, 5};
+    for (int k = 0; k < 2; k++) {
+        double apex[16];
+        int n = bounce_apexes(es[k], 5.5f, apex, 16, 2000);
+        ENSURE(n > checks[k]);
+        for (int i = 1; i <= checks[k]; i++)
+            ENSURE_NEAR(apex[i] / apex[i - 1], es[k] * es[k], 0.02 * es[k] * es[k]);
+    }
+}
+
+static void test_elastic_ball_keeps_its_apex_for_100_bounces(void) {
+    double apex[102];
+    int n = bounce_apexes(1.0f, 5.5f, apex, 102, 20000);
+    ENSURE(n == 102);
+    for (int i = 1; i < n; i++) ENSURE_NEAR(apex[i], apex[0], 1e-3 * apex[0]);
+}
+
+// ---- momentum passing and tunnelling -------------------------------------------------------
+
+static void test_newtons_cradle_passes_momentum(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    kyu_body_id ball[5];
+    for (int i = 0; i < 5; i++) ball[i] = add_ball(w, v3(i * 1.001f, 0, 0), v3(0, 0, 0), 0.5f, 1, 1, 0);
+    kyu_body_set_velocity(w, ball[0], v3(2, 0, 0));
+    for (int i = 0; i < 30; i++) kyu_world_step(w);
+    ENSURE_NEAR(vel(w, ball[4]).x, 2.0, 1e-4);
+    for (int i = 0; i < 4; i++) ENSURE(glms_vec3_norm(vel(w, ball[i])) < 0.01f * 2.0f);
+    kyu_world_destroy(w);
+}
+
+// SCENES.md BULLETS: 1000 spheres at 300 m/s (5 m a step) against a 0.1 m wall.
+static void test_bullets_never_pass_the_wall(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    add_box(w, v3(10, -1, -1), v3(10.1f, 3, 21), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id ids[1000];
+    for (int row = 0; row < 10; row++)
+        for (int col = 0; col < 100; col++)
+            ids[row * 100 + col] = add_ball(w, v3(2.5f, 0.2f * row, 0.2f * col), v3(300, 0, 0), 0.05f, 0.01f, 0.5f, 0.5f);
+    for (int i = 0; i < 60; i++) kyu_world_step(w);
+    int passed = 0, turned = 0;
+    for (int i = 0; i < 1000; i++) {
+        passed += pos(w, ids[i]).x > 10.05f;
+        turned += vel(w, ids[i]).x < 0;
+    }
+    ENSURE(passed == 0);
+    ENSURE(turned == 1000);
+    kyu_world_destroy(w);
+}
+
+static void test_tiny_fast_ball_stops_at_thin_box(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    add_box(w, v3(5, -1, -1), v3(5.001f, 1, 1), 0, 0, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id b = add_ball(w, v3(0, 0.3f, 0), v3(1000, 0, 0), 0.005f, 0.001f, 0, 0);
+    for (int i = 0; i < 10; i++) {
+        kyu_world_step(w);
+        ENSURE(pos(w, b).x < 5.0f);
+    }
+    ENSURE(vel(w, b).x <= 0.0f);
+    kyu_world_destroy(w);
+}
+
+// A ball that bounces off a wall mid-step must meet a ball behind it in the same step, although
+// that ball was outside its swept box when the step began.
+static void test_ball_turned_around_mid_step_hits_what_is_behind(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    add_box(w, v3(10, -2, -2), v3(11, 2, 2), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id fast = add_ball(w, v3(6, 0, 0), v3(480, 0, 0), 0.5f, 1, 1, 0); // 8 m a step
+    kyu_body_id still = add_ball(w, v3(5, 0, 0), v3(0, 0, 0), 0.5f, 1, 1, 0);
+    kyu_world_step(w);
+    ENSURE_NEAR(vel(w, still).x, -480.0, 1e-2);
+    ENSURE_NEAR(vel(w, fast).x, 0.0, 1e-2);
+    ENSURE(pos(w, fast).x < 9.5f);
+    kyu_world_destroy(w);
+}
+
+// A resting ball hit by a wall moving at u leaves at 2u when e = 1 (seed 003: relative velocity).
+static void test_moving_wall_reflects_by_relative_velocity(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    add_box(w, v3(-3, -1, -1), v3(-2, 1, 1), 1, 0, KYU_KINEMATIC, v3(6, 0, 0));
+    kyu_body_id b = add_ball(w, v3(0, 0, 0), v3(0, 0, 0), 0.5f, 1, 1, 0);
+    for (int i = 0; i < 30; i++) kyu_world_step(w);
+    ENSURE_NEAR(vel(w, b).x, 12.0, 1e-3);
+    kyu_world_destroy(w);
+}
+
+// A ball between a static wall and a kinematic wall closing in: never pushed through either.
+static void test_squeezed_particle_is_never_pushed_through(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    add_box(w, v3(-1, -2, -2), v3(0, 2, 2), 0.5f, 0, KYU_STATIC, v3(0, 0, 0));
+    kyu_collider_id moving = add_box(w, v3(3, -2, -2), v3(4, 2, 2), 0.5f, 0, KYU_KINEMATIC, v3(-1, 0, 0));
+    kyu_body_id b = add_ball(w, v3(1.5f, 0, 0), v3(3, 0, 0), 0.5f, 1, 0.5f, 0);
+    for (int i = 0; i < 240; i++) {
+        vec3s wall;
+        kyu_collider_get_position(w, moving, &wall);
+        if (wall.x - 0.5f <= 0.6f) kyu_collider_set_velocity(w, moving, v3(0, 0, 0)); // gap 0.6 < 2r
+        kyu_world_step(w);
+        kyu_collider_get_position(w, moving, &wall);
+        float x = pos(w, b).x;
+        ENSURE(x > 0.0f);              // centre never behind the static wall's face
+        ENSURE(x < wall.x - 0.5f);     // nor behind the moving wall's face
+    }
+    kyu_world_destroy(w);
+}
+
+// ---- long runs ----------------------------------------------------------------------------------
+
+static void test_fast_ball_in_closed_box_keeps_speed_and_stays_inside(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    // Five box walls and a plane lid around [0,2]^3.
+    add_box(w, v3(-1, -1, -1), v3(3, 0, 3), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-1, 0, -1), v3(0, 2, 3), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(2, 0, -1), v3(3, 2, 3), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(0, 0, -1), v3(2, 2, 0), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(0, 0, 2), v3(2, 2, 3), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_plane(w, v3(0, 2, 0), v3(0, -1, 0), 1);
+    vec3s v0 = v3(173, -97, 61); // about 3.5 m a step in a 2 m box
+    kyu_body_id b = add_ball(w, v3(1, 1, 1), v0, 0.1f, 1, 1, 0);
+    float s0 = glms_vec3_norm(v0);
+    for (int i = 0; i < 10000; i++) {
+        kyu_world_step(w);
+        vec3s p = pos(w, b);
+        ENSURE(p.x >= 0.1f - 1e-3f && p.x <= 1.9f + 1e-3f);
+        ENSURE(p.y >= 0.1f - 1e-3f && p.y <= 1.9f + 1e-3f);
+        ENSURE(p.z >= 0.1f - 1e-3f && p.z <= 1.9f + 1e-3f);
+    }
+    ENSURE_NEAR(glms_vec3_norm(vel(w, b)), s0, 1e-3 * s0);
+    kyu_world_destroy(w);
+}
+
+// SCENES.md GAS(1000): elastic hard spheres in a closed box keep their kinetic energy.
+static void test_elastic_gas_keeps_energy(void) {
+    lcg = 12345;
+    int n = 1000, m = (int)ceil(cbrt(n));
+    float G = (float)cbrt(n * (4.0 / 3.0) * 3.14159265358979323846 * 0.125 / 0.1);
+    kyu_world *w = make_world(v3(0, 0, 0));
+    add_box(w, v3(-1, -1, -1), v3(0, G + 1, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(G, -1, -1), v3(G + 1, G + 1, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(0, -1, -1), v3(G, 0, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(0, G, -1), v3(G, G + 1, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(0, 0, -1), v3(G, G, 0), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(0, 0, G), v3(G, G, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
+    float s = G / (float)m;
+    for (int i = 0; i < n; i++) {
+        float vx = 10 * (float)(frand() - 0.5), vy = 10 * (float)(frand() - 0.5), vz = 10 * (float)(frand() - 0.5);
+        vec3s p = v3(s * (i % m + 0.5f), s * (i / m % m + 0.5f), s * (i / (m * m) + 0.5f));
+        ids[i] = add_ball(w, p, v3(vx, vy, vz), 0.5f, 1, 1, 0);
+    }
+    double e0 = kyu_world_kinetic_energy(w);
+    long impacts = 0;
+    for (int i = 0; i < 600; i++) {
+        kyu_world_step(w);
+        impacts += kyu_world_stats(w).impacts;
+    }
+    ENSURE_NEAR(kyu_world_kinetic_energy(w) / e0, 1.0, 1e-3);
+    ENSURE(impacts > 10000); // it is a gas, not a lattice of loners
+    for (int i = 0; i < n; i++) {
+        vec3s p = pos(w, ids[i]);
+        ENSURE(p.x >= 0 && p.x <= G && p.y >= 0 && p.y <= G && p.z >= 0 && p.z <= G);
+    }
+    free(ids);
+    kyu_world_destroy(w);
+}
+
+// SCENES.md PILE(n), returned with its handles; `L` receives the inner box width.
+static kyu_world *make_pile(int n, kyu_body_id *ids, float *L_out) {
+    lcg = 12345;
+    int k = (int)ceil(sqrt(n / 10.0)), layers = (n + k * k - 1) / (k * k);
+    float L = 1.1f * k + 1.0f, H = 1.1f * layers + 2;
+    kyu_world *w = make_world(v3(0, -9.81f, 0));
+    add_box(w, v3(-L / 2 - 1, -1, -L / 2 - 1), v3(L / 2 + 1, 0, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - 1, 0, -L / 2 - 1), v3(-L / 2, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - 1), v3(L / 2 + 1, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, -L / 2 - 1), v3(L / 2, H, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    for (int i = 0; i < n; i++) {
+        int layer = i / (k * k), j = i % (k * k), a = j % k, b = j / k;
+        float x = -L / 2 + 0.55f + 1.1f * a + 0.04f * (float)(frand() - 0.5);
+        float y = 0.55f + 1.1f * layer;
+        float z = -L / 2 + 0.55f + 1.1f * b + 0.04f * (float)(frand() - 0.5);
+        ids[i] = add_ball(w, v3(x, y, z), v3(0, 0, 0), 0.5f, 1, 0.2f, 0.5f);
+    }
+    *L_out = L;
+    return w;
+}
+
+static void test_pile_settles_without_escape_or_deep_overlap(void) {
+    enum { N = 1000 };
+    kyu_body_id ids[N];
+    float L;
+    kyu_world *w = make_pile(N, ids, &L);
+    for (int i = 0; i < 600; i++) kyu_world_step(w);
+    vec3s p[N];
+    float vmax = 0;
+    for (int i = 0; i < N; i++) {
+        p[i] = pos(w, ids[i]);
+        ENSURE(fabsf(p[i].x) <= L / 2 && fabsf(p[i].z) <= L / 2 && p[i].y >= 0);
+        vmax = fmaxf(vmax, glms_vec3_norm(vel(w, ids[i])));
+    }
+    float worst = 0; // brute force over all pairs: an oracle independent of the broadphase
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N; j++) worst = fmaxf(worst, 1.0f - glms_vec3_distance(p[i], p[j]));
+    ENSURE(worst < 0.01f * 0.5f);
+    ENSURE(vmax < 0.05f);
+    kyu_world_destroy(w);
+}
+
+static void test_pile_is_bit_identical_when_run_twice(void) {
+    enum { N = 1000 };
+    kyu_body_id ids[N];
+    float L;
+    uint64_t h[2];
+    for (int run = 0; run < 2; run++) {
+        kyu_world *w = make_pile(N, ids, &L);
+        for (int i = 0; i < 600; i++) kyu_world_step(w);
+        h[run] = kyu_world_state_hash(w);
+        kyu_world_destroy(w);
+    }
+    ENSURE(h[0] == h[1]);
+}
+
+// ---- escape -------------------------------------------------------------------------------------
+
+static void test_overlapping_equal_spheres_are_pushed_apart_equally(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    kyu_body_id a = add_ball(w, v3(0, 0, 0), v3(0, 0, 0), 0.5f, 1, 0, 0);
+    kyu_body_id b = add_ball(w, v3(0.6f, 0, 0), v3(0, 0, 0), 0.5f, 1, 0, 0);
+    for (int i = 0; i < 3; i++) kyu_world_step(w);
+    float d = glms_vec3_distance(pos(w, a), pos(w, b));
+    ENSURE(d >= 1.0f - 0.002f - 1e-5f);                   // within the slop
+    ENSURE_NEAR(pos(w, a).x + pos(w, b).x, 0.6, 1e-5);     // moved equally: the midpoint stays
+    ENSURE_NEAR(glms_vec3_norm(vel(w, a)), 0.0, 1e-6);     // the escape adds no velocity
+    kyu_world_destroy(w);
+}
+
+static void test_sphere_in_static_box_alone_moves_out(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    add_box(w, v3(-2, -1, -2), v3(2, 0, 2), 0, 0, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id b = add_ball(w, v3(0.3f, 0.2f, 0), v3(0, 0, 0), 0.5f, 1, 0, 0);
+    for (int i = 0; i < 3; i++) kyu_world_step(w);
+    ENSURE(pos(w, b).y >= 0.5f - 0.002f - 1e-5f);
+    ENSURE_NEAR(pos(w, b).x, 0.3, 1e-6); // straight out along the normal
+    kyu_world_destroy(w);
+}
+
+static void test_coincident_spheres_separate_deterministically(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    kyu_body_id a = add_ball(w, v3(1, 1, 1), v3(0, 0, 0), 0.5f, 1, 0, 0);
+    kyu_body_id b = add_ball(w, v3(1, 1, 1), v3(0, 0, 0), 0.5f, 1, 0, 0);
+    for (int i = 0; i < 3; i++) kyu_world_step(w);
+    vec3s pa = pos(w, a), pb = pos(w, b);
+    ENSURE(kyu_finite3_test(pa) && kyu_finite3_test(pb));
+    ENSURE(glms_vec3_distance(pa, pb) >= 1.0f - 0.002f - 1e-5f);
+    kyu_world_destroy(w);
+}
+
+void suite_physics(void) {
+    RUN_TEST(test_equal_spheres_head_on_swap_velocities);
+    RUN_TEST(test_unequal_masses_match_textbook);
+    RUN_TEST(test_two_body_impacts_conserve_momentum_and_elastic_energy);
+    RUN_TEST(test_bounce_apex_heights_follow_e_squared);
+    RUN_TEST(test_elastic_ball_keeps_its_apex_for_100_bounces);
+    RUN_TEST(test_newtons_cradle_passes_momentum);
+    RUN_TEST(test_bullets_never_pass_the_wall);
+    RUN_TEST(test_tiny_fast_ball_stops_at_thin_box);
+    RUN_TEST(test_ball_turned_around_mid_step_hits_what_is_behind);
+    RUN_TEST(test_moving_wall_reflects_by_relative_velocity);
+    RUN_TEST(test_squeezed_particle_is_never_pushed_through);
+    RUN_TEST(test_fast_ball_in_closed_box_keeps_speed_and_stays_inside);
+    RUN_TEST(test_elastic_gas_keeps_energy);
+    RUN_TEST(test_pile_settles_without_escape_or_deep_overlap);
+    RUN_TEST(test_pile_is_bit_identical_when_run_twice);
+    RUN_TEST(test_overlapping_equal_spheres_are_pushed_apart_equally);
+    RUN_TEST(test_sphere_in_static_box_alone_moves_out);
+    RUN_TEST(test_coincident_spheres_separate_deterministically);
+}
