@@ -435,7 +435,7 @@ static const float_field plane_fields[] = {
 
 // A def rejected by kyu_collider_create. The state hash does not cover colliders, so "unchanged"
 // is checked on the slot too: the world below has no collider, so slot 1 must stay empty.
-static void expect_collider_def_rejected(const char *file, int line, kyu_world *w, uint16_t world_id,
+static void expect_collider_def_rejected(const char *file, int line, kyu_world *w, uint32_t world_id,
                                          const kyu_collider_def *d, kyu_status want,
                                          const char *keyword, const char *what) {
     prime_error(w);
@@ -456,7 +456,7 @@ static void expect_collider_def_rejected(const char *file, int line, kyu_world *
     }
 }
 
-static void nonfinite_collider_fields(kyu_world *w, uint16_t wid, kyu_collider_def base,
+static void nonfinite_collider_fields(kyu_world *w, uint32_t wid, kyu_collider_def base,
                                       const float_field *fields, size_t n, const char *shape) {
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < NONFINITE_COUNT; k++) {
@@ -488,7 +488,7 @@ static void test_out_of_range_collider_def_is_rejected(void) {
     ENSURE(w);
     kyu_body_id b = add_body(w, v3(0, 3, 0), v3(0, 0, 0));
     ENSURE(kyu_body_is_valid(w, b));
-    uint16_t wid = b.world;
+    uint32_t wid = b.world;
     const kyu_collider_def box = box_def(v3(0, -1, 0), v3(2, 1, 2), KYU_KINEMATIC);
     const kyu_collider_def plane = kyu_collider_def_default();
     const versors zero_q = {{0, 0, 0, 0}};
@@ -689,49 +689,57 @@ static void test_invalid_world_def_is_rejected_with_null_out(void) {
     struct {
         const char *what;
         kyu_world_def d;
+        kyu_status want;
     } cases[32];
     int n = 0;
-#define WORLD_CASE(edit)                                                                           \
+    // NaN / inf in a float field: KYU_ERR_NOT_FINITE (the rule at the top); a finite value out of
+    // range: KYU_ERR_INVALID_ARGUMENT.
+#define WORLD_CASE(edit, code)                                                                     \
     do {                                                                                           \
         cases[n].what = #edit;                                                                     \
+        cases[n].want = (code);                                                                    \
         cases[n].d = kyu_world_def_default();                                                      \
         kyu_world_def *wd = &cases[n].d;                                                           \
         edit;                                                                                      \
         n++;                                                                                       \
     } while (0)
-    WORLD_CASE(wd->fixed_dt = 0.0f);
-    WORLD_CASE(wd->fixed_dt = -1.0f / 60.0f);
-    WORLD_CASE(wd->fixed_dt = NAN);
-    WORLD_CASE(wd->fixed_dt = INFINITY);
-    WORLD_CASE(wd->max_steps_per_update = 0);
-    WORLD_CASE(wd->max_steps_per_update = -1);
-    WORLD_CASE(wd->worker_count = 0);
-    WORLD_CASE(wd->worker_count = -3);
-    WORLD_CASE(wd->contact_margin = wd->linear_slop * 0.5f);
-    WORLD_CASE(wd->contact_margin = NAN);
-    WORLD_CASE(wd->linear_slop = -0.001f);
-    WORLD_CASE(wd->linear_slop = NAN);
-    WORLD_CASE(wd->restitution_threshold = -1.0f);
-    WORLD_CASE(wd->restitution_threshold = NAN);
-    WORLD_CASE(wd->solver_iterations = -1);
-    WORLD_CASE(wd->max_events_per_step = -1);
-    WORLD_CASE(wd->body_capacity = -1);
-    WORLD_CASE(wd->max_bodies = 0);
-    WORLD_CASE(wd->max_colliders = 0);
-    WORLD_CASE(wd->cell_size = -1.0f);
-    WORLD_CASE(wd->cell_size = NAN);
-    WORLD_CASE(wd->gravity.y = NAN);
-    WORLD_CASE(wd->gravity.x = INFINITY);
-    WORLD_CASE(wd->internal_cookie = 0);
+    WORLD_CASE(wd->fixed_dt = 0.0f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->fixed_dt = -1.0f / 60.0f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->fixed_dt = NAN, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->fixed_dt = INFINITY, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->max_steps_per_update = 0, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->max_steps_per_update = -1, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->worker_count = 0, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->worker_count = -3, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->contact_margin = wd->linear_slop * 0.5f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->contact_margin = NAN, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->linear_slop = -0.001f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->linear_slop = NAN, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->restitution_threshold = -1.0f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->restitution_threshold = NAN, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->solver_iterations = -1, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->max_events_per_step = -1, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->body_capacity = -1, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->max_bodies = 0, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->max_colliders = 0, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->cell_size = -1.0f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->cell_size = NAN, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->gravity.y = NAN, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->gravity.x = INFINITY, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->gravity.z = 1.5e9f, KYU_ERR_NOT_FINITE);
+    WORLD_CASE(wd->fixed_dt = 11.0f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->max_bodies = (1 << 30) + 1, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE(wd->internal_cookie = 0, KYU_ERR_INVALID_DEF);
 #undef WORLD_CASE
     int sentinel;
     for (int i = 0; i < n; i++) {
         kyu_world *out = (kyu_world *)(void *)&sentinel; // must be overwritten with NULL
         kyu_status st = kyu_world_create(&cases[i].d, &out);
-        if (st == KYU_OK || out != NULL) {
+        if (st != cases[i].want || out != NULL) {
             char msg[256];
-            snprintf(msg, sizeof msg, "world def %s: returned %s, *out %s", cases[i].what,
-                     status_name(st), out ? "not NULL" : "NULL");
+            snprintf(msg, sizeof msg, "world def %s: returned %s (expected %s), *out %s",
+                     cases[i].what, status_name(st), status_name(cases[i].want),
+                     out ? "not NULL" : "NULL");
             test_fail(__FILE__, __LINE__, msg);
         }
         if (st == KYU_OK && out != (kyu_world *)(void *)&sentinel) kyu_world_destroy(out);
@@ -841,7 +849,7 @@ static void test_stale_handle_after_slot_reuse_is_rejected(void) {
     kyu_world_destroy(w);
 }
 
-static void test_null_and_forged_body_handles_are_stale(void) {
+static void test_null_and_forged_handles_are_stale(void) {
     kyu_world *w = make_world(v3(0, 0, 0));
     ENSURE(w);
     kyu_body_id a = add_body(w, v3(1, 0, 0), v3(0, 0, 0));
@@ -857,9 +865,24 @@ static void test_null_and_forged_body_handles_are_stale(void) {
     expect_body_handle_rejected("index1 INT32_MAX", w, (kyu_body_id){0x7fffffffu, a.world, 1},
                                 KYU_ERR_STALE_HANDLE);
     expect_body_handle_rejected("generation never issued", w,
-                                (kyu_body_id){a.index1, a.world, (uint16_t)(a.generation + 2)},
+                                (kyu_body_id){a.index1, a.world, a.generation + 2},
                                 KYU_ERR_STALE_HANDLE);
     EXPECT(kyu_world_body_count(w) == 2 && kyu_body_is_valid(w, a));
+
+    kyu_collider_def cd = kyu_collider_def_default();
+    kyu_collider_id c;
+    ENSURE(kyu_collider_create(w, &cd, &c) == KYU_OK);
+    expect_collider_handle_rejected("KYU_NULL_COLLIDER", w, KYU_NULL_COLLIDER, KYU_ERR_STALE_HANDLE);
+    expect_collider_handle_rejected("collider index1 0 in this world", w,
+                                    (kyu_collider_id){0, c.world, c.generation}, KYU_ERR_STALE_HANDLE);
+    expect_collider_handle_rejected("collider index1 past the slots", w,
+                                    (kyu_collider_id){c.index1 + 1, c.world, 1}, KYU_ERR_STALE_HANDLE);
+    expect_collider_handle_rejected("collider index1 INT32_MAX", w,
+                                    (kyu_collider_id){0x7fffffffu, c.world, 1}, KYU_ERR_STALE_HANDLE);
+    expect_collider_handle_rejected("collider generation never issued", w,
+                                    (kyu_collider_id){c.index1, c.world, c.generation + 2},
+                                    KYU_ERR_STALE_HANDLE);
+    EXPECT(kyu_collider_is_valid(w, c));
     kyu_world_destroy(w);
 }
 
@@ -924,17 +947,12 @@ static void test_removed_collider_handle_is_stale_after_slot_reuse(void) {
     EXPECT_STATUS(kyu_collider_get_position(w, fresh, &p), KYU_OK);
     EXPECT(same3(p, v3(3, 0, 0)));
     EXPECT(kyu_collider_is_valid(w, fresh));
-    expect_collider_handle_rejected("KYU_NULL_COLLIDER", w, KYU_NULL_COLLIDER, KYU_ERR_STALE_HANDLE);
-    expect_collider_handle_rejected("collider index1 past the slots", w,
-                                    (kyu_collider_id){fresh.index1 + 1, fresh.world, 1},
-                                    KYU_ERR_STALE_HANDLE);
-    EXPECT(kyu_collider_is_valid(w, fresh));
     kyu_world_destroy(w);
 }
 
-// types.h promises a removed handle stays stale "even after its slot was reused". With a 16-bit
-// generation that bumps on create and on destroy, one slot reused 32768 times hands out the old
-// generation again; this test reuses one slot 40000 times and checks the first handle each time.
+// types.h promises a removed handle stays stale "even after its slot was reused". Generations were
+// 16 bits once: bumped on create and on destroy, one slot reused 32768 times handed out the old
+// generation again. Reusing one slot 40000 times, checking the first handle each time, guards that.
 static void test_stale_handle_stays_stale_through_generation_wraparound(void) {
     kyu_world *w = make_world(v3(0, 0, 0));
     ENSURE(w);
@@ -1423,7 +1441,8 @@ void suite_api(void) {
     // 2. handles
     RUN_TEST(test_removed_body_handle_is_stale_for_every_function);
     RUN_TEST(test_stale_handle_after_slot_reuse_is_rejected);
-    RUN_TEST(test_null_and_forged_body_handles_are_stale);
+    RUN_TEST(test_null_and_forged_handles_are_stale);
+    RUN_TEST(test_handle_index_beyond_int_range_is_stale);
     RUN_TEST(test_handle_from_another_world_is_foreign);
     RUN_TEST(test_removed_collider_handle_is_stale_after_slot_reuse);
     RUN_TEST(test_stale_handle_stays_stale_through_generation_wraparound);
@@ -1444,7 +1463,4 @@ void suite_api(void) {
     RUN_TEST(test_identical_worlds_end_with_identical_state_hash);
     RUN_TEST(test_getters_return_what_was_set);
     RUN_TEST(test_impulse_changes_velocity_by_impulse_over_mass);
-    // Last: with the engine's current handle lookup this reads out of bounds, which aborts a
-    // sanitizer build; every other api test has reported by then.
-    RUN_TEST(test_handle_index_beyond_int_range_is_stale);
 }

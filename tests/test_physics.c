@@ -269,6 +269,44 @@ static void test_squeezed_particle_is_never_pushed_through(void) {
     kyu_world_destroy(w);
 }
 
+// A ball sliding on a floor (no spin in kyu) stops after v^2 / (2 mu g), as Coulomb friction says.
+static void test_sliding_ball_stops_at_coulomb_distance(void) {
+    kyu_world *w = make_world(v3(0, -9.81f, 0));
+    add_box(w, v3(-20, -1, -5), v3(20, 0, 5), 0, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id b = add_ball(w, v3(0, 0.5f, 0), v3(0, 0, 0), 0.5f, 1, 0, 0.5f);
+    for (int i = 0; i < 30; i++) kyu_world_step(w); // settle onto the floor first
+    float x0 = pos(w, b).x;
+    kyu_body_set_velocity(w, b, v3(3, 0, 0));
+    for (int i = 0; i < 120; i++) kyu_world_step(w);
+    // Continuous answer v^2 / (2 mu g), less the known first-order term of kick-drift integration
+    // under a constant deceleration (positions move with the already-slowed velocity): v dt / 2.
+    double expected = 3.0 * 3.0 / (2 * 0.5 * 9.81) - 3.0 / 60.0 / 2.0;
+    ENSURE_NEAR(pos(w, b).x - x0, expected, 0.01 * expected);
+    ENSURE(fabsf(vel(w, b).x) < 1e-4f);
+    kyu_world_destroy(w);
+}
+
+// With the impact cap hit, every body stops at its next impact: still nothing passes the wall.
+static void test_event_cap_fallback_never_tunnels(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    wd.max_events_per_step = 10;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    add_box(w, v3(10, -1, -1), v3(10.1f, 3, 21), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id ids[200];
+    for (int i = 0; i < 200; i++)
+        ids[i] = add_ball(w, v3(2.5f, 0.2f * (i % 10), 0.2f * (i / 10)), v3(300, 0, 0), 0.05f, 0.01f, 0.5f, 0.5f);
+    int cap_hit = 0;
+    for (int i = 0; i < 60; i++) {
+        kyu_world_step(w);
+        cap_hit |= kyu_world_stats(w).event_cap_hit;
+        for (int k = 0; k < 200; k++) ENSURE(pos(w, ids[k]).x <= 10.0f - 0.05f + 0.003f);
+    }
+    ENSURE(cap_hit);
+    kyu_world_destroy(w);
+}
+
 // ---- long runs ----------------------------------------------------------------------------------
 
 static void test_fast_ball_in_closed_box_keeps_speed_and_stays_inside(void) {
@@ -433,6 +471,8 @@ void suite_physics(void) {
     RUN_TEST(test_ball_turned_around_mid_step_hits_what_is_behind);
     RUN_TEST(test_moving_wall_reflects_by_relative_velocity);
     RUN_TEST(test_squeezed_particle_is_never_pushed_through);
+    RUN_TEST(test_sliding_ball_stops_at_coulomb_distance);
+    RUN_TEST(test_event_cap_fallback_never_tunnels);
     RUN_TEST(test_fast_ball_in_closed_box_keeps_speed_and_stays_inside);
     RUN_TEST(test_elastic_gas_keeps_energy);
     RUN_TEST(test_pile_settles_without_escape_or_deep_overlap);
