@@ -146,15 +146,21 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     return KYU_OK;
 }
 
-// Drops the contacts of a removed body so the next step never reads its slot.
-static void forget_contacts(kyu_world *w, uint32_t slot) {
+// Bodies were removed since the last step: drop their contacts in one pass, however many were
+// removed. A contact names its bodies by slot and generation, so a slot already reused by a new
+// body is not mistaken for the old one.
+void kyu_bodies_drop_removed_contacts(kyu_world *w) {
+    body_store *b = &w->bodies;
+    if (b->removed == 0) return;
     int n = 0;
     for (int i = 0; i < w->contact_count; i++) {
         const contact *c = &w->contacts[i];
-        if (c->a == slot || c->b == slot) continue;
+        if (!b->alive[c->a] || b->generation[c->a] != c->ga) continue;
+        if (!(c->b & KYU_COLLIDER_BIT) && (!b->alive[c->b] || b->generation[c->b] != c->gb)) continue;
         w->contacts[n++] = *c;
     }
     w->contact_count = n;
+    b->removed = 0;
 }
 
 kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
@@ -165,7 +171,7 @@ kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
     b->generation[slot] = b->generation[slot] + 1;
     b->free_slots[b->free_count++] = slot;
     b->count--;
-    forget_contacts(w, (uint32_t)slot);
+    b->removed++;
     return KYU_OK;
 }
 

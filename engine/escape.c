@@ -136,6 +136,8 @@ static int by_key(const void *x, const void *y) {
 
 static void fill(const kyu_world *w, contact *c) {
     const body_store *s = &w->bodies;
+    c->ga = s->generation[c->a];
+    c->gb = is_collider(c->b) ? 0 : s->generation[c->b];
     float ib = 0.0f, eb, mub;
     if (is_collider(c->b)) {
         const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];

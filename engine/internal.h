@@ -33,8 +33,9 @@ typedef struct body_store {
     void **user;
     uint32_t *generation;
     uint8_t *alive;
-    int *free_slots;
+    int *free_slots;      // slots ready for reuse
     int free_count;
+    int removed;          // bodies removed since the last step (their contacts are dropped then)
 } body_store;
 
 typedef struct collider {
@@ -54,6 +55,7 @@ typedef struct collider {
 // A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
 typedef struct contact {
     uint32_t a, b;        // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
+    uint32_t ga, gb;      // generations of the bodies: a contact never outlives its bodies' slots
     vec3s normal;         // unit, from b to a, as last detected
     float gap;            // signed distance when detected (negative = overlap)
     float jn;             // accumulated normal impulse of the velocity solve (warm start)
@@ -163,6 +165,7 @@ int kyu_bounded3(vec3s v, float limit);
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
 int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);
+void kyu_bodies_drop_removed_contacts(kyu_world *w);
 
 // collider.c
 kyu_hit kyu_collider_sweep(const collider *c, vec3s p, vec3s d, float r, float t0, float dt);

@@ -107,6 +107,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     w->locked = 1;
     memset(&w->stats, 0, sizeof w->stats);
     w->stats.awake_bodies = w->bodies.count;
+    kyu_bodies_drop_removed_contacts(w);   // removed bodies leave the contact cache
     integrate_forces(w);                   // 1. forces
     kyu_contacts_solve_velocities(w);      // 7a. kept contacts: no approach (resting piles)
     kyu_contacts_mark_supported(w);        //     bodies not held by a contact fly exact parabolas

@@ -459,6 +459,23 @@ static void test_coincident_spheres_separate_deterministically(void) {
     kyu_world_destroy(w);
 }
 
+// Removing the ball another rests on lets the upper ball fall to the floor, also when the removed
+// slot is reused at once by a ball far away.
+static void test_removing_a_support_lets_the_ball_above_fall_even_when_its_slot_is_reused(void) {
+    kyu_world *w = make_world(v3(0, -9.81f, 0));
+    add_box(w, v3(-5, -1, -5), v3(5, 0, 5), 0, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id low = add_ball(w, v3(0, 0.5f, 0), v3(0, 0, 0), 0.5f, 1, 0, 0.5f);
+    kyu_body_id top = add_ball(w, v3(0, 1.5f, 0), v3(0, 0, 0), 0.5f, 1, 0, 0.5f);
+    for (int i = 0; i < 60; i++) kyu_world_step(w);
+    ENSURE(pos(w, top).y > 1.45f);
+    ENSURE(kyu_body_destroy(w, low) == KYU_OK);
+    kyu_body_id far = add_ball(w, v3(100, 0.5f, 100), v3(0, 0, 0), 0.5f, 1, 0, 0.5f);
+    ENSURE(far.index1 == low.index1); // the slot was reused
+    for (int i = 0; i < 60; i++) kyu_world_step(w);
+    ENSURE_NEAR(pos(w, top).y, 0.5, 0.003);
+    kyu_world_destroy(w);
+}
+
 void suite_physics(void) {
     RUN_TEST(test_equal_spheres_head_on_swap_velocities);
     RUN_TEST(test_unequal_masses_match_textbook);
@@ -480,4 +497,5 @@ void suite_physics(void) {
     RUN_TEST(test_overlapping_equal_spheres_are_pushed_apart_equally);
     RUN_TEST(test_sphere_in_static_box_alone_moves_out);
     RUN_TEST(test_coincident_spheres_separate_deterministically);
+    RUN_TEST(test_removing_a_support_lets_the_ball_above_fall_even_when_its_slot_is_reused);
 }
