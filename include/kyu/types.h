@@ -27,7 +27,8 @@ extern "C" {
 typedef enum kyu_status {
     KYU_OK = 0,
     KYU_ERR_NULL,            ///< a required pointer argument was NULL
-    KYU_ERR_NOT_FINITE,      ///< a float argument was NaN or infinite
+    KYU_ERR_NOT_FINITE,      ///< a float was NaN, infinite or beyond 1e9 (radius, mass, restitution,
+                             ///< friction and damping report their own codes, NaN included)
     KYU_ERR_RADIUS,          ///< a radius was <= 0 (or absurdly large)
     KYU_ERR_MASS,            ///< a mass was <= 0
     KYU_ERR_RESTITUTION,     ///< restitution outside [0, 1]
