@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Broadphase: a hashed uniform grid over each particle's swept box. Every pair of boxes that overlap
 // becomes a candidate pair, found once, in a deterministic order; colliders are paired by their
-// bounds. Mid-step, a particle whose new path leaves its box is entered again (late insert) and
-// queried, so a particle turned around by an impact still meets everything in its way.
+// bounds. A box that fits in a cell is entered once (the cell of its low corner): two such boxes
+// that overlap have low corners at most one cell apart on each axis, so a body meets all its
+// partners in its own cell and the 13 cells ahead of it. Larger boxes go in every cell they cover.
+// Mid-step, a particle whose new path leaves its box is entered again (late insert) and queried, so
+// a particle turned around by an impact still meets everything in its way.
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +21,17 @@ static int32_t cell_of(float x, float inv_cell) {
     return (int32_t)c;
 }
 
+// The key of a cell: its coordinates' low 10 bits packed (no two cells of a 1024^3 block share a
+// key, and sorting by key keeps rows of cells together), mixed with a hash of the block for worlds
+// larger than that. Coordinates are offset by 2^20 (they are clamped to +-2^20) to stay unsigned.
 static uint32_t cell_hash(const int32_t c[3]) {
-    return ((uint32_t)c[0] * 73856093u) ^ ((uint32_t)c[1] * 19349663u) ^ ((uint32_t)c[2] * 83492791u);
+    uint32_t x = (uint32_t)(c[0] + 1048576), y = (uint32_t)(c[1] + 1048576), z = (uint32_t)(c[2] + 1048576);
+    uint32_t local = (x & 1023u) | (y & 1023u) << 10 | (z & 1023u) << 20;
+    uint32_t block = (x >> 10) * 0x9E3779B1u ^ (y >> 10) * 0x85EBCA77u ^ (z >> 10) * 0xC2B2AE3Du;
+    block ^= block >> 15;
+    block *= 0x2C1B3C6Du;
+    block ^= block >> 12;
+    return local ^ block;
 }
 
 static void cell_range(const grid *g, const aabb *b, int32_t lo[3], int32_t hi[3]) {
@@ -33,7 +45,7 @@ static int64_t cell_count(const int32_t lo[3], const int32_t hi[3]) {
     return (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
 }
 
-static int boxes_overlap(const aabb *a, const aabb *b) {
+static inline int boxes_overlap(const aabb *a, const aabb *b) {
     return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] &&
            b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
 }
@@ -51,6 +63,10 @@ static int push_pair(kyu_world *w, uint32_t a, uint32_t b) {
     return 0;
 }
 
+static float box_extent(const aabb *b);
+
+// The cell is a little larger than the mean box, so nearly every box fits in one cell (the few
+// that do not, fast bodies, go in every cell they cover).
 static void choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
     if (w->def.cell_size > 0.0f) {
@@ -59,9 +75,8 @@ static void choose_cell_size(kyu_world *w) {
         double sum = 0.0;
         int n = 0;
         for (int i = 0; i < w->bodies.high; i++)
-            if (w->bodies.alive[i]) sum += w->bodies.radius[i], n++;
-        // 1.5 diameters: a resting particle's box spans about two cells per axis.
-        g->cell = n ? (float)(3.0 * sum / n) + 2.0f * w->def.contact_margin : 1.0f;
+            if (w->bodies.alive[i]) sum += box_extent(&w->box[i]), n++;
+        g->cell = n ? (float)(1.1 * sum / n) : 1.0f;
     }
     g->inv_cell = 1.0f / g->cell;
 }
@@ -100,34 +115,47 @@ static int table_reserve(uint32_t **key, uint32_t **val, int *size, int needed) 
 
 // Finds the slot of a hash in an open-addressing table (empty slots have val UINT32_MAX).
 static uint32_t table_find(const uint32_t *key, const uint32_t *val, int size, uint32_t h) {
-    uint32_t mask = (uint32_t)size - 1, i = (h * 2654435761u) & mask;
+    // Full avalanche (murmur3's finaliser): every key bit moves the low bits the mask keeps.
+    uint32_t m = h ^ (h >> 16);
+    m *= 0x85ebca6bu;
+    m ^= m >> 13;
+    m *= 0xc2b2ae35u;
+    m ^= m >> 16;
+    uint32_t mask = (uint32_t)size - 1, i = m & mask;
     while (val[i] != UINT32_MAX && key[i] != h) i = (i + 1) & mask;
     return i;
 }
 
+static float box_extent(const aabb *b) {
+    float e = b->hi[0] - b->lo[0];
+    if (b->hi[1] - b->lo[1] > e) e = b->hi[1] - b->lo[1];
+    if (b->hi[2] - b->lo[2] > e) e = b->hi[2] - b->lo[2];
+    return e;
+}
+
+// Small boxes become one entry each; large ones are listed as big (multi-cell) or huge (too many
+// cells: tested against every body).
 static int emit_entries(kyu_world *w) {
     grid *g = &w->grid;
-    g->entry_count = 0;
-    g->huge_count = 0;
+    g->entry_count = g->huge_count = g->big_count = 0;
+    if (RESERVE(g->entries, g->entry_cap, w->bodies.count)) return -1;
     for (int i = 0; i < w->bodies.high; i++) {
         if (!w->bodies.alive[i]) continue;
+        const aabb *b = &w->box[i];
         int32_t lo[3], hi[3];
-        cell_range(g, &w->box[i], lo, hi);
-        int64_t cells = cell_count(lo, hi);
-        if (cells > MAX_CELLS_PER_BODY) {
+        cell_range(g, b, lo, hi);
+        if (box_extent(b) <= 0.99f * g->cell) { // margin: corners stay within one cell despite rounding
+            grid_entry *e = &g->entries[g->entry_count++];
+            memcpy(e->c, lo, sizeof e->c);
+            e->key = cell_hash(e->c);
+            e->body = (uint32_t)i;
+        } else if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
             if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
             g->huge[g->huge_count++] = (uint32_t)i;
-            continue;
+        } else {
+            if (RESERVE(g->big, g->big_cap, g->big_count + 1)) return -1;
+            g->big[g->big_count++] = (uint32_t)i;
         }
-        if (RESERVE(g->entries, g->entry_cap, g->entry_count + (int)cells)) return -1;
-        for (int32_t z = lo[2]; z <= hi[2]; z++)
-            for (int32_t y = lo[1]; y <= hi[1]; y++)
-                for (int32_t x = lo[0]; x <= hi[0]; x++) {
-                    grid_entry *e = &g->entries[g->entry_count++];
-                    e->c[0] = x, e->c[1] = y, e->c[2] = z;
-                    e->key = cell_hash(e->c);
-                    e->body = (uint32_t)i;
-                }
     }
     return RESERVE(g->entries_tmp, g->entry_tmp_cap, g->entry_count);
 }
@@ -136,27 +164,9 @@ static int same_cell(const int32_t a[3], const int32_t b[3]) {
     return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
 }
 
-// Pairs within one run of equal hashes, each reported in the cell of its intersection's low corner.
-static int pairs_in_run(kyu_world *w, int start, int end) {
-    const grid *g = &w->grid;
-    for (int i = start; i < end; i++) {
-        const grid_entry *ei = &g->entries[i];
-        const aabb *bi = &w->box[ei->body];
-        for (int j = i + 1; j < end; j++) {
-            const grid_entry *ej = &g->entries[j];
-            if (ej->body == ei->body || !same_cell(ei->c, ej->c)) continue;
-            const aabb *bj = &w->box[ej->body];
-            if (!boxes_overlap(bi, bj)) continue;
-            int32_t corner[3];
-            for (int k = 0; k < 3; k++)
-                corner[k] = cell_of(fmaxf(bi->lo[k], bj->lo[k]), g->inv_cell);
-            if (!same_cell(corner, ei->c)) continue;
-            uint32_t a = ei->body < ej->body ? ei->body : ej->body;
-            uint32_t b = ei->body ^ ej->body ^ a;
-            if (push_pair(w, a, b)) return -1;
-        }
-    }
-    return 0;
+static inline int pair_if_overlap(kyu_world *w, uint32_t i, uint32_t j) {
+    if (!boxes_overlap(&w->box[i], &w->box[j])) return 0;
+    return push_pair(w, i < j ? i : j, i < j ? j : i);
 }
 
 static int index_runs(grid *g) {
@@ -173,10 +183,188 @@ static int index_runs(grid *g) {
     return 0;
 }
 
+// The entries [*b, *e) of the small-box table that may lie in cell c (in the hashed table a run
+// may also hold another cell with the same key: callers compare coordinates). 0 when empty.
+static int cell_entries(const grid *g, const int32_t c[3], int *b, int *e) {
+    if (g->dense) {
+        for (int k = 0; k < 3; k++)
+            if (c[k] < g->origin[k] || c[k] >= g->origin[k] + g->dims[k]) return 0;
+        size_t idx = ((size_t)(c[2] - g->origin[2]) * (size_t)g->dims[1] + (size_t)(c[1] - g->origin[1])) *
+                         (size_t)g->dims[0] + (size_t)(c[0] - g->origin[0]);
+        *b = (int)g->dense_start[idx];
+        *e = (int)g->dense_start[idx + 1];
+        return *e > *b;
+    }
+    uint32_t h = cell_hash(c);
+    uint32_t s = table_find(g->table_key, g->table_start, g->table_size, h);
+    if (g->table_start[s] == UINT32_MAX) return 0;
+    int j = (int)g->table_start[s];
+    *b = j;
+    while (j < g->entry_count && g->entries[j].key == h) j++;
+    *e = j;
+    return 1;
+}
+
+// A compact world (the occupied cells fit in a box of at most 4 cells a body): counting-sort the
+// entries by cell index, so a neighbour is found by arithmetic instead of hashing.
+static int try_dense(grid *g) {
+    g->dense = 0;
+    if (g->entry_count == 0) return 0;
+    int32_t lo[3], hi[3];
+    memcpy(lo, g->entries[0].c, sizeof lo);
+    memcpy(hi, g->entries[0].c, sizeof hi);
+    for (int i = 1; i < g->entry_count; i++)
+        for (int k = 0; k < 3; k++) {
+            if (g->entries[i].c[k] < lo[k]) lo[k] = g->entries[i].c[k];
+            if (g->entries[i].c[k] > hi[k]) hi[k] = g->entries[i].c[k];
+        }
+    int64_t n = cell_count(lo, hi);
+    if (n > 4 * (int64_t)g->entry_count + 4096) return 0;
+    if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1)) return -1;
+    for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
+    uint32_t *start = g->dense_start;
+    memset(start, 0, (size_t)(n + 1) * sizeof *start);
+    for (int i = 0; i < g->entry_count; i++) {
+        const int32_t *c = g->entries[i].c;
+        uint32_t idx = (uint32_t)(((c[2] - lo[2]) * g->dims[1] + (c[1] - lo[1])) * g->dims[0] + (c[0] - lo[0]));
+        g->entries[i].key = idx;
+        start[idx + 1]++;
+    }
+    for (int64_t i = 0; i < n; i++) start[i + 1] += start[i];
+    for (int i = 0; i < g->entry_count; i++) g->entries_tmp[start[g->entries[i].key]++] = g->entries[i];
+    for (int64_t i = n; i > 0; i--) start[i] = start[i - 1]; // back to first-entry offsets
+    start[0] = 0;
+    grid_entry *t = g->entries;
+    g->entries = g->entries_tmp;
+    g->entries_tmp = t;
+    int cap = g->entry_cap;
+    g->entry_cap = g->entry_tmp_cap;
+    g->entry_tmp_cap = cap;
+    g->dense = 1;
+    return 1;
+}
+
+// The 13 neighbour cells "ahead" of a cell: each pair of adjacent cells is visited once.
+static const int8_t AHEAD[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},  {-1, -1, 1},
+                                    {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},  {1, 0, 1},
+                                    {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
+
+// Pairs of the bodies in cell c (entries [start, end) of its run with these coordinates).
+static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
+    const grid *g = &w->grid;
+    for (int i = start; i < end; i++) {
+        if (!same_cell(g->entries[i].c, c)) continue;
+        for (int j = i + 1; j < end; j++)
+            if (same_cell(g->entries[j].c, c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
+                return -1;
+    }
+    for (int k = 0; k < 13; k++) {
+        int32_t n[3] = {c[0] + AHEAD[k][0], c[1] + AHEAD[k][1], c[2] + AHEAD[k][2]};
+        int nb, ne;
+        if (!cell_entries(g, n, &nb, &ne)) continue;
+        for (int j = nb; j < ne; j++) {
+            if (!same_cell(g->entries[j].c, n)) continue;
+            for (int i = start; i < end; i++)
+                if (same_cell(g->entries[i].c, c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+static int small_pairs(kyu_world *w) {
+    const grid *g = &w->grid;
+    if (g->dense) {
+        for (int i = 0; i < g->entry_count;) {
+            int end = i + 1;
+            while (end < g->entry_count && g->entries[end].key == g->entries[i].key) end++;
+            if (pairs_of_cell(w, i, end, g->entries[i].c)) return -1;
+            i = end;
+        }
+        return 0;
+    }
+    for (int i = 0; i < g->entry_count;) {
+        int end = i + 1;
+        while (end < g->entry_count && g->entries[end].key == g->entries[i].key) end++;
+        // A run holds one cell, except when two cells share a hash: each distinct cell once.
+        for (int k = i; k < end; k++) {
+            int first = 1;
+            for (int m = i; m < k && first; m++) first = !same_cell(g->entries[m].c, g->entries[k].c);
+            if (first && pairs_of_cell(w, i, end, g->entries[k].c)) return -1;
+        }
+        i = end;
+    }
+    return 0;
+}
+
+// Small boxes whose low corner lies in the cells over [lo - cell, hi] of a box: every small box
+// that can overlap it.
+static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(kyu_world *, uint32_t, uint32_t)) {
+    const grid *g = &w->grid;
+    aabb wide = *box;
+    for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
+    int32_t lo[3], hi[3], c[3];
+    cell_range(g, &wide, lo, hi);
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+                int b, e;
+                if (!cell_entries(g, c, &b, &e)) continue;
+                for (int j = b; j < e; j++)
+                    if (same_cell(g->entries[j].c, c) && visit(w, a, g->entries[j].body)) return -1;
+            }
+    return 0;
+}
+
+static int big_small_visit(kyu_world *w, uint32_t a, uint32_t j) { return pair_if_overlap(w, a, j); }
+
+static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
+
+static int multi_insert(kyu_world *w, uint32_t a) {
+    int32_t lo[3], hi[3], c[3];
+    cell_range(&w->grid, &w->box[a], lo, hi);
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+                if (late_add_entry(&w->grid, c, a)) return -1;
+    return 0;
+}
+
+static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint32_t, uint32_t));
+
+// Big-big pairs are reported by the lower slot (the stamp dedupes a partner met in many cells).
+static int big_big_visit(kyu_world *w, uint32_t a, uint32_t j) {
+    grid *g = &w->grid;
+    if (j <= a || g->stamp[j] == g->stamp_now) return 0;
+    g->stamp[j] = g->stamp_now;
+    return pair_if_overlap(w, a, j);
+}
+
+static void next_stamp(kyu_world *w) {
+    grid *g = &w->grid;
+    if (++g->stamp_now == 0) {
+        memset(g->stamp, 0, (size_t)w->bodies.capacity * sizeof *g->stamp);
+        g->stamp_now = 1;
+    }
+}
+
+static int big_pairs(kyu_world *w) {
+    grid *g = &w->grid;
+    for (int k = 0; k < g->big_count; k++)
+        if (multi_insert(w, g->big[k])) return -1;
+    for (int k = 0; k < g->big_count; k++) {
+        uint32_t a = g->big[k];
+        if (query_small(w, a, &w->box[a], big_small_visit)) return -1;
+        next_stamp(w);
+        if (query_multi(w, a, big_big_visit)) return -1;
+    }
+    return 0;
+}
+
 static int huge_pairs(kyu_world *w) {
     grid *g = &w->grid;
     // Stamp the huge bodies so a huge-huge pair is reported once, by its lower slot.
-    if (++g->stamp_now == 0) g->stamp_now = 1;
+    next_stamp(w);
     for (int h = 0; h < g->huge_count; h++) g->stamp[g->huge[h]] = g->stamp_now;
     for (int h = 0; h < g->huge_count; h++) {
         uint32_t a = g->huge[h];
@@ -184,8 +372,7 @@ static int huge_pairs(kyu_world *w) {
             uint32_t b = (uint32_t)i;
             if (!w->bodies.alive[i] || b == a) continue;
             if (g->stamp[b] == g->stamp_now && b < a) continue;
-            if (!boxes_overlap(&w->box[a], &w->box[b])) continue;
-            if (push_pair(w, a < b ? a : b, a < b ? b : a)) return -1;
+            if (pair_if_overlap(w, a, b)) return -1;
         }
     }
     return 0;
@@ -230,17 +417,14 @@ int kyu_broadphase_build(kyu_world *w) {
     w->pair_count = 0;
     g->late_count = 0;
     if (emit_entries(w)) return -1;
-    sort_entries(g);
-    for (int i = 0; i < g->entry_count;) {
-        int j = i + 1;
-        while (j < g->entry_count && g->entries[j].key == g->entries[i].key) j++;
-        if (pairs_in_run(w, i, j)) return -1;
-        i = j;
-    }
-    if (huge_pairs(w) || collider_pairs(w) || index_runs(g) || build_adjacency(w)) return -1;
-    // The late table is sized for a few percent of the bodies and regrown when it fills.
-    if (table_reserve(&g->late_key, &g->late_head, &g->late_table_size, 256 + w->bodies.count / 16))
+    int dense = try_dense(g);
+    if (dense < 0) return -1;
+    if (!dense) sort_entries(g);
+    // The multi-cell table holds the big boxes now and the late inserts later in the step.
+    int multi = 256 + w->bodies.count / 16 + 8 * g->big_count;
+    if ((!dense && index_runs(g)) || table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
         return -1;
+    if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || collider_pairs(w) || build_adjacency(w)) return -1;
     return 0;
 }
 
@@ -307,42 +491,41 @@ static int late_add_entry(grid *g, const int32_t c[3], uint32_t body) {
     return 0;
 }
 
-static int query_cell(kyu_world *w, uint32_t a, const int32_t c[3]) {
+// Every body in the multi-cell table over the cells of a's box.
+static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint32_t, uint32_t)) {
     grid *g = &w->grid;
-    uint32_t h = cell_hash(c);
-    uint32_t s = table_find(g->table_key, g->table_start, g->table_size, h);
-    if (g->table_start[s] != UINT32_MAX)
-        for (int e = (int)g->table_start[s]; e < g->entry_count && g->entries[e].key == h; e++)
-            if (consider(w, a, g->entries[e].body)) return -1;
-    s = table_find(g->late_key, g->late_head, g->late_table_size, h);
-    for (uint32_t e = g->late_head[s]; e != UINT32_MAX; e = g->late[e].next)
-        if (consider(w, a, g->late[e].body)) return -1;
+    int32_t lo[3], hi[3], c[3];
+    cell_range(g, &w->box[a], lo, hi);
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+                uint32_t h = cell_hash(c);
+                uint32_t s = table_find(g->late_key, g->late_head, g->late_table_size, h);
+                for (uint32_t e = g->late_head[s]; e != UINT32_MAX; e = g->late[e].next)
+                    if (same_cell(g->late[e].c, c) && visit(w, a, g->late[e].body)) return -1;
+            }
     return 0;
 }
 
-// Body a's box changed mid-step: enter it again and pair it with everything its new box meets.
+// Body a's box changed mid-step: pair it with everything its new box meets, then enter it in the
+// multi-cell table so later queries meet it there.
 int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
     grid *g = &w->grid;
-    if (++g->stamp_now == 0) {
-        memset(g->stamp, 0, (size_t)w->bodies.capacity * sizeof *g->stamp);
-        g->stamp_now = 1;
-    }
+    next_stamp(w);
     g->stamp[a] = g->stamp_now;
-    int32_t lo[3], hi[3], c[3];
+    int32_t lo[3], hi[3];
     cell_range(g, &w->box[a], lo, hi);
     if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
-        if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
-        g->huge[g->huge_count++] = a;
         for (int i = 0; i < w->bodies.high; i++)
             if (w->bodies.alive[i] && consider(w, a, (uint32_t)i)) return -1;
+        if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
+        g->huge[g->huge_count++] = a;
     } else {
-        for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-            for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-                for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
-                    if (late_add_entry(g, c, a) || query_cell(w, a, c)) return -1;
+        if (query_small(w, a, &w->box[a], consider) || query_multi(w, a, consider)) return -1;
+        for (int h = 0; h < g->huge_count; h++)
+            if (consider(w, a, g->huge[h])) return -1;
+        if (multi_insert(w, a)) return -1;
     }
-    for (int h = 0; h < g->huge_count; h++)
-        if (consider(w, a, g->huge[h])) return -1;
     for (int k = 0; k < w->collider_high; k++)
         if (w->colliders[k].alive && kyu_collider_touches_box(&w->colliders[k], &w->box[a]))
             if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
@@ -351,6 +534,6 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
 
 void kyu_grid_free(grid *g) {
     free(g->entries); free(g->entries_tmp); free(g->table_key); free(g->table_start);
-    free(g->late_key); free(g->late_head); free(g->late); free(g->huge); free(g->stamp);
+    free(g->late_key); free(g->late_head); free(g->late); free(g->big); free(g->dense_start); free(g->huge); free(g->stamp);
     memset(g, 0, sizeof *g);
 }

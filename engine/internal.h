@@ -84,9 +84,10 @@ typedef struct impact_event {
 int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 #define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))
 
-// The uniform grid over swept boxes (hashed, so the world is unbounded). A body is entered in
-// every cell its box covers; a pair is reported once, in the cell holding the low corner of the
-// intersection of the two boxes.
+// The uniform grid over swept boxes (hashed, so the world is unbounded). A body whose box fits in a
+// cell is entered once, in the cell of its box's low corner, and meets its partners in its own cell
+// and the 13 cells ahead of it. A larger box is entered in every cell it covers (the multi-cell
+// table), and so is every body whose path changes mid-step.
 typedef struct grid_entry {
     uint32_t key;  // hash of the cell
     int32_t c[3];  // cell coordinates
@@ -105,10 +106,16 @@ typedef struct grid {
     int entry_count, entry_cap, entry_tmp_cap;
     uint32_t *table_key, *table_start; // hash -> first entry of its run; start UINT32_MAX = empty
     int table_size;
-    uint32_t *late_key, *late_head;    // bodies inserted mid-step: hash -> list of late entries
+    int dense;                         // compact world: entries counting-sorted into a 3D array
+    int32_t origin[3], dims[3];
+    uint32_t *dense_start;             // cell index -> first entry; [n] = entry count
+    int dense_cap;
+    uint32_t *late_key, *late_head;    // multi-cell table: hash -> list of late entries
     int late_table_size;
     late_entry *late;
     int late_count, late_cap;
+    uint32_t *big;                     // bodies entered in the multi-cell table at the build
+    int big_count, big_cap;
     uint32_t *huge;                    // bodies whose box covers too many cells
     int huge_count, huge_cap;
     uint32_t *stamp;                   // per body: last query that saw it

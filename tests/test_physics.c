@@ -476,6 +476,46 @@ static void test_removing_a_support_lets_the_ball_above_fall_even_when_its_slot_
     kyu_world_destroy(w);
 }
 
+// Elastic spheres in boxes far apart (the grid falls back to hashing) or close together (a dense
+// grid), some fast enough to cross many cells a step and a few huge: a pair the broadphase missed
+// would pass through each other, so no two may ever overlap (brute force over all pairs).
+static void gas_clusters_never_interpenetrate(float spacing) {
+    enum { PER = 150, CLUSTERS = 2, N = PER * CLUSTERS };
+    lcg = 99;
+    kyu_world *w = make_world(v3(0, 0, 0));
+    kyu_body_id ids[N];
+    float rad[N];
+    for (int c = 0; c < CLUSTERS; c++) {
+        float ox = c * spacing;
+        add_box(w, v3(ox - 1, -1, -1), v3(ox, 9, 9), 1, 0, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(ox + 8, -1, -1), v3(ox + 9, 9, 9), 1, 0, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(ox, -1, -1), v3(ox + 8, 0, 9), 1, 0, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(ox, 8, -1), v3(ox + 8, 9, 9), 1, 0, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(ox, 0, -1), v3(ox + 8, 8, 0), 1, 0, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(ox, 0, 8), v3(ox + 8, 8, 9), 1, 0, KYU_STATIC, v3(0, 0, 0));
+        for (int i = 0; i < PER; i++) {
+            int k = c * PER + i;
+            float speed = i % 10 == 0 ? 200.0f : i % 50 == 1 ? 2000.0f : 10.0f; // a few cross many cells
+            rad[k] = i % 75 == 2 ? 0.6f : 0.2f;
+            vec3s p = v3(ox + 0.7f + 1.1f * (i % 6), 0.7f + 1.1f * (i / 6 % 6), 0.7f + 1.3f * (i / 36));
+            vec3s v = v3(speed * (float)(frand() - 0.5), speed * (float)(frand() - 0.5), speed * (float)(frand() - 0.5));
+            ids[k] = add_ball(w, p, v, rad[k], 1, 1, 0);
+        }
+    }
+    for (int step = 0; step < 120; step++) {
+        kyu_world_step(w);
+        vec3s p[N];
+        for (int i = 0; i < N; i++) p[i] = pos(w, ids[i]);
+        for (int i = 0; i < N; i++)
+            for (int j = i + 1; j < N; j++)
+                ENSURE(glms_vec3_distance(p[i], p[j]) > rad[i] + rad[j] - 1e-3f);
+    }
+    kyu_world_destroy(w);
+}
+
+static void test_broadphase_misses_no_pair_in_a_compact_world(void) { gas_clusters_never_interpenetrate(12.0f); }
+static void test_broadphase_misses_no_pair_in_a_sparse_world(void) { gas_clusters_never_interpenetrate(5000.0f); }
+
 void suite_physics(void) {
     RUN_TEST(test_equal_spheres_head_on_swap_velocities);
     RUN_TEST(test_unequal_masses_match_textbook);
@@ -492,6 +532,8 @@ void suite_physics(void) {
     RUN_TEST(test_event_cap_fallback_never_tunnels);
     RUN_TEST(test_fast_ball_in_closed_box_keeps_speed_and_stays_inside);
     RUN_TEST(test_elastic_gas_keeps_energy);
+    RUN_TEST(test_broadphase_misses_no_pair_in_a_compact_world);
+    RUN_TEST(test_broadphase_misses_no_pair_in_a_sparse_world);
     RUN_TEST(test_pile_settles_without_escape_or_deep_overlap);
     RUN_TEST(test_pile_is_bit_identical_when_run_twice);
     RUN_TEST(test_overlapping_equal_spheres_are_pushed_apart_equally);
