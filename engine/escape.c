@@ -129,11 +129,6 @@ void kyu_contacts_mark_supported(kyu_world *w) {
 
 static uint64_t key_of(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
 
-static int by_key(const void *x, const void *y) {
-    uint64_t a = key_of(x), b = key_of(y);
-    return a < b ? -1 : a > b;
-}
-
 static void fill(const kyu_world *w, contact *c) {
     const body_store *s = &w->bodies;
     c->ga = s->generation[c->a];
@@ -152,20 +147,42 @@ static void fill(const kyu_world *w, contact *c) {
 
 // The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
 // kept last step carry their impulses (warm start) and, for a centre inside a box, their normal.
+static int add_if_close(kyu_world *w, uint32_t a, uint32_t b) {
+    contact c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.b = b;
+    c.gap = contact_geometry(w, &c, &c.normal);
+    if (!(c.gap < w->def.contact_margin)) return 0;
+    if (RESERVE(w->contacts_new, w->contact_new_cap, w->contact_new_count + 1)) return -1;
+    w->contacts_new[w->contact_new_count++] = c;
+    return 0;
+}
+
 int kyu_contacts_find(kyu_world *w) {
+    // Walk each body's partners (those after it: higher slots, then colliders) in key order, so the
+    // new contacts come out sorted by (a, b) without a sort.
     w->contact_new_count = 0;
-    for (int p = 0; p < w->pair_count; p++) {
-        contact c;
-        memset(&c, 0, sizeof c);
-        c.a = w->pair_a[p];
-        c.b = w->pair_b[p];
-        c.gap = contact_geometry(w, &c, &c.normal);
-        if (!(c.gap < w->def.contact_margin)) continue;
-        if (RESERVE(w->contacts_new, w->contact_new_cap, w->contact_new_count + 1)) return -1;
-        w->contacts_new[w->contact_new_count++] = c;
+    for (int ia = 0; ia < w->bodies.high; ia++) {
+        if (!w->bodies.alive[ia]) continue;
+        uint32_t a = (uint32_t)ia;
+        int deg = w->adj_start[a + 1] - w->adj_start[a], n = 0;
+        for (int k = w->late_head[a]; k >= 0; k = w->late_next[k]) deg++;
+        if (RESERVE(w->scratch, w->scratch_cap, deg + 1)) return -1;
+        uint32_t *later = w->scratch;
+        for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
+            if (w->adj[k] > a) later[n++] = w->adj[k];
+        for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
+            if (w->late_partner[k] > a) later[n++] = w->late_partner[k];
+        for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
+            for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {
+                uint32_t t = later[j];
+                later[j] = later[j - 1];
+                later[j - 1] = t;
+            }
+        for (int i = 0; i < n; i++)
+            if (add_if_close(w, a, later[i])) return -1;
     }
-    if (w->contact_new_count > 1)
-        qsort(w->contacts_new, (size_t)w->contact_new_count, sizeof *w->contacts_new, by_key);
     int j = 0;
     for (int i = 0; i < w->contact_new_count; i++) {
         contact *c = &w->contacts_new[i];

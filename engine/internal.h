@@ -150,6 +150,8 @@ struct kyu_world {
     int pair_count, pair_cap;
     float *limit_t;      // fallback: where a body stops when the event cap is hit
 
+    uint32_t *scratch;   // per-body partner list while finding contacts
+    int scratch_cap;
     impact_event *heap;
     int heap_count, heap_cap;
 

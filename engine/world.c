@@ -76,7 +76,7 @@ void kyu_world_destroy(kyu_world *w) {
     free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj);
     free(w->late_head); free(w->late_partner); free(w->late_next);
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
-    free(w->contacts); free(w->contacts_new);
+    free(w->contacts); free(w->contacts_new); free(w->scratch);
     free(w);
 }
 
