@@ -250,6 +250,26 @@ static void test_moving_wall_reflects_by_relative_velocity(void) {
     kyu_world_destroy(w);
 }
 
+// A kinematic floor plane rising at 1 m/s lifts a ball resting on it: never below its surface.
+static void test_rising_kinematic_plane_lifts_a_resting_ball(void) {
+    kyu_world *w = make_world(v3(0, -9.81f, 0));
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.motion = KYU_KINEMATIC;
+    cd.velocity = v3(0, 1, 0);
+    kyu_collider_id floor;
+    ENSURE(kyu_collider_create(w, &cd, &floor) == KYU_OK);
+    kyu_body_id b = add_ball(w, v3(0, 0.5f, 0), v3(0, 0, 0), 0.5f, 1, 0, 0.5f);
+    for (int i = 1; i <= 180; i++) {
+        kyu_world_step(w);
+        vec3s plane;
+        kyu_collider_get_position(w, floor, &plane);
+        ENSURE_NEAR(plane.y, i / 60.0, 1e-4);
+        ENSURE(pos(w, b).y >= plane.y + 0.5f - 0.002f - 1e-4f); // on the surface, within the slop
+    }
+    ENSURE_NEAR(vel(w, b).y, 1.0, 0.05); // carried along at the floor's speed
+    kyu_world_destroy(w);
+}
+
 // A ball between a static wall and a kinematic wall closing in: never pushed through either.
 static void test_squeezed_particle_is_never_pushed_through(void) {
     kyu_world *w = make_world(v3(0, 0, 0));
@@ -527,6 +547,7 @@ void suite_physics(void) {
     RUN_TEST(test_tiny_fast_ball_stops_at_thin_box);
     RUN_TEST(test_ball_turned_around_mid_step_hits_what_is_behind);
     RUN_TEST(test_moving_wall_reflects_by_relative_velocity);
+    RUN_TEST(test_rising_kinematic_plane_lifts_a_resting_ball);
     RUN_TEST(test_squeezed_particle_is_never_pushed_through);
     RUN_TEST(test_sliding_ball_stops_at_coulomb_distance);
     RUN_TEST(test_event_cap_fallback_never_tunnels);
