@@ -23,7 +23,8 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     if (GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
         GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
         GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
-        GROW(b->user, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
+        GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->group, n) ||
+        GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
         GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
         GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
         GROW(w->grid.stamp, n))
@@ -38,7 +39,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
 void kyu_bodies_free(body_store *b) {
     free(b->pos); free(b->vel); free(b->prev); free(b->radius); free(b->inv_mass); free(b->mass);
     free(b->restitution); free(b->friction); free(b->damping); free(b->gravity_scale);
-    free(b->user); free(b->generation); free(b->alive); free(b->free_slots);
+    free(b->user); free(b->category); free(b->mask); free(b->group); free(b->sensor); free(b->allow_sleep); free(b->generation); free(b->alive); free(b->free_slots);
     memset(b, 0, sizeof *b);
 }
 
@@ -83,6 +84,11 @@ kyu_body_def kyu_body_def_default(void) {
     d.friction = 0.5f;
     d.linear_damping = 0.0f;
     d.gravity_scale = 1.0f;
+    d.category_bits = 1u;
+    d.mask_bits = 0xffffffffu;
+    d.group = 0;
+    d.is_sensor = false;
+    d.allow_sleep = true;
     d.internal_cookie = KYU_DEF_COOKIE;
     return d;
 }
@@ -138,11 +144,17 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->damping[slot] = d->linear_damping;
     b->gravity_scale[slot] = d->gravity_scale;
     b->user[slot] = d->user_data;
+    b->category[slot] = d->category_bits;
+    b->mask[slot] = d->mask_bits;
+    b->group[slot] = d->group;
+    b->sensor[slot] = d->is_sensor ? 1 : 0;
+    b->allow_sleep[slot] = d->allow_sleep ? 1 : 0;
     b->generation[slot] = b->generation[slot] + 1;
     if (b->generation[slot] == 0) b->generation[slot] = 1; // 0 never names a live body
     b->alive[slot] = 1;
     b->count++;
     if (out) *out = (kyu_body_id){(uint32_t)slot + 1, w->id, b->generation[slot]};
+    kyu_query_invalidate(w);
     return KYU_OK;
 }
 
@@ -172,6 +184,7 @@ kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
     b->free_slots[b->free_count++] = slot;
     b->count--;
     b->removed++;
+    kyu_query_invalidate(w);
     return KYU_OK;
 }
 
@@ -194,6 +207,7 @@ kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "position must be finite, |x| <= 1e9");
     w->bodies.pos[slot] = p;
     w->bodies.prev[slot] = p;
+    kyu_query_invalidate(w);
     return KYU_OK;
 }
 

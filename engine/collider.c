@@ -16,6 +16,8 @@ kyu_collider_def kyu_collider_def_default(void) {
     d.normal = (vec3s){{0.0f, 1.0f, 0.0f}};
     d.restitution = 0.0f;
     d.friction = 0.5f;
+    d.category_bits = 1u;
+    d.mask_bits = 0xffffffffu;
     d.internal_cookie = KYU_DEF_COOKIE;
     return d;
 }
@@ -123,12 +125,15 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     c->restitution = d->restitution;
     c->friction = d->friction;
     c->user = d->user_data;
+    c->category = d->category_bits;
+    c->mask = d->mask_bits;
     c->box.half_extents = d->half_extents;
     c->normal = glms_vec3_normalize(d->normal);
     place(c, d->position, d->rotation);
     c->alive = 1;
     w->collider_count++;
     if (out) *out = (kyu_collider_id){(uint32_t)i + 1, w->id, c->generation};
+    kyu_query_invalidate(w);
     return KYU_OK;
 }
 
@@ -143,6 +148,7 @@ kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
     for (int k = 0; k < w->contact_count; k++)
         if (w->contacts[k].b != (KYU_COLLIDER_BIT | (uint32_t)i)) w->contacts[n++] = w->contacts[k];
     w->contact_count = n;
+    kyu_query_invalidate(w);
     return KYU_OK;
 }
 
@@ -171,6 +177,7 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
         if (st != KYU_OK) return st;
     }
     place(&w->colliders[i], p, q);
+    kyu_query_invalidate(w);
     return KYU_OK;
 }
 

@@ -31,6 +31,9 @@ typedef struct body_store {
     vec3s *pos, *vel, *prev;
     float *radius, *inv_mass, *mass, *restitution, *friction, *damping, *gravity_scale;
     void **user;
+    uint32_t *category, *mask;
+    int32_t *group;
+    uint8_t *sensor, *allow_sleep;
     uint32_t *generation;
     uint8_t *alive;
     int *free_slots;      // slots ready for reuse
@@ -47,6 +50,7 @@ typedef struct collider {
     vec3s velocity;
     float restitution, friction;
     void *user;
+    uint32_t category, mask;
     uint32_t generation;
     uint8_t alive;
     aabb bounds;          // box: swept over this step (planes are unbounded)
@@ -159,6 +163,7 @@ struct kyu_world {
     int contact_count, contact_cap, contact_new_count, contact_new_cap;
 
     grid grid;
+    struct kyu_query_cache *query; // engine/query.c: built on demand between steps, NULL until then
 
     double accumulator;
     float alpha;
@@ -193,6 +198,16 @@ vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t);
 vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
 int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_contact_event *out);
+
+// query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
+void kyu_query_invalidate(kyu_world *w);
+void kyu_query_free(kyu_world *w);
+
+// filter: whether a body pair / body-collider pair may collide (before sensors are considered).
+static inline int kyu_filter_bodies(const body_store *s, uint32_t a, uint32_t b) {
+    if (s->group[a] != 0 && s->group[a] == s->group[b]) return s->group[a] > 0;
+    return (s->mask[a] & s->category[b]) && (s->mask[b] & s->category[a]);
+}
 
 // impact.c
 int kyu_impacts_resolve(kyu_world *w);

@@ -24,6 +24,9 @@ kyu_world_def kyu_world_def_default(void) {
     d.max_colliders = 1 << 20;
     d.cell_size = 0.0f;
     d.worker_count = 1;
+    d.enable_sleep = true;
+    d.sleep_speed = 0.05f;
+    d.sleep_time = 0.5f;
     d.internal_cookie = KYU_DEF_COOKIE;
     return d;
 }
@@ -31,6 +34,8 @@ kyu_world_def kyu_world_def_default(void) {
 static kyu_status validate_world_def(const kyu_world_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE) return KYU_ERR_INVALID_DEF;
     if (!kyu_bounded3(d->gravity, KYU_MAX_COORD)) return KYU_ERR_NOT_FINITE;
+    if (!isfinite(d->sleep_speed) || !isfinite(d->sleep_time)) return KYU_ERR_NOT_FINITE;
+    if (!(d->sleep_speed >= 0.0f) || !(d->sleep_time >= 0.0f)) return KYU_ERR_INVALID_ARGUMENT;
     if (!isfinite(d->fixed_dt) || !isfinite(d->restitution_threshold) || !isfinite(d->linear_slop) ||
         !isfinite(d->contact_margin) || !isfinite(d->cell_size))
         return KYU_ERR_NOT_FINITE;
@@ -70,6 +75,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
 
 void kyu_world_destroy(kyu_world *w) {
     if (!w) return;
+    kyu_query_free(w);
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
     free(w->colliders); free(w->free_colliders);
@@ -120,6 +126,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_contacts_find(w);   // 7b. new + kept contacts
     if (!fail) kyu_contacts_escape(w);        //     and de-penetration
     w->locked = 0;
+    kyu_query_invalidate(w);
     if (fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "during the step (state may be partly stepped)");
     return KYU_OK;
 }

@@ -81,6 +81,9 @@ typedef struct kyu_world_def {
     int max_colliders;             ///< hard cap on live colliders, default 1 << 20
     float cell_size;               ///< m: broadphase grid cell; 0 = chosen from the radii, default 0
     int worker_count;              ///< reserved for the worker pool; must be >= 1, default 1
+    bool enable_sleep;             ///< resting islands fall asleep (cost nothing), default true
+    float sleep_speed;             ///< m/s: a body slower than this is resting, default 0.05
+    float sleep_time;              ///< s: an island sleeps once all its bodies rested this long, default 0.5
     uint32_t internal_cookie;      ///< set by `kyu_world_def_default`; do not touch
 } kyu_world_def;
 
@@ -95,6 +98,12 @@ typedef struct kyu_body_def {
     float linear_damping;    ///< 1/s, >= 0, default 0: v *= 1 / (1 + dt * damping) each step
     float gravity_scale;     ///< default 1
     void *user_data;         ///< yours, kyu never reads it
+    uint32_t category_bits;  ///< what this body is, default 1
+    uint32_t mask_bits;      ///< what it collides with, default all: a pair collides when each one's
+                             ///< mask has a bit of the other's category (and the group allows it)
+    int32_t group;           ///< same non-zero group: > 0 always collide, < 0 never; default 0
+    bool is_sensor;          ///< reports overlap begin/end events, never collides; default false
+    bool allow_sleep;        ///< false: this body (and its island) never sleeps; default true
     uint32_t internal_cookie;
 } kyu_body_def;
 
@@ -122,6 +131,8 @@ typedef struct kyu_collider_def {
     float restitution;   ///< [0, 1], default 0
     float friction;      ///< >= 0, default 0.5
     void *user_data;
+    uint32_t category_bits; ///< default 1
+    uint32_t mask_bits;     ///< default all (see kyu_body_def)
     uint32_t internal_cookie;
 } kyu_collider_def;
 
