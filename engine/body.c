@@ -24,13 +24,16 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
         GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
         GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
         GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->group, n) ||
-        GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
+        GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->awake, n) ||
+        GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) || GROW(w->active, n) ||
+        GROW(w->uf_parent, n) || GROW(w->uf_rest, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
         GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
         GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
         GROW(w->grid.stamp, n))
         return -1;
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
+    memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);
     memset(w->grid.stamp + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *w->grid.stamp);
     b->capacity = n;
     return 0;
@@ -39,7 +42,8 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
 void kyu_bodies_free(body_store *b) {
     free(b->pos); free(b->vel); free(b->prev); free(b->radius); free(b->inv_mass); free(b->mass);
     free(b->restitution); free(b->friction); free(b->damping); free(b->gravity_scale);
-    free(b->user); free(b->category); free(b->mask); free(b->group); free(b->sensor); free(b->allow_sleep); free(b->generation); free(b->alive); free(b->free_slots);
+    free(b->user); free(b->category); free(b->mask); free(b->group); free(b->sensor); free(b->allow_sleep); free(b->awake); free(b->sleep_timer);
+    free(b->island); free(b->sleep_epoch); free(b->generation); free(b->alive); free(b->free_slots);
     memset(b, 0, sizeof *b);
 }
 
@@ -149,6 +153,8 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->group[slot] = d->group;
     b->sensor[slot] = d->is_sensor ? 1 : 0;
     b->allow_sleep[slot] = d->allow_sleep ? 1 : 0;
+    b->awake[slot] = 1;
+    b->sleep_timer[slot] = 0.0f;
     b->generation[slot] = b->generation[slot] + 1;
     if (b->generation[slot] == 0) b->generation[slot] = 1; // 0 never names a live body
     b->alive[slot] = 1;
@@ -161,23 +167,33 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
 // Bodies were removed since the last step: drop their contacts in one pass, however many were
 // removed. A contact names its bodies by slot and generation, so a slot already reused by a new
 // body is not mistaken for the old one.
-void kyu_bodies_drop_removed_contacts(kyu_world *w) {
+int kyu_bodies_drop_removed_contacts(kyu_world *w) {
     body_store *b = &w->bodies;
-    if (b->removed == 0) return;
+    if (b->removed == 0) return 0;
     int n = 0;
     for (int i = 0; i < w->contact_count; i++) {
         const contact *c = &w->contacts[i];
-        if (!b->alive[c->a] || b->generation[c->a] != c->ga) continue;
-        if (!(c->b & KYU_COLLIDER_BIT) && (!b->alive[c->b] || b->generation[c->b] != c->gb)) continue;
-        w->contacts[n++] = *c;
+        int gone = !b->alive[c->a] || b->generation[c->a] != c->ga ||
+                   (!(c->b & KYU_COLLIDER_BIT) && (!b->alive[c->b] || b->generation[c->b] != c->gb));
+        if (!gone) {
+            w->contacts[n++] = *c;
+        } else if (c->touching &&
+                   kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, kyu_contact_event_of(w, c))) {
+            return -1;
+        }
     }
     w->contact_count = n;
     b->removed = 0;
+    return 0;
 }
 
 kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_destroy during a step");
+    // Its island wakes: what rested on it must fall (and its contacts return to the cache, where
+    // the next step drops them and reports their end).
+    if (kyu_wake_body(w, (uint32_t)slot) || kyu_islands_flush_woken(w))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the removed body's island");
     body_store *b = &w->bodies;
     b->alive[slot] = 0;
     b->generation[slot] = b->generation[slot] + 1;
@@ -205,6 +221,7 @@ kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_position during a step");
     if (!kyu_bounded3(p, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "position must be finite, |x| <= 1e9");
+    if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.pos[slot] = p;
     w->bodies.prev[slot] = p;
     kyu_query_invalidate(w);
@@ -223,6 +240,7 @@ kyu_status kyu_body_set_velocity(kyu_world *w, kyu_body_id id, vec3s v) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_velocity during a step");
     if (!kyu_bounded3(v, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "velocity must be finite, |v| <= 1e9");
+    if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.vel[slot] = v;
     return KYU_OK;
 }
@@ -234,6 +252,7 @@ kyu_status kyu_body_apply_impulse(kyu_world *w, kyu_body_id id, vec3s impulse) {
     vec3s v = glms_vec3_add(w->bodies.vel[slot], glms_vec3_scale(impulse, w->bodies.inv_mass[slot]));
     if (!kyu_bounded3(v, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "the impulse would make |v| > 1e9");
+    if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.vel[slot] = v;
     return KYU_OK;
 }
@@ -263,5 +282,37 @@ kyu_status kyu_body_get_user_data(const kyu_world *w, kyu_body_id id, void **out
     BODY_SLOT(w, id, slot);
     if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.user[slot];
+    return KYU_OK;
+}
+
+bool kyu_body_is_awake(const kyu_world *w, kyu_body_id id) {
+    kyu_status st;
+    if (!w) return false;
+    int slot = kyu_body_slot(w, id, &st);
+    return slot >= 0 && w->bodies.awake[slot];
+}
+
+static int push_touching(const kyu_world *w, const contact *c, uint32_t slot, kyu_contact_event *out,
+                         int capacity, int n) {
+    if (!c->touching || (c->a != slot && c->b != slot)) return n;
+    if (n < capacity) out[n] = kyu_contact_event_of(w, c);
+    return n + 1;
+}
+
+kyu_status kyu_body_get_contacts(const kyu_world *w, kyu_body_id id, kyu_contact_event *out, int capacity,
+                                 int *total) {
+    BODY_SLOT(w, id, slot);
+    if (!total || capacity < 0 || (capacity > 0 && !out))
+        return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "total is NULL, or out is NULL with capacity > 0");
+    uint32_t s = (uint32_t)slot;
+    int n = 0;
+    if (w->bodies.awake[slot]) {
+        for (int i = 0; i < w->contact_count; i++) n = push_touching(w, &w->contacts[i], s, out, capacity, n);
+        for (int i = 0; i < w->woken_count; i++) n = push_touching(w, &w->woken[i], s, out, capacity, n);
+    } else {
+        const sleep_island *isl = &w->islands[w->bodies.island[slot]];
+        for (int i = 0; i < isl->contact_count; i++) n = push_touching(w, &isl->contacts[i], s, out, capacity, n);
+    }
+    *total = n;
     return KYU_OK;
 }

@@ -50,7 +50,18 @@ static inline int boxes_overlap(const aabb *a, const aabb *b) {
            b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
 }
 
+int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b) {
+    const body_store *s = &w->bodies;
+    if (b & KYU_COLLIDER_BIT) {
+        const collider *c = &w->colliders[b & ~KYU_COLLIDER_BIT];
+        return (s->mask[a] & c->category) && (c->mask & s->category[a]);
+    }
+    if (s->sensor[a] && s->sensor[b]) return 0;
+    return kyu_filter_bodies(s, a, b);
+}
+
 static int push_pair(kyu_world *w, uint32_t a, uint32_t b) {
+    if (!kyu_pair_allowed(w, a, b)) return 0;
     if (w->pair_count >= w->pair_cap) {
         int cap_a = w->pair_cap, cap_b = w->pair_cap;
         if (RESERVE(w->pair_a, cap_a, w->pair_count + 1) || RESERVE(w->pair_b, cap_b, w->pair_count + 1))
@@ -74,8 +85,7 @@ static void choose_cell_size(kyu_world *w) {
     } else {
         double sum = 0.0;
         int n = 0;
-        for (int i = 0; i < w->bodies.high; i++)
-            if (w->bodies.alive[i]) sum += box_extent(&w->box[i]), n++;
+        for (int k = 0; k < w->active_count; k++) sum += box_extent(&w->box[w->active[k]]), n++;
         g->cell = n ? (float)(1.1 * sum / n) : 1.0f;
     }
     g->inv_cell = 1.0f / g->cell;
@@ -139,8 +149,8 @@ static int emit_entries(kyu_world *w) {
     grid *g = &w->grid;
     g->entry_count = g->huge_count = g->big_count = 0;
     if (RESERVE(g->entries, g->entry_cap, w->bodies.count)) return -1;
-    for (int i = 0; i < w->bodies.high; i++) {
-        if (!w->bodies.alive[i]) continue;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
         const aabb *b = &w->box[i];
         int32_t lo[3], hi[3];
         cell_range(g, b, lo, hi);
@@ -148,13 +158,13 @@ static int emit_entries(kyu_world *w) {
             grid_entry *e = &g->entries[g->entry_count++];
             memcpy(e->c, lo, sizeof e->c);
             e->key = cell_hash(e->c);
-            e->body = (uint32_t)i;
+            e->body = i;
         } else if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
             if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
-            g->huge[g->huge_count++] = (uint32_t)i;
+            g->huge[g->huge_count++] = i;
         } else {
             if (RESERVE(g->big, g->big_cap, g->big_count + 1)) return -1;
-            g->big[g->big_count++] = (uint32_t)i;
+            g->big[g->big_count++] = i;
         }
     }
     return RESERVE(g->entries_tmp, g->entry_tmp_cap, g->entry_count);
@@ -368,9 +378,9 @@ static int huge_pairs(kyu_world *w) {
     for (int h = 0; h < g->huge_count; h++) g->stamp[g->huge[h]] = g->stamp_now;
     for (int h = 0; h < g->huge_count; h++) {
         uint32_t a = g->huge[h];
-        for (int i = 0; i < w->bodies.high; i++) {
-            uint32_t b = (uint32_t)i;
-            if (!w->bodies.alive[i] || b == a) continue;
+        for (int k = 0; k < w->active_count; k++) {
+            uint32_t b = w->active[k];
+            if (b == a) continue;
             if (g->stamp[b] == g->stamp_now && b < a) continue;
             if (pair_if_overlap(w, a, b)) return -1;
         }
@@ -379,11 +389,11 @@ static int huge_pairs(kyu_world *w) {
 }
 
 static int collider_pairs(kyu_world *w) {
-    for (int i = 0; i < w->bodies.high; i++) {
-        if (!w->bodies.alive[i]) continue;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
         for (int c = 0; c < w->collider_high; c++)
             if (w->colliders[c].alive && kyu_collider_touches_box(&w->colliders[c], &w->box[i]))
-                if (push_pair(w, (uint32_t)i, KYU_COLLIDER_BIT | (uint32_t)c)) return -1;
+                if (push_pair(w, i, KYU_COLLIDER_BIT | (uint32_t)c)) return -1;
     }
     return 0;
 }
@@ -449,7 +459,7 @@ static int link(kyu_world *w, uint32_t a, uint32_t b) {
 }
 
 static int add_late_pair(kyu_world *w, uint32_t a, uint32_t b) {
-    if (has_partner(w, a, b)) return 0;
+    if (!kyu_pair_allowed(w, a, b) || has_partner(w, a, b)) return 0;
     if (link(w, a, b)) return -1;
     if (!(b & KYU_COLLIDER_BIT) && link(w, b, a)) return -1;
     uint32_t lo = a, hi = b;
@@ -516,8 +526,8 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
     int32_t lo[3], hi[3];
     cell_range(g, &w->box[a], lo, hi);
     if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
-        for (int i = 0; i < w->bodies.high; i++)
-            if (w->bodies.alive[i] && consider(w, a, (uint32_t)i)) return -1;
+        for (int k = 0; k < w->active_count; k++)
+            if (consider(w, a, w->active[k])) return -1;
         if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
         g->huge[g->huge_count++] = a;
     } else {

@@ -133,6 +133,7 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     c->alive = 1;
     w->collider_count++;
     if (out) *out = (kyu_collider_id){(uint32_t)i + 1, w->id, c->generation};
+    kyu_wake_near_collider(w, c);
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -140,14 +141,28 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
 kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_destroy during a step");
+    uint32_t code = KYU_COLLIDER_BIT | (uint32_t)i;
+    int touching = 0;
+    for (int k = 0; k < w->contact_count; k++) touching += w->contacts[k].b == code && w->contacts[k].touching;
+    if (RESERVE(w->pending_end, w->pending_end_cap, w->pending_end_count + touching))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "recording the end events");
+    kyu_wake_near_collider(w, &w->colliders[i]); // what rested on it must fall
+    // Its touching pairs end: reported with the next step (like a removed body's).
+    int n = 0;
+    for (int k = 0; k < w->contact_count; k++) {
+        const contact *c = &w->contacts[k];
+        if (c->b != code) {
+            w->contacts[n++] = *c;
+        } else if (c->touching) {
+            kyu_contact_event ev = kyu_contact_event_of(w, c);
+            w->pending_end[w->pending_end_count++] = ev;
+        }
+    }
+    w->contact_count = n;
     w->colliders[i].alive = 0;
     w->colliders[i].generation++;
     w->free_colliders[w->free_collider_count++] = i;
     w->collider_count--;
-    int n = 0;
-    for (int k = 0; k < w->contact_count; k++)
-        if (w->contacts[k].b != (KYU_COLLIDER_BIT | (uint32_t)i)) w->contacts[n++] = w->contacts[k];
-    w->contact_count = n;
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -164,6 +179,7 @@ kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) 
     if (!kyu_bounded3(v, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider velocity must be finite, <= 1e9");
     w->colliders[i].velocity = v;
+    kyu_wake_near_collider(w, &w->colliders[i]);
     return KYU_OK;
 }
 
@@ -176,7 +192,9 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
         kyu_status st = validate_rotation(w, q);
         if (st != KYU_OK) return st;
     }
+    kyu_wake_near_collider(w, &w->colliders[i]); // what rested against it where it was
     place(&w->colliders[i], p, q);
+    kyu_wake_near_collider(w, &w->colliders[i]); // and what it now lands on
     kyu_query_invalidate(w);
     return KYU_OK;
 }

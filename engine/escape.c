@@ -82,7 +82,7 @@ static void solve_one(kyu_world *w, contact *c) {
 // - apart (gap > 0) and closing faster than the threshold: an impact, left to the queue;
 // - touching and closing fast: bounce, vn >= -e vn0 (restitution, as in Box2D's relax pass);
 // - otherwise: no approach beyond what closes the gap this step (speculative).
-void kyu_contacts_solve_velocities(kyu_world *w) {
+int kyu_contacts_solve_velocities(kyu_world *w) {
     float dt = w->def.fixed_dt, threshold = w->def.restitution_threshold;
     for (int i = 0; i < w->contact_count; i++) {
         contact *c = &w->contacts[i];
@@ -90,13 +90,14 @@ void kyu_contacts_solve_velocities(kyu_world *w) {
         vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
         float vn0 = glms_vec3_dot(vrel, c->normal);
         // Any gap at all, closing fast: the impact queue finds the exact moment (a cradle's 1 mm gaps).
-        c->skip = c->gap > 0.0f && -vn0 > threshold;
+        c->skip = c->sensor || (c->gap > 0.0f && -vn0 > threshold);
         if (c->skip) {
             c->jn = 0.0f;
             c->jt = glms_vec3_zero();
             continue;
         }
         c->target = -vn0 > threshold ? -c->restitution * vn0 : -fmaxf(c->gap, 0.0f) / dt;
+        if (-vn0 > threshold && kyu_impact_record(w, c->a, c->b, c->normal, -vn0)) return -1;
     }
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
@@ -107,6 +108,7 @@ void kyu_contacts_solve_velocities(kyu_world *w) {
     for (int it = 0; it < w->def.solver_iterations; it++)
         for (int i = 0; i < w->contact_count; i++)
             if (!w->contacts[i].skip) solve_one(w, &w->contacts[i]);
+    return 0;
 }
 
 // A body the solver pushed this step moves in a straight line with its solved velocity (which
@@ -115,16 +117,20 @@ void kyu_contacts_solve_velocities(kyu_world *w) {
 void kyu_contacts_mark_supported(kyu_world *w) {
     body_store *s = &w->bodies;
     float dt = w->def.fixed_dt;
-    for (int i = 0; i < s->high; i++)
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
         w->accel[i] = glms_vec3_scale(w->def.gravity, s->gravity_scale[i]);
+    }
     for (int i = 0; i < w->contact_count; i++) {
         const contact *c = &w->contacts[i];
         if (c->skip || !(c->jn > 0.0f)) continue;
         w->accel[c->a] = glms_vec3_zero();
         if (!is_collider(c->b)) w->accel[c->b] = glms_vec3_zero();
     }
-    for (int i = 0; i < s->high; i++)
-        if (s->alive[i]) s->vel[i] = glms_vec3_sub(s->vel[i], glms_vec3_scale(w->accel[i], dt));
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        s->vel[i] = glms_vec3_sub(s->vel[i], glms_vec3_scale(w->accel[i], dt));
+    }
 }
 
 static uint64_t key_of(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
@@ -147,25 +153,34 @@ static void fill(const kyu_world *w, contact *c) {
 
 // The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
 // kept last step carry their impulses (warm start) and, for a centre inside a box, their normal.
+// Kept: pairs closer than the margin, and pairs that had an impact this step (they touched, even if
+// they are apart again by its end: the next step then reports their end).
 static int add_if_close(kyu_world *w, uint32_t a, uint32_t b) {
     contact c;
     memset(&c, 0, sizeof c);
     c.a = a;
     c.b = b;
+    c.sensor = (uint8_t)kyu_pair_is_sensor(w, a, b);
     c.gap = contact_geometry(w, &c, &c.normal);
-    if (!(c.gap < w->def.contact_margin)) return 0;
+    int hit = kyu_impact_was(w, a, b);
+    if (!(c.gap < w->def.contact_margin) && !hit) return 0;
+    c.touching = (uint8_t)(hit || (c.sensor ? c.gap <= 0.0f : c.gap <= w->def.linear_slop));
     if (RESERVE(w->contacts_new, w->contact_new_cap, w->contact_new_count + 1)) return -1;
     w->contacts_new[w->contact_new_count++] = c;
     return 0;
 }
 
+static int end_event(kyu_world *w, const contact *c) {
+    return kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, kyu_contact_event_of(w, c));
+}
+
 int kyu_contacts_find(kyu_world *w) {
+    kyu_impact_keys_sort(w);
     // Walk each body's partners (those after it: higher slots, then colliders) in key order, so the
     // new contacts come out sorted by (a, b) without a sort.
     w->contact_new_count = 0;
-    for (int ia = 0; ia < w->bodies.high; ia++) {
-        if (!w->bodies.alive[ia]) continue;
-        uint32_t a = (uint32_t)ia;
+    for (int ka = 0; ka < w->active_count; ka++) {
+        uint32_t a = w->active[ka];
         int deg = w->adj_start[a + 1] - w->adj_start[a], n = 0;
         for (int k = w->late_head[a]; k >= 0; k = w->late_next[k]) deg++;
         if (RESERVE(w->scratch, w->scratch_cap, deg + 1)) return -1;
@@ -183,20 +198,30 @@ int kyu_contacts_find(kyu_world *w) {
         for (int i = 0; i < n; i++)
             if (add_if_close(w, a, later[i])) return -1;
     }
+    // Merge with last step's contacts (both sorted by key): carry impulses, report begin and end.
     int j = 0;
     for (int i = 0; i < w->contact_new_count; i++) {
         contact *c = &w->contacts_new[i];
         uint64_t key = key_of(c);
-        while (j < w->contact_count && key_of(&w->contacts[j]) < key) j++;
+        for (; j < w->contact_count && key_of(&w->contacts[j]) < key; j++)
+            if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
+        int was_touching = 0;
         if (j < w->contact_count && key_of(&w->contacts[j]) == key) {
-            const contact *old = &w->contacts[j];
+            const contact *old = &w->contacts[j++];
+            was_touching = old->touching;
             c->jn = old->jn;
             c->jt = old->jt;
             c->normal = old->normal; // recomputed below unless the centre is inside a box
             c->gap = contact_geometry(w, c, &c->normal);
         }
         fill(w, c);
+        if (c->touching && !was_touching &&
+            kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
+            return -1;
+        if (!c->touching && was_touching && end_event(w, c)) return -1;
     }
+    for (; j < w->contact_count; j++)
+        if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
     contact *t = w->contacts;
     w->contacts = w->contacts_new;
     w->contacts_new = t;
@@ -209,6 +234,7 @@ int kyu_contacts_find(kyu_world *w) {
 }
 
 static void push_out(kyu_world *w, contact *c) {
+    if (c->sensor) return;
     body_store *s = &w->bodies;
     vec3s n;
     float gap = contact_geometry(w, c, &n);
@@ -227,7 +253,7 @@ void kyu_contacts_escape(kyu_world *w) {
     for (int i = 0; i < w->contact_count; i++) {
         contact *c = &w->contacts[i];
         c->gap = contact_geometry(w, c, &c->normal);
-        if (-c->gap > worst) worst = -c->gap;
+        if (!c->sensor && -c->gap > worst) worst = -c->gap;
     }
     w->stats.max_overlap = worst;
 }

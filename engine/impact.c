@@ -53,7 +53,8 @@ static void advance(kyu_world *w, uint32_t i, float t) {
 // the slop) that approaches slower than the restitution threshold is a resting contact: the
 // contact solver owns it, not the impact queue.
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
-    kyu_contact_event ce;
+    if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
+    kyu_sweep_contact ce;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
     if (ce.gap <= w->def.linear_slop && ce.approach <= w->def.restitution_threshold) return 0;
     out->t = ce.t < tau ? tau : ce.t;
@@ -62,6 +63,29 @@ static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, im
     out->va = w->version[a];
     out->vb = (b & KYU_COLLIDER_BIT) ? 0 : w->version[b];
     return 1;
+}
+
+static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip);
+
+// A body's new path meets sleeping bodies: their islands wake now and join the step at time tau,
+// at rest, so the collision is resolved in this step.
+static int wake_in_path(kyu_world *w, const aabb *box, float tau) {
+    int first = w->woken_bodies_count;
+    int n = kyu_islands_wake_box(w, box);
+    if (n < 0) return -1;
+    for (int k = first; k < first + n; k++) {
+        uint32_t b = w->woken_bodies[k];
+        w->t_body[b] = tau;
+        w->version[b] = 0;
+        w->limit_t[b] = 1.0f;
+        w->accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
+        w->active[w->active_count++] = b;
+        kyu_path_box(w, b, tau, &w->box[b]);
+        if (kyu_broadphase_late_insert(w, b)) return -1;
+    }
+    for (int k = first; k < first + n; k++)
+        if (refresh(w, w->woken_bodies[k], tau, UINT32_MAX)) return -1;
+    return 0;
 }
 
 static int box_contains(const aabb *outer, const aabb *inner) {
@@ -78,7 +102,7 @@ static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
     if (!box_contains(&w->box[a], &nb)) {
         w->box[a] = nb;
         w->stats.late_inserts++;
-        if (kyu_broadphase_late_insert(w, a)) return -1;
+        if (wake_in_path(w, &nb, tau) || kyu_broadphase_late_insert(w, a)) return -1;
     }
     impact_event ev;
     for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
@@ -103,14 +127,18 @@ static int resolve(kyu_world *w, const impact_event *ev) {
     if (ev->b & KYU_COLLIDER_BIT) {
         const collider *c = &w->colliders[ev->b & ~KYU_COLLIDER_BIT];
         kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
-        if (!(glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], c->velocity), n) < 0.0f)) return 0;
+        float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], c->velocity), n);
+        if (!(vn < 0.0f)) return 0;
+        if (kyu_impact_record(w, ev->a, ev->b, n, -vn)) return -1;
         kyu_respond_collider(w, ev->a, c, n);
     } else {
         advance(w, ev->b, ev->t);
         vec3s d = glms_vec3_sub(s->pos[ev->a], s->pos[ev->b]);
         float len = glms_vec3_norm(d);
         n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
-        if (!(glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], s->vel[ev->b]), n) < 0.0f)) return 0;
+        float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], s->vel[ev->b]), n);
+        if (!(vn < 0.0f)) return 0;
+        if (kyu_impact_record(w, ev->a, ev->b, n, -vn)) return -1;
         kyu_respond_pair(w, ev->a, ev->b, n);
         w->version[ev->b]++;
     }
@@ -132,7 +160,8 @@ static void stop_at_next_impacts(kyu_world *w) {
 
 int kyu_impacts_resolve(kyu_world *w) {
     const body_store *s = &w->bodies;
-    for (int i = 0; i < s->high; i++) {
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
         w->version[i] = 0;
         w->limit_t[i] = 1.0f;
     }
@@ -152,13 +181,14 @@ int kyu_impacts_resolve(kyu_world *w) {
             stop_at_next_impacts(w);
             break;
         }
-        if (!resolve(w, &ev)) continue;
+        int changed = resolve(w, &ev);
+        if (changed < 0) return -1;
+        if (!changed) continue;
         w->stats.impacts++;
         uint32_t other = (ev.b & KYU_COLLIDER_BIT) ? UINT32_MAX : ev.b;
         if (refresh(w, ev.a, ev.t, UINT32_MAX)) return -1;
         if (other != UINT32_MAX && refresh(w, other, ev.t, ev.a)) return -1;
     }
-    for (int i = 0; i < s->high; i++)
-        if (s->alive[i]) advance(w, (uint32_t)i, w->limit_t[i]);
+    for (int k = 0; k < w->active_count; k++) advance(w, w->active[k], w->limit_t[w->active[k]]);
     return 0;
 }

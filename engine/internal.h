@@ -34,6 +34,10 @@ typedef struct body_store {
     uint32_t *category, *mask;
     int32_t *group;
     uint8_t *sensor, *allow_sleep;
+    uint8_t *awake;       // 0 while its island sleeps
+    float *sleep_timer;   // s the body has been slower than sleep_speed
+    uint32_t *island;     // sleeping island record of a sleeping body
+    uint32_t *sleep_epoch; // bumped when the body falls asleep (stale sleep-grid entries)
     uint32_t *generation;
     uint8_t *alive;
     int *free_slots;      // slots ready for reuse
@@ -68,15 +72,17 @@ typedef struct contact {
     float friction, restitution;
     float target;         // normal velocity the velocity solve must reach this step
     uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
+    uint8_t touching;     // touched this step: an impact, a gap within the slop, a sensor overlap
+    uint8_t sensor;       // one side is a sensor: events only, no response
 } contact;
 
 // The next contact of a body with a partner (engine/sweep.c).
-typedef struct kyu_contact_event {
+typedef struct kyu_sweep_contact {
     float t;        // time of contact, fraction of the step
     vec3s normal;   // from the partner to the body, at contact
     float gap;      // signed gap now (at the time asked about)
     float approach; // closing speed along the normal at contact (> 0 approaching)
-} kyu_contact_event;
+} kyu_sweep_contact;
 
 typedef struct impact_event {
     float t;
@@ -126,6 +132,32 @@ typedef struct grid {
     uint32_t stamp_now;
 } grid;
 
+// Sleeping islands (engine/island.c).
+typedef struct sleep_entry {
+    int32_t c[3];
+    uint32_t body, epoch, next;
+} sleep_entry;
+
+typedef struct sleep_grid {
+    float cell, inv_cell;
+    uint32_t *key, *head; // cell hash -> first entry (UINT32_MAX = empty), open addressing
+    int table_size, cells;
+    sleep_entry *entries;
+    int count, entry_cap, live;
+    sleep_entry *giants;  // sleeping bodies too big for cells
+    int giant_count, giant_cap;
+    vec3s probe_p0, probe_p1; // the path that asks: a sleeper wakes when it comes within probe_r
+    float probe_r;            //  (+ its radius) of this segment; probe_r < 0: box test only
+} sleep_grid;
+
+typedef struct sleep_island {
+    uint32_t *bodies;
+    int body_count, body_cap;
+    struct contact *contacts;
+    int contact_count, contact_cap;
+    int next_free;
+} sleep_island;
+
 struct kyu_world {
     kyu_world_def def;
     uint32_t id;
@@ -139,6 +171,8 @@ struct kyu_world {
     int free_collider_count;
 
     // per step scratch, sized to body capacity
+    uint32_t *active;    // awake bodies this step, in slot order
+    int active_count;
     float *t_body;       // time (fraction of the step) at which pos and vel are valid
     vec3s *accel;        // this step: gravity for a body in free flight, 0 for one the solver held
     uint32_t *version;   // bumped on every velocity change in the impact loop
@@ -153,6 +187,26 @@ struct kyu_world {
     uint32_t *pair_a, *pair_b; // every candidate pair of this step
     int pair_count, pair_cap;
     float *limit_t;      // fallback: where a body stops when the event cap is hit
+
+    // events of the last step
+    kyu_contact_event *begin_events, *end_events, *pending_end;
+    int begin_count, begin_cap, end_count, end_cap, pending_end_count, pending_end_cap;
+    kyu_impact_event *impact_events;
+    int impact_count, impact_cap;
+    uint64_t *impact_keys; // pairs that had an impact this step (they touched)
+    int impact_key_count, impact_key_cap;
+
+    // sleep
+    sleep_island *islands;
+    int island_cap, island_high, free_island;
+    sleep_grid sleep;
+    contact *woken;          // contacts of islands woken since they were last merged into the cache
+    int woken_count, woken_cap;
+    uint32_t *woken_bodies;  // bodies woken this step (or since the last step)
+    int woken_bodies_count, woken_bodies_cap;
+    uint32_t *uf_parent;     // per slot scratch of the island pass
+    float *uf_rest;
+    int *uf_record;
 
     uint32_t *scratch;   // per-body partner list while finding contacts
     int scratch_cap;
@@ -179,7 +233,7 @@ int kyu_bounded3(vec3s v, float limit);
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
 int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);
-void kyu_bodies_drop_removed_contacts(kyu_world *w);
+int kyu_bodies_drop_removed_contacts(kyu_world *w);
 
 // collider.c
 kyu_hit kyu_collider_sweep(const collider *c, vec3s p, vec3s d, float r, float t0, float dt);
@@ -197,11 +251,37 @@ void kyu_grid_free(grid *g);
 vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t);
 vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
-int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_contact_event *out);
+int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out);
+
+// events.c
+kyu_body_id kyu_handle_of(const kyu_world *w, uint32_t slot, uint32_t generation);
+kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c);
+int kyu_events_begin_step(kyu_world *w);
+int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_event ev);
+int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach);
+int kyu_impact_was(const kyu_world *w, uint32_t a, uint32_t b);
+void kyu_impact_keys_sort(kyu_world *w);
+
+// island.c: sleeping islands
+void kyu_wake_near_collider(kyu_world *w, const collider *c);
+
+int kyu_wake_body(kyu_world *w, uint32_t slot);
+int kyu_islands_flush_woken(kyu_world *w);
+int kyu_islands_wake_touched(kyu_world *w);
+int kyu_islands_wake_box(kyu_world *w, const aabb *box);
+int kyu_islands_update(kyu_world *w);
+void kyu_islands_free(kyu_world *w);
+int kyu_islands_body_count_asleep(const kyu_world *w);
 
 // query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
 void kyu_query_invalidate(kyu_world *w);
 void kyu_query_free(kyu_world *w);
+
+// filter: whether a pair may meet at all (a sensor pair never does).
+int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b);
+static inline int kyu_pair_is_sensor(const kyu_world *w, uint32_t a, uint32_t b) {
+    return w->bodies.sensor[a] || (!(b & 0x80000000u) && w->bodies.sensor[b]);
+}
 
 // filter: whether a body pair / body-collider pair may collide (before sensors are considered).
 static inline int kyu_filter_bodies(const body_store *s, uint32_t a, uint32_t b) {
@@ -217,7 +297,7 @@ void kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n);
 void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n);
 
 // escape.c
-void kyu_contacts_solve_velocities(kyu_world *w);
+int kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);
 void kyu_contacts_escape(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);

@@ -141,7 +141,7 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     return s; // slow convergence (a graze): report the contact a hair early rather than miss it
 }
 
-int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_contact_event *out) {
+int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out) {
     float S = (1.0f - tau) * w->def.fixed_dt;
     partner o = partner_at(w, b, tau);
     vec3s pa = kyu_pos_at(w, a, tau), va = kyu_vel_at(w, a, tau);

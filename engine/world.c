@@ -62,6 +62,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     kyu_world *w = calloc(1, sizeof *w);
     if (!w) return KYU_ERR_OUT_OF_MEMORY;
     w->def = *def;
+    w->free_island = -1;
     do w->id = atomic_fetch_add(&next_world_id, 1u);
     while (w->id == 0); // 0 is the world of the null handle
     int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
@@ -79,19 +80,40 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
     free(w->colliders); free(w->free_colliders);
-    free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj);
+    free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj);
     free(w->late_head); free(w->late_partner); free(w->late_next);
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
+    kyu_islands_free(w);
     free(w->contacts); free(w->contacts_new); free(w->scratch);
+    free(w->begin_events); free(w->end_events); free(w->pending_end); free(w->impact_events); free(w->impact_keys);
     free(w);
+}
+
+// The awake bodies, in slot order: every stage below works on these only.
+static void collect_active(kyu_world *w) {
+    const body_store *s = &w->bodies;
+    w->active_count = 0;
+    for (int i = 0; i < s->high; i++)
+        if (s->alive[i] && s->awake[i]) w->active[w->active_count++] = (uint32_t)i;
+}
+
+static int by_slot(const void *x, const void *y) {
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+// Bodies woken mid-step were appended: the contact search wants slot order.
+static int sort_active(kyu_world *w) {
+    qsort(w->active, (size_t)w->active_count, sizeof *w->active, by_slot);
+    return 0;
 }
 
 // 1. Forces: gravity and damping change velocities.
 static void integrate_forces(kyu_world *w) {
     body_store *s = &w->bodies;
     float dt = w->def.fixed_dt;
-    for (int i = 0; i < s->high; i++) {
-        if (!s->alive[i]) continue;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
         vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
         if (s->damping[i] > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * s->damping[i]));
         s->vel[i] = v;
@@ -100,10 +122,10 @@ static void integrate_forces(kyu_world *w) {
 
 // 2. Sweeps: each particle's box bounds its whole path this step, grown by its radius and the margin.
 static void compute_sweeps(kyu_world *w) {
-    for (int i = 0; i < w->bodies.high; i++) {
-        if (!w->bodies.alive[i]) continue;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
         w->t_body[i] = 0.0f;
-        kyu_path_box(w, (uint32_t)i, 0.0f, &w->box[i]);
+        kyu_path_box(w, i, 0.0f, &w->box[i]);
     }
 }
 
@@ -112,19 +134,25 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
     w->locked = 1;
     memset(&w->stats, 0, sizeof w->stats);
-    w->stats.awake_bodies = w->bodies.count;
-    kyu_bodies_drop_removed_contacts(w);   // removed bodies leave the contact cache
+    int fail = kyu_events_begin_step(w);
+    if (!fail) fail = kyu_bodies_drop_removed_contacts(w); // removed bodies leave the cache (end events)
+    if (!fail) fail = kyu_islands_wake_touched(w); // 8. what awake bodies will touch wakes up
+    if (!fail) fail = kyu_islands_flush_woken(w);
+    collect_active(w);
+    w->stats.awake_bodies = w->active_count;
     integrate_forces(w);                   // 1. forces
-    kyu_contacts_solve_velocities(w);      // 7a. kept contacts: no approach (resting piles)
+    if (!fail) fail = kyu_contacts_solve_velocities(w); // 7a. kept contacts: no approach (resting piles)
     kyu_contacts_mark_supported(w);        //     bodies not held by a contact fly exact parabolas
     compute_sweeps(w);                     // 2. swept boxes
     kyu_colliders_update_bounds(w);
-    int fail = kyu_broadphase_build(w);    // 3. candidate pairs
+    if (!fail) fail = kyu_broadphase_build(w); // 3. candidate pairs
     w->stats.candidate_pairs = w->pair_count;
     if (!fail) fail = kyu_impacts_resolve(w); // 4-6. exact impacts in time order, response
     kyu_colliders_advance(w);
+    if (!fail && w->woken_count) fail = kyu_islands_flush_woken(w) || sort_active(w); // woke mid-step
     if (!fail) fail = kyu_contacts_find(w);   // 7b. new + kept contacts
     if (!fail) kyu_contacts_escape(w);        //     and de-penetration
+    if (!fail) fail = kyu_islands_update(w);  // 8. resting islands fall asleep
     w->locked = 0;
     kyu_query_invalidate(w);
     if (fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "during the step (state may be partly stepped)");
@@ -163,6 +191,10 @@ float kyu_world_alpha(const kyu_world *w) { return w ? w->alpha : 0.0f; }
 kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     if (!w) return KYU_ERR_NULL;
     if (!kyu_bounded3(g, KYU_MAX_COORD)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
+    if (glms_vec3_eqv(g, w->def.gravity) == false) // everything at rest may now slide: wake it all
+        for (int i = 0; i < w->bodies.high; i++)
+            if (w->bodies.alive[i] && kyu_wake_body(w, (uint32_t)i))
+                return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the sleeping bodies");
     w->def.gravity = g;
     return KYU_OK;
 }
@@ -174,6 +206,8 @@ kyu_step_stats kyu_world_stats(const kyu_world *w) {
 }
 
 int kyu_world_body_count(const kyu_world *w) { return w ? w->bodies.count : 0; }
+
+int kyu_world_sleeping_body_count(const kyu_world *w) { return w ? kyu_islands_body_count_asleep(w) : 0; }
 
 double kyu_world_kinetic_energy(const kyu_world *w) {
     if (!w) return 0.0;

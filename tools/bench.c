@@ -199,8 +199,7 @@ static result run_pile(const options *o) {
         if (!(fabsf(p.x) <= h && fabsf(p.z) <= h && p.y >= 0))
             r.escaped++;
     }
-    // kyu has no sleep yet; when it does, count the sleeping bodies here.
-    r.sleeping = 0;
+    r.sleeping = kyu_world_sleeping_body_count(w);
     r.max_overlap = kyu_world_stats(w).max_overlap;
     r.state_hash = kyu_world_state_hash(w);
     free(ids);

@@ -136,6 +136,27 @@ typedef struct kyu_collider_def {
     uint32_t internal_cookie;
 } kyu_collider_def;
 
+/// A pair that began or ended touching. `body` is the pair's lower slot; the other side is either
+/// `other` (a body) or `collider` (the unused one is the null handle). A removed body's end events
+/// come with the next step and name it by its (now stale) handle.
+typedef struct kyu_contact_event {
+    kyu_body_id body;
+    kyu_body_id other;
+    kyu_collider_id collider;
+    bool sensor;          ///< an overlap of a sensor (no collision happened)
+} kyu_contact_event;
+
+/// An impact: two things met with a closing speed above the restitution threshold (for sounds and
+/// damage). `normal` points from the other side to `body`; `point` is on the contact.
+typedef struct kyu_impact_event {
+    kyu_body_id body;
+    kyu_body_id other;
+    kyu_collider_id collider;
+    vec3s point;
+    vec3s normal;
+    float approach_speed; ///< m/s, > 0
+} kyu_impact_event;
+
 /// Counters of the last step, for tuning and tests.
 typedef struct kyu_step_stats {
     int awake_bodies;       ///< bodies stepped
@@ -146,6 +167,8 @@ typedef struct kyu_step_stats {
     int contacts;           ///< contacts kept at the end (body-body plus body-collider)
     int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop (see README)
     float max_overlap;      ///< m, the deepest overlap left after the position escape
+    int islands_woken;      ///< sleeping islands woken during the step
+    int bodies_fell_asleep; ///< bodies that fell asleep at the end of the step
 } kyu_step_stats;
 
 #ifdef __cplusplus

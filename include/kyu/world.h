@@ -51,6 +51,9 @@ kyu_step_stats kyu_world_stats(const kyu_world *world);
 /// Live bodies in the world.
 int kyu_world_body_count(const kyu_world *world);
 
+/// Live bodies whose island sleeps.
+int kyu_world_sleeping_body_count(const kyu_world *world);
+
 /// Total kinetic energy of the bodies, in joules (summed in double, in slot order).
 double kyu_world_kinetic_energy(const kyu_world *world);
 
@@ -60,6 +63,16 @@ kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
 /// A 64-bit hash of every live body's slot, position and velocity bits (0 for a NULL world): equal hashes mean
 /// bit-identical states (for determinism checks).
 uint64_t kyu_world_state_hash(const kyu_world *world);
+
+// ---- events (valid until the next step; order is deterministic) -------------------------------
+
+/// Pairs that began touching in the last step (an impact, or a resting contact within the slop;
+/// for sensors, an overlap). Falling asleep or waking never begins or ends a pair.
+const kyu_contact_event *kyu_world_begin_events(const kyu_world *world, int *count);
+/// Pairs that stopped touching in the last step, and pairs of bodies removed before it.
+const kyu_contact_event *kyu_world_end_events(const kyu_world *world, int *count);
+/// Impacts of the last step, in time order.
+const kyu_impact_event *kyu_world_impact_events(const kyu_world *world, int *count);
 
 // ---- particles ----------------------------------------------------------------------------------
 
@@ -88,6 +101,12 @@ kyu_status kyu_body_get_interpolated_position(const kyu_world *world, kyu_body_i
 kyu_status kyu_body_get_radius(const kyu_world *world, kyu_body_id body, float *out);
 kyu_status kyu_body_get_mass(const kyu_world *world, kyu_body_id body, float *out);
 kyu_status kyu_body_get_user_data(const kyu_world *world, kyu_body_id body, void **out);
+/// The pairs this body touches now ("stay"): up to `capacity` written to `out` (may be NULL when
+/// capacity is 0), the total in `*total`.
+kyu_status kyu_body_get_contacts(const kyu_world *world, kyu_body_id body, kyu_contact_event *out,
+                                 int capacity, int *total);
+/// False while the body's island sleeps.
+bool kyu_body_is_awake(const kyu_world *world, kyu_body_id body);
 
 // ---- colliders ----------------------------------------------------------------------------------
 

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: MIT
+// Islands, sleep and wake (seed 004; Box2D's solver sets). Bodies linked by contacts form islands;
+// an island whose bodies all stayed slower than sleep_speed for sleep_time falls asleep: its bodies
+// stop, leave the step entirely (no integration, no broadphase, no pairs), and its contacts are set
+// aside in an island record, unchanged, so sleeping never ends a pair and waking never begins one.
+// Sleeping bodies stay solid through the sleep grid: an awake body or a moving kinematic collider
+// whose box meets a sleeping body wakes its whole island, before the step or in the middle of it.
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define SLEEP_MAX_CELLS 4096
+
+static int box_overlap(const aabb *a, const aabb *b) {
+    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] &&
+           b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+}
+
+static aabb rest_box(const kyu_world *w, uint32_t i) {
+    aabb b;
+    float g = w->bodies.radius[i] + w->def.contact_margin;
+    for (int k = 0; k < 3; k++) {
+        b.lo[k] = w->bodies.pos[i].raw[k] - g;
+        b.hi[k] = w->bodies.pos[i].raw[k] + g;
+    }
+    return b;
+}
+
+// ---- the sleep grid: sleeping bodies by cell (entries are never removed one by one: an entry is
+// live while its body sleeps with the same epoch; the grid is rebuilt when most entries are dead) --
+
+static int32_t sg_cell(const kyu_world *w, float x) {
+    float c = floorf(x * w->sleep.inv_cell);
+    return (int32_t)(c > 1048575.0f ? 1048575.0f : c < -1048575.0f ? -1048575.0f : c);
+}
+
+static uint32_t sg_hash(int32_t x, int32_t y, int32_t z) {
+    uint32_t h = (uint32_t)x * 0x9E3779B1u ^ (uint32_t)y * 0x85EBCA77u ^ (uint32_t)z * 0xC2B2AE3Du;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    return h;
+}
+
+static uint32_t sg_slot(const sleep_grid *g, uint32_t h) {
+    uint32_t mask = (uint32_t)g->table_size - 1, i = h & mask;
+    while (g->head[i] != UINT32_MAX && g->key[i] != h) i = (i + 1) & mask;
+    return i;
+}
+
+static int sg_grow(sleep_grid *g, int needed) {
+    if (2 * needed <= g->table_size) return 0;
+    int n = 1024;
+    while (n < 4 * needed) n *= 2;
+    uint32_t *k = realloc(g->key, (size_t)n * sizeof *k);
+    if (!k) return -1;
+    g->key = k;
+    uint32_t *h = realloc(g->head, (size_t)n * sizeof *h);
+    if (!h) return -1;
+    g->head = h;
+    g->table_size = n;
+    memset(g->head, 0xff, (size_t)n * sizeof *g->head);
+    for (int e = 0; e < g->count; e++) { // re-link the entries into the bigger table
+        uint32_t hh = sg_hash(g->entries[e].c[0], g->entries[e].c[1], g->entries[e].c[2]);
+        uint32_t s = sg_slot(g, hh);
+        g->key[s] = hh;
+        g->entries[e].next = g->head[s];
+        g->head[s] = (uint32_t)e;
+    }
+    g->cells = 0;
+    for (int s = 0; s < g->table_size; s++) g->cells += g->head[s] != UINT32_MAX;
+    return 0;
+}
+
+static int sg_insert(kyu_world *w, uint32_t body) {
+    sleep_grid *g = &w->sleep;
+    aabb b = rest_box(w, body);
+    int32_t lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
+    int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+    if (n > SLEEP_MAX_CELLS) { // a giant: kept in a list scanned by every query
+        if (RESERVE(g->giants, g->giant_cap, g->giant_count + 1)) return -1;
+        g->giants[g->giant_count++] = (sleep_entry){{0, 0, 0}, body, w->bodies.sleep_epoch[body], 0};
+        return 0;
+    }
+    if (RESERVE(g->entries, g->entry_cap, g->count + (int)n)) return -1;
+    for (int32_t z = lo[2]; z <= hi[2]; z++)
+        for (int32_t y = lo[1]; y <= hi[1]; y++)
+            for (int32_t x = lo[0]; x <= hi[0]; x++) {
+                if (sg_grow(g, g->cells + 1)) return -1;
+                uint32_t h = sg_hash(x, y, z), s = sg_slot(g, h);
+                if (g->head[s] == UINT32_MAX) g->cells++;
+                g->key[s] = h;
+                g->entries[g->count] = (sleep_entry){{x, y, z}, body, w->bodies.sleep_epoch[body], g->head[s]};
+                g->head[s] = (uint32_t)g->count++;
+            }
+    g->live += (int)n;
+    return 0;
+}
+
+// How many grid cells a sleeping body's entries take (0 for a giant): its share of `live`.
+static int sg_cells_of(const kyu_world *w, uint32_t body) {
+    aabb b = rest_box(w, body);
+    int32_t lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
+    int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+    return n > SLEEP_MAX_CELLS ? 0 : (int)n;
+}
+
+static int sg_live(const kyu_world *w, const sleep_entry *e) {
+    return w->bodies.alive[e->body] && !w->bodies.awake[e->body] && w->bodies.sleep_epoch[e->body] == e->epoch;
+}
+
+// Calls visit for every sleeping body whose rest box meets `box` (maybe more than once).
+static int sg_query(kyu_world *w, const aabb *box, int (*visit)(kyu_world *, uint32_t)) {
+    sleep_grid *g = &w->sleep;
+    for (int i = 0; i < g->giant_count; i++) {
+        uint32_t j = g->giants[i].body;
+        aabb rb = rest_box(w, j);
+        if (sg_live(w, &g->giants[i]) && box_overlap(box, &rb) && visit(w, j)) return -1;
+    }
+    if (g->count == 0) return 0;
+    int32_t lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, box->lo[k]), hi[k] = sg_cell(w, box->hi[k]);
+    int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+    if (n > (int64_t)g->count) { // a box wider than the sleeping world: scan the entries instead
+        for (int e = 0; e < g->count; e++) {
+            uint32_t j = g->entries[e].body;
+            aabb rb = rest_box(w, j);
+            if (sg_live(w, &g->entries[e]) && box_overlap(box, &rb) && visit(w, j)) return -1;
+        }
+        return 0;
+    }
+    for (int32_t z = lo[2]; z <= hi[2]; z++)
+        for (int32_t y = lo[1]; y <= hi[1]; y++)
+            for (int32_t x = lo[0]; x <= hi[0]; x++) {
+                uint32_t h = sg_hash(x, y, z), s = sg_slot(g, h);
+                for (uint32_t e = g->head[s]; e != UINT32_MAX; e = g->entries[e].next) {
+                    const sleep_entry *en = &g->entries[e];
+                    if (en->c[0] != x || en->c[1] != y || en->c[2] != z || !sg_live(w, en)) continue;
+                    aabb rb = rest_box(w, en->body);
+                    if (box_overlap(box, &rb) && visit(w, en->body)) return -1;
+                }
+            }
+    return 0;
+}
+
+// Rebuilds the grid from the sleeping bodies once dead entries outnumber live ones.
+static int sg_compact(kyu_world *w) {
+    sleep_grid *g = &w->sleep;
+    if (g->count - g->live <= g->live + 4096) return 0;
+    g->count = g->giant_count = g->live = g->cells = 0;
+    if (g->table_size) memset(g->head, 0xff, (size_t)g->table_size * sizeof *g->head);
+    for (int i = 0; i < w->bodies.high; i++)
+        if (w->bodies.alive[i] && !w->bodies.awake[i] && sg_insert(w, (uint32_t)i)) return -1;
+    return 0;
+}
+
+// ---- island records ---------------------------------------------------------------------------
+
+static int island_new(kyu_world *w) {
+    if (w->free_island >= 0) {
+        int id = w->free_island;
+        w->free_island = w->islands[id].next_free;
+        w->islands[id].body_count = w->islands[id].contact_count = 0;
+        w->islands[id].next_free = -1;
+        return id;
+    }
+    int cap = w->island_cap;
+    if (RESERVE(w->islands, cap, w->island_high + 1)) return -1;
+    for (int i = w->island_cap; i < cap; i++) memset(&w->islands[i], 0, sizeof w->islands[i]);
+    w->island_cap = cap;
+    w->islands[w->island_high].next_free = -1;
+    return w->island_high++;
+}
+
+// Wakes the island of sleeping body i: its bodies rejoin the step at rest, its contacts go back to
+// the cache (through the woken list, merged in key order before they are next read).
+static int wake_island_of(kyu_world *w, uint32_t i) {
+    body_store *s = &w->bodies;
+    if (s->awake[i]) return 0;
+    int id = (int)s->island[i];
+    sleep_island *isl = &w->islands[id];
+    if (RESERVE(w->woken, w->woken_cap, w->woken_count + isl->contact_count)) return -1;
+    if (RESERVE(w->woken_bodies, w->woken_bodies_cap, w->woken_bodies_count + isl->body_count)) return -1;
+    for (int k = 0; k < isl->body_count; k++) {
+        uint32_t b = isl->bodies[k];
+        w->sleep.live -= sg_cells_of(w, b);
+        s->awake[b] = 1;
+        s->sleep_timer[b] = 0.0f;
+        w->woken_bodies[w->woken_bodies_count++] = b;
+    }
+    memcpy(w->woken + w->woken_count, isl->contacts, (size_t)isl->contact_count * sizeof *isl->contacts);
+    w->woken_count += isl->contact_count;
+    isl->next_free = w->free_island;
+    w->free_island = id;
+    w->stats.islands_woken++;
+    return 0;
+}
+
+int kyu_wake_body(kyu_world *w, uint32_t i) { return wake_island_of(w, i); }
+
+static int by_key(const void *x, const void *y) {
+    const contact *a = x, *b = y;
+    uint64_t ka = ((uint64_t)a->a << 32) | a->b, kb = ((uint64_t)b->a << 32) | b->b;
+    return ka < kb ? -1 : ka > kb;
+}
+
+// Woken contacts join the cache, which stays sorted by key.
+int kyu_islands_flush_woken(kyu_world *w) {
+    if (w->woken_count == 0) return 0;
+    qsort(w->woken, (size_t)w->woken_count, sizeof *w->woken, by_key);
+    int n = w->contact_count + w->woken_count;
+    if (RESERVE(w->contacts_new, w->contact_new_cap, n)) return -1;
+    int i = 0, j = 0, k = 0;
+    while (i < w->contact_count || j < w->woken_count) {
+        if (j >= w->woken_count || (i < w->contact_count && by_key(&w->contacts[i], &w->woken[j]) < 0))
+            w->contacts_new[k++] = w->contacts[i++];
+        else
+            w->contacts_new[k++] = w->woken[j++];
+    }
+    contact *t = w->contacts;
+    w->contacts = w->contacts_new;
+    w->contacts_new = t;
+    int cap = w->contact_cap;
+    w->contact_cap = w->contact_new_cap;
+    w->contact_new_cap = cap;
+    w->contact_count = n;
+    w->woken_count = 0;
+    return 0;
+}
+
+// Distance from point c to the segment p0-p1.
+static float segment_distance(vec3s p0, vec3s p1, vec3s c) {
+    vec3s d = glms_vec3_sub(p1, p0), m = glms_vec3_sub(c, p0);
+    float dd = glms_vec3_norm2(d), t = dd > 0.0f ? glms_vec3_dot(m, d) / dd : 0.0f;
+    t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+    return glms_vec3_distance(glms_vec3_add(p0, glms_vec3_scale(d, t)), c);
+}
+
+// A sleeper wakes only when the asking path comes as close as a contact would (the distance that
+// joins two bodies into one island): resting neighbours a little apart never wake each other.
+static int wake_visit(kyu_world *w, uint32_t j) {
+    const sleep_grid *g = &w->sleep;
+    if (g->probe_r >= 0.0f &&
+        segment_distance(g->probe_p0, g->probe_p1, w->bodies.pos[j]) > g->probe_r + w->bodies.radius[j])
+        return 0;
+    return wake_island_of(w, j);
+}
+
+// Before the step: every awake body's coming path, and every moving kinematic collider, wakes the
+// sleeping islands it meets; woken bodies wake what they touch in turn.
+int kyu_islands_wake_touched(kyu_world *w) {
+    body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt;
+    w->woken_bodies_count = 0;
+    if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
+    for (int i = 0; i < s->high; i++) {
+        if (!s->alive[i] || !s->awake[i]) continue;
+        vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
+        vec3s p1 = glms_vec3_add(s->pos[i], glms_vec3_scale(v, dt));
+        aabb b;
+        float g = s->radius[i] + w->def.contact_margin;
+        for (int k = 0; k < 3; k++) {
+            b.lo[k] = fminf(s->pos[i].raw[k], p1.raw[k]) - g;
+            b.hi[k] = fmaxf(s->pos[i].raw[k], p1.raw[k]) + g;
+        }
+        w->sleep.probe_p0 = s->pos[i];
+        w->sleep.probe_p1 = p1;
+        w->sleep.probe_r = g;
+        if (sg_query(w, &b, wake_visit)) return -1;
+    }
+    w->sleep.probe_r = -1.0f;
+    for (int c = 0; c < w->collider_high; c++) {
+        const collider *col = &w->colliders[c];
+        if (!col->alive || col->motion != KYU_KINEMATIC || glms_vec3_norm2(col->velocity) == 0.0f) continue;
+        kyu_wake_near_collider(w, col);
+    }
+    return 0;
+}
+
+// A collider that moves, appears, is teleported or removed wakes the sleeping bodies near it.
+void kyu_wake_near_collider(kyu_world *w, const collider *c) {
+    body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt, reach = w->def.contact_margin + glms_vec3_norm(c->velocity) * dt;
+    if (c->type == KYU_SHAPE_PLANE) {
+        for (int i = 0; i < s->high; i++) {
+            if (!s->alive[i] || s->awake[i]) continue;
+            vec3s n;
+            if (kyu_collider_distance(c, s->pos[i], s->radius[i], 0.0f, dt, &n) <= reach)
+                (void)wake_island_of(w, (uint32_t)i); // out of memory here leaves it asleep
+        }
+        return;
+    }
+    aabb b;
+    float ext[3];
+    for (int k = 0; k < 3; k++) {
+        ext[k] = fabsf(c->box.rotation.col[0].raw[k]) * c->box.half_extents.x +
+                 fabsf(c->box.rotation.col[1].raw[k]) * c->box.half_extents.y +
+                 fabsf(c->box.rotation.col[2].raw[k]) * c->box.half_extents.z;
+        float a = c->box.center.raw[k], e = a + c->velocity.raw[k] * dt;
+        b.lo[k] = fminf(a, e) - ext[k] - reach;
+        b.hi[k] = fmaxf(a, e) + ext[k] + reach;
+    }
+    w->sleep.probe_r = -1.0f;
+    (void)sg_query(w, &b, wake_visit);
+}
+
+// Mid-step: a body's new box meets sleeping bodies: wake their islands now. Returns how many bodies
+// woke (they are listed in w->woken_bodies from `first`), or -1.
+int kyu_islands_wake_box(kyu_world *w, const aabb *box) {
+    if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
+    int before = w->woken_bodies_count;
+    w->sleep.probe_r = -1.0f;
+    if (sg_query(w, box, wake_visit)) return -1;
+    return w->woken_bodies_count - before;
+}
+
+// ---- falling asleep ---------------------------------------------------------------------------
+
+static uint32_t find(uint32_t *parent, uint32_t i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+// After the step: rest timers, islands by union-find over the kept contacts, and the islands whose
+// bodies all rested long enough go to sleep.
+int kyu_islands_update(kyu_world *w) {
+    body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt;
+    uint32_t *parent = w->uf_parent;
+    float *rest = w->uf_rest;
+    int *record = w->uf_record;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        int resting = w->def.enable_sleep && s->allow_sleep[i] && !s->sensor[i] &&
+                      glms_vec3_norm2(s->vel[i]) < w->def.sleep_speed * w->def.sleep_speed;
+        s->sleep_timer[i] = resting ? s->sleep_timer[i] + dt : 0.0f;
+        parent[i] = i;
+    }
+    if (!w->def.enable_sleep) return 0;
+    for (int c = 0; c < w->contact_count; c++) {
+        const contact *ct = &w->contacts[c];
+        if (ct->b & KYU_COLLIDER_BIT) continue;
+        if (ct->sensor && !ct->touching) continue; // a sensor overlap keeps the body awake
+        uint32_t ra = find(parent, ct->a), rb = find(parent, ct->b);
+        if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb; // the lower slot is the root
+    }
+    for (int k = 0; k < w->active_count; k++) rest[w->active[k]] = 1e30f;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k], r = find(parent, i);
+        if (s->sleep_timer[i] < rest[r]) rest[r] = s->sleep_timer[i];
+    }
+    int sleeping = 0;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        record[i] = -1;
+        sleeping += rest[find(parent, i)] >= w->def.sleep_time;
+    }
+    if (sleeping == 0) return 0;
+    if (w->sleep.table_size == 0 || (w->sleep.live == 0 && w->sleep.giant_count == 0)) {
+        double sum = 0.0; // the sleep grid's cell: about two diameters of the bodies falling asleep
+        for (int k = 0; k < w->active_count; k++) sum += s->radius[w->active[k]];
+        w->sleep.cell = (float)(4.0 * sum / w->active_count) + 2.0f * w->def.contact_margin;
+        w->sleep.inv_cell = 1.0f / w->sleep.cell;
+        w->sleep.count = w->sleep.giant_count = w->sleep.live = w->sleep.cells = 0;
+        if (w->sleep.table_size) memset(w->sleep.head, 0xff, (size_t)w->sleep.table_size * sizeof *w->sleep.head);
+    }
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k], r = find(parent, i);
+        if (rest[r] < w->def.sleep_time) continue;
+        if (record[r] < 0 && (record[r] = island_new(w)) < 0) return -1;
+        sleep_island *isl = &w->islands[record[r]];
+        if (RESERVE(isl->bodies, isl->body_cap, isl->body_count + 1)) return -1;
+        isl->bodies[isl->body_count++] = i;
+        s->island[i] = (uint32_t)record[r];
+        s->awake[i] = 0;
+        s->vel[i] = glms_vec3_zero();
+        s->sleep_epoch[i]++;
+        if (sg_insert(w, i)) return -1;
+    }
+    // The sleeping islands take their contacts along; the cache keeps the rest, still sorted.
+    int n = 0;
+    for (int c = 0; c < w->contact_count; c++) {
+        const contact *ct = &w->contacts[c];
+        if (s->awake[ct->a]) {
+            w->contacts[n++] = *ct;
+            continue;
+        }
+        sleep_island *isl = &w->islands[s->island[ct->a]];
+        if (RESERVE(isl->contacts, isl->contact_cap, isl->contact_count + 1)) return -1;
+        isl->contacts[isl->contact_count++] = *ct;
+    }
+    w->contact_count = n;
+    w->stats.bodies_fell_asleep = sleeping;
+    return sg_compact(w);
+}
+
+void kyu_islands_free(kyu_world *w) {
+    for (int i = 0; i < w->island_cap; i++) {
+        free(w->islands[i].bodies);
+        free(w->islands[i].contacts);
+    }
+    free(w->islands);
+    free(w->sleep.key); free(w->sleep.head); free(w->sleep.entries); free(w->sleep.giants);
+    free(w->woken); free(w->woken_bodies);
+    free(w->uf_parent); free(w->uf_rest); free(w->uf_record);
+}
+
+int kyu_islands_body_count_asleep(const kyu_world *w) {
+    int n = 0;
+    for (int i = 0; i < w->bodies.high; i++) n += w->bodies.alive[i] && !w->bodies.awake[i];
+    return n;
+}
