@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+// Islands, sleep and wake; contact and impact events; filtering and sensors; kinematic platforms;
+// slot reuse under heavy churn.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kyu/kyu.h"
+#include "test.h"
+
+static uint32_t lcg = 4242;
+static double frand(void) {
+    lcg = lcg * 1664525u + 1013904223u;
+    return (lcg >> 8) * (1.0 / 16777216.0);
+}
+
+static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
+
+static kyu_world *world_with(vec3s gravity, bool sleep) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = gravity;
+    wd.enable_sleep = sleep;
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    return w;
+}
+
+static kyu_body_id ball(kyu_world *w, vec3s p, vec3s v, float e) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = p;
+    bd.velocity = v;
+    bd.restitution = e;
+    kyu_body_id id = KYU_NULL_BODY;
+    kyu_body_create(w, &bd, &id);
+    return id;
+}
+
+static kyu_collider_id box(kyu_world *w, vec3s lo, vec3s hi, kyu_motion motion) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_BOX;
+    cd.motion = motion;
+    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
+    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
+    kyu_collider_id id = KYU_NULL_COLLIDER;
+    kyu_collider_create(w, &cd, &id);
+    return id;
+}
+
+static vec3s pos(kyu_world *w, kyu_body_id b) {
+    vec3s p = {{NAN, NAN, NAN}};
+    kyu_body_get_position(w, b, &p);
+    return p;
+}
+
+static void steps(kyu_world *w, int n) {
+    for (int i = 0; i < n; i++) kyu_world_step(w);
+}
+
+static int same_id(kyu_body_id a, kyu_body_id b) {
+    return a.index1 == b.index1 && a.world == b.world && a.generation == b.generation;
+}
+
+// A column of n balls resting on a floor box, starting at x.
+static void column(kyu_world *w, float x, int n, kyu_body_id *out) {
+    for (int i = 0; i < n; i++) out[i] = ball(w, v3(x, 0.5f + 1.0f * i, 0), v3(0, 0, 0), 0);
+}
+
+// ---- sleep --------------------------------------------------------------------------------------
+
+static void test_pile_of_1000_falls_asleep_within_5_seconds(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-20, -1, -20), v3(20, 0, 20), KYU_STATIC);
+    lcg = 1;
+    for (int i = 0; i < 1000; i++) { // a heap: 10 x 10 columns, slightly jittered so they lean
+        float x = -5.5f + 1.1f * (i % 10) + 0.05f * (float)frand(), z = -5.5f + 1.1f * (i / 10 % 10);
+        ball(w, v3(x, 0.55f + 1.1f * (i / 100), z), v3(0, 0, 0), 0.2f);
+    }
+    int asleep_at = -1;
+    for (int i = 0; i < 300 && asleep_at < 0; i++) {
+        kyu_world_step(w);
+        if (kyu_world_sleeping_body_count(w) == 1000) asleep_at = i;
+    }
+    ENSURE(asleep_at >= 0);
+    kyu_world_destroy(w);
+}
+
+static void test_nothing_drifts_while_asleep(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_id c[5];
+    column(w, 0, 5, c);
+    steps(w, 120);
+    for (int i = 0; i < 5; i++) ENSURE(!kyu_body_is_awake(w, c[i]));
+    vec3s before[5];
+    for (int i = 0; i < 5; i++) before[i] = pos(w, c[i]);
+    uint64_t h = kyu_world_state_hash(w);
+    steps(w, 600);
+    ENSURE(kyu_world_state_hash(w) == h); // bit-identical: positions and (zero) velocities
+    for (int i = 0; i < 5; i++) {
+        vec3s now = pos(w, c[i]);
+        ENSURE(memcmp(&before[i], &now, sizeof now) == 0);
+    }
+    ENSURE(kyu_world_stats(w).awake_bodies == 0);
+    kyu_world_destroy(w);
+}
+
+// A ball dropped on one sleeping column wakes exactly that column, in the step it hits.
+static void test_dropped_ball_wakes_exactly_the_island_it_touches(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-10, -1, -5), v3(10, 0, 5), KYU_STATIC);
+    kyu_body_id a[4], b[4];
+    column(w, -3, 4, a);
+    column(w, 3, 4, b);
+    steps(w, 120);
+    ENSURE(kyu_world_sleeping_body_count(w) == 8);
+    uint64_t b_before = 0;
+    vec3s pb[4];
+    for (int i = 0; i < 4; i++) pb[i] = pos(w, b[i]);
+    kyu_body_id drop = ball(w, v3(-3, 8, 0), v3(0, -5, 0), 0.3f);
+    int woke_at = -1, hit_at = -1;
+    for (int s = 0; s < 120; s++) {
+        kyu_world_step(w);
+        if (woke_at < 0 && kyu_body_is_awake(w, a[3])) woke_at = s;
+        int n;
+        const kyu_impact_event *ev = kyu_world_impact_events(w, &n);
+        for (int k = 0; k < n && hit_at < 0; k++)
+            if (same_id(ev[k].body, drop) || same_id(ev[k].other, drop)) hit_at = s;
+        for (int i = 0; i < 4; i++) ENSURE(!kyu_body_is_awake(w, b[i]));
+    }
+    ENSURE(woke_at >= 0 && woke_at == hit_at); // woken and hit in the same step
+    for (int i = 0; i < 4; i++) {
+        vec3s now = pos(w, b[i]);
+        ENSURE(memcmp(&pb[i], &now, sizeof now) == 0);
+    }
+    (void)b_before;
+    ENSURE(pos(w, drop).y > 4.0f); // it landed on the column, not through it
+    kyu_world_destroy(w);
+}
+
+static void test_sleeping_stack_wakes_when_its_kinematic_platform_moves(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    kyu_collider_id plat = box(w, v3(-2, -1, -2), v3(2, 0, 2), KYU_KINEMATIC);
+    kyu_body_id c[3];
+    column(w, 0, 3, c);
+    steps(w, 120);
+    ENSURE(kyu_world_sleeping_body_count(w) == 3);
+    ENSURE(kyu_collider_set_velocity(w, plat, v3(0, 1, 0)) == KYU_OK);
+    steps(w, 60);
+    for (int i = 0; i < 3; i++) ENSURE(kyu_body_is_awake(w, c[i]));
+    ENSURE(pos(w, c[0]).y > 0.5f + 0.9f); // carried up about 1 m
+    kyu_world_destroy(w);
+}
+
+// Removing a support wakes what rested on it: nothing is left floating asleep.
+static void test_removing_a_support_wakes_the_bodies_above(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_id c[4];
+    column(w, 0, 4, c);
+    steps(w, 120);
+    ENSURE(kyu_world_sleeping_body_count(w) == 4);
+    ENSURE(kyu_body_destroy(w, c[0]) == KYU_OK);
+    for (int i = 1; i < 4; i++) ENSURE(kyu_body_is_awake(w, c[i]));
+    steps(w, 60);
+    ENSURE(fabsf(pos(w, c[1]).y - 0.5f) < 0.01f);
+    kyu_world_destroy(w);
+}
+
+static void test_user_changes_wake_the_island(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_id c[2];
+    column(w, 0, 2, c);
+    steps(w, 120);
+    ENSURE(!kyu_body_is_awake(w, c[1]));
+    kyu_body_apply_impulse(w, c[0], v3(0.1f, 0, 0));
+    ENSURE(kyu_body_is_awake(w, c[0]) && kyu_body_is_awake(w, c[1]));
+    steps(w, 200);
+    ENSURE(!kyu_body_is_awake(w, c[0]));
+    kyu_world_set_gravity(w, v3(1, -9.81f, 0));
+    ENSURE(kyu_body_is_awake(w, c[0]) && kyu_body_is_awake(w, c[1]));
+    steps(w, 10);
+    ENSURE(pos(w, c[1]).x > 0.0f); // the sideways gravity acts
+    kyu_world_destroy(w);
+}
+
+static void test_sleep_switches_per_body_and_per_world(void) {
+    kyu_world *off = world_with(v3(0, -9.81f, 0), false);
+    box(off, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_id a = ball(off, v3(0, 0.5f, 0), v3(0, 0, 0), 0);
+    steps(off, 200);
+    ENSURE(kyu_body_is_awake(off, a));
+    kyu_world_destroy(off);
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(0, 0.5f, 0);
+    bd.allow_sleep = false;
+    kyu_body_id never, other = ball(w, v3(0, 1.5f, 0), v3(0, 0, 0), 0); // rests on the insomniac
+    kyu_body_create(w, &bd, &never);
+    kyu_body_id alone = ball(w, v3(3, 0.5f, 0), v3(0, 0, 0), 0);
+    steps(w, 200);
+    ENSURE(kyu_body_is_awake(w, never) && kyu_body_is_awake(w, other));
+    ENSURE(!kyu_body_is_awake(w, alone));
+    kyu_world_destroy(w);
+}
+
+// ---- events -------------------------------------------------------------------------------------
+
+static int count_events(const kyu_contact_event *ev, int n, kyu_body_id b) {
+    int k = 0;
+    for (int i = 0; i < n; i++) k += same_id(ev[i].body, b) || same_id(ev[i].other, b);
+    return k;
+}
+
+static void test_bouncing_ball_gives_one_begin_and_one_end_per_bounce(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    kyu_collider_def floor = kyu_collider_def_default();
+    floor.restitution = 0.9f;
+    kyu_collider_create(w, &floor, NULL);
+    kyu_body_id b = ball(w, v3(0, 3, 0), v3(0, 0, 0), 0.9f);
+    int begins = 0, ends = 0, bounces = 0;
+    float last_vy = 0;
+    for (int s = 0; s < 240; s++) {
+        kyu_world_step(w);
+        int nb, ne;
+        const kyu_contact_event *be = kyu_world_begin_events(w, &nb), *ee = kyu_world_end_events(w, &ne);
+        begins += count_events(be, nb, b);
+        ends += count_events(ee, ne, b);
+        vec3s v;
+        kyu_body_get_velocity(w, b, &v);
+        bounces += last_vy < 0 && v.y > 0;
+        last_vy = v.y;
+        ENSURE(begins - ends == 0 || begins - ends == 1); // bookended
+    }
+    ENSURE(bounces >= 3);
+    ENSURE(begins == bounces);
+    ENSURE(ends == bounces || ends == bounces - 1);
+    kyu_world_destroy(w);
+}
+
+static void test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_id b = ball(w, v3(0, 0.52f, 0), v3(0, 0, 0), 0);
+    int begins = 0, ends = 0;
+    for (int s = 0; s < 400; s++) {
+        if (s == 200) kyu_body_apply_impulse(w, b, v3(0.02f, 0, 0)); // wake it (asleep by now)
+        if (s == 199) ENSURE(!kyu_body_is_awake(w, b));
+        kyu_world_step(w);
+        int nb, ne;
+        const kyu_contact_event *be = kyu_world_begin_events(w, &nb), *ee = kyu_world_end_events(w, &ne);
+        begins += count_events(be, nb, b);
+        ends += count_events(ee, ne, b);
+    }
+    ENSURE(begins == 1);
+    ENSURE(ends == 0);
+    kyu_contact_event now[4];
+    int total = 0;
+    ENSURE(kyu_body_get_contacts(w, b, now, 4, &total) == KYU_OK);
+    ENSURE(total == 1); // "stay": still touching the floor
+    kyu_world_destroy(w);
+}
+
+static void test_removing_a_touching_body_gives_an_end_event(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_id c[2];
+    column(w, 0, 2, c);
+    steps(w, 200); // asleep by now: removal must still report
+    kyu_body_id top = c[1];
+    ENSURE(kyu_body_destroy(w, top) == KYU_OK);
+    kyu_world_step(w);
+    int ne;
+    const kyu_contact_event *ee = kyu_world_end_events(w, &ne);
+    ENSURE(count_events(ee, ne, top) == 1);
+    ENSURE(count_events(ee, ne, c[0]) == 1); // the pair top-bottom, named by both handles
+    kyu_world_destroy(w);
+}
+
+static void test_impact_events_carry_speed_point_and_normal(void) {
+    kyu_world *w = world_with(v3(0, 0, 0), true);
+    kyu_body_id a = ball(w, v3(0, 0, 0), v3(4, 0, 0), 1);
+    kyu_body_id b = ball(w, v3(3, 0, 0), v3(-2, 0, 0), 1);
+    int found = 0;
+    for (int s = 0; s < 60; s++) {
+        kyu_world_step(w);
+        int n;
+        const kyu_impact_event *ev = kyu_world_impact_events(w, &n);
+        for (int k = 0; k < n; k++) {
+            ENSURE(same_id(ev[k].body, a) && same_id(ev[k].other, b));
+            ENSURE_NEAR(ev[k].approach_speed, 6.0, 1e-4);
+            ENSURE_NEAR(ev[k].normal.x, -1.0, 1e-5); // from b to a
+            ENSURE_NEAR(ev[k].point.x, 4.0 * (1.0 / 3.0) + 0.5, 1e-3); // they meet at t = 1/3 s
+            found++;
+        }
+    }
+    ENSURE(found == 1);
+    kyu_world_destroy(w);
+}
+
+// ---- filtering and sensors ----------------------------------------------------------------------
+
+static void test_masked_pairs_pass_through_and_groups_override(void) {
+    kyu_world *w = world_with(v3(0, 0, 0), true);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.category_bits = 2;
+    bd.mask_bits = ~2u; // ghosts ignore each other
+    bd.position = v3(0, 0, 0);
+    bd.velocity = v3(3, 0, 0);
+    kyu_body_id g1, g2;
+    kyu_body_create(w, &bd, &g1);
+    bd.position = v3(3, 0, 0);
+    bd.velocity = v3(-3, 0, 0);
+    kyu_body_create(w, &bd, &g2);
+    bd = kyu_body_def_default(); // same negative group: never collide, whatever the masks
+    bd.group = -7;
+    bd.position = v3(0, 5, 0);
+    bd.velocity = v3(3, 0, 0);
+    kyu_body_id n1, n2;
+    kyu_body_create(w, &bd, &n1);
+    bd.position = v3(3, 5, 0);
+    bd.velocity = v3(-3, 0, 0);
+    kyu_body_create(w, &bd, &n2);
+    steps(w, 60);
+    vec3s v;
+    kyu_body_get_velocity(w, g1, &v);
+    ENSURE(v.x == 3.0f);
+    kyu_body_get_velocity(w, n1, &v);
+    ENSURE(v.x == 3.0f);
+    ENSURE(pos(w, g1).x > 2.9f && pos(w, n2).x < 0.1f); // passed through
+    kyu_world_destroy(w);
+}
+
+static void test_sensor_reports_overlap_and_never_collides(void) {
+    kyu_world *w = world_with(v3(0, 0, 0), true);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.is_sensor = true;
+    bd.radius = 1.0f;
+    bd.gravity_scale = 0;
+    bd.position = v3(5, 0, 0);
+    kyu_body_id zone;
+    kyu_body_create(w, &bd, &zone);
+    kyu_body_id b = ball(w, v3(0, 0, 0), v3(3, 0, 0), 1);
+    int begin_at = -1, end_at = -1;
+    for (int s = 0; s < 240; s++) {
+        kyu_world_step(w);
+        int nb, ne;
+        const kyu_contact_event *be = kyu_world_begin_events(w, &nb), *ee = kyu_world_end_events(w, &ne);
+        for (int k = 0; k < nb; k++)
+            if (be[k].sensor && count_events(&be[k], 1, zone)) begin_at = s;
+        for (int k = 0; k < ne; k++)
+            if (ee[k].sensor && count_events(&ee[k], 1, zone)) end_at = s;
+    }
+    vec3s v, pz;
+    kyu_body_get_velocity(w, b, &v);
+    ENSURE(v.x == 3.0f); // untouched
+    kyu_body_get_position(w, zone, &pz);
+    ENSURE(pz.x == 5.0f);
+    // Overlap from centre distance 1.5 (x = 3.5, t = 7/6 s) to x = 6.5 (t = 13/6 s).
+    ENSURE(begin_at >= 69 && begin_at <= 71);
+    ENSURE(end_at >= 129 && end_at <= 131);
+    kyu_world_destroy(w);
+}
+
+// ---- kinematic platforms and churn ----------------------------------------------------------------
+
+static void test_ball_on_moving_platform_is_carried_by_friction(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-10, -1, -10), v3(10, -0.5f, 10), KYU_STATIC);
+    kyu_collider_id plat = box(w, v3(-2, -0.5f, -2), v3(2, 0, 2), KYU_KINEMATIC);
+    kyu_body_id b = ball(w, v3(0, 0.5f, 0), v3(0, 0, 0), 0);
+    steps(w, 30);
+    kyu_collider_set_velocity(w, plat, v3(1, 0, 0));
+    steps(w, 90); // 1.5 s at 1 m/s: the platform moved 1.5 m
+    vec3s v;
+    kyu_body_get_velocity(w, b, &v);
+    ENSURE_NEAR(v.x, 1.0, 0.02); // riding along at the platform's speed
+    ENSURE(pos(w, b).x > 1.3f && pos(w, b).y > 0.45f);
+    kyu_world_destroy(w);
+}
+
+// A cannon: 1e6 random adds, removes and steps. Slots are reused (memory stays bounded by the most
+// bodies ever alive at once), every live handle stays valid and every removed one stale.
+static void test_million_operation_churn_reuses_slots_and_keeps_handles_straight(void) {
+    enum { MAXLIVE = 256, OPS = 1000000 };
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-30, -1, -30), v3(30, 0, 30), KYU_STATIC);
+    kyu_body_id live[MAXLIVE], dead[64];
+    int nlive = 0, ndead = 0, most = 0;
+    uint32_t high = 0;
+    lcg = 7;
+    for (int op = 0; op < OPS; op++) {
+        uint32_t r = (uint32_t)(frand() * 1000.0);
+        if (r < 2) {
+            kyu_world_step(w);
+        } else if (r < 500 && nlive < MAXLIVE) {
+            vec3s p = v3(50 * (float)frand() - 25, 0.5f + 5 * (float)frand(), 50 * (float)frand() - 25);
+            live[nlive] = ball(w, p, v3(0, -20, 0), 0.3f);
+            ENSURE(live[nlive].index1 != 0);
+            if (live[nlive].index1 > high) high = live[nlive].index1;
+            nlive++;
+            if (nlive > most) most = nlive;
+        } else if (nlive > 0) {
+            int k = (int)(frand() * nlive);
+            ENSURE(kyu_body_destroy(w, live[k]) == KYU_OK);
+            dead[ndead++ % 64] = live[k];
+            live[k] = live[--nlive];
+        }
+        if (op % 1000 == 0) { // the invariant check
+            ENSURE(kyu_world_body_count(w) == nlive);
+            for (int i = 0; i < nlive; i++) ENSURE(kyu_body_is_valid(w, live[i]));
+            for (int i = 0; i < (ndead < 64 ? ndead : 64); i++) ENSURE(!kyu_body_is_valid(w, dead[i]));
+        }
+    }
+    ENSURE((int)high <= most); // never more slots than bodies alive at once
+    kyu_world_destroy(w);
+}
+
+void suite_islands(void) {
+    RUN_TEST(test_pile_of_1000_falls_asleep_within_5_seconds);
+    RUN_TEST(test_nothing_drifts_while_asleep);
+    RUN_TEST(test_dropped_ball_wakes_exactly_the_island_it_touches);
+    RUN_TEST(test_sleeping_stack_wakes_when_its_kinematic_platform_moves);
+    RUN_TEST(test_removing_a_support_wakes_the_bodies_above);
+    RUN_TEST(test_user_changes_wake_the_island);
+    RUN_TEST(test_sleep_switches_per_body_and_per_world);
+    RUN_TEST(test_bouncing_ball_gives_one_begin_and_one_end_per_bounce);
+    RUN_TEST(test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake);
+    RUN_TEST(test_removing_a_touching_body_gives_an_end_event);
+    RUN_TEST(test_impact_events_carry_speed_point_and_normal);
+    RUN_TEST(test_masked_pairs_pass_through_and_groups_override);
+    RUN_TEST(test_sensor_reports_overlap_and_never_collides);
+    RUN_TEST(test_ball_on_moving_platform_is_carried_by_friction);
+    RUN_TEST(test_million_operation_churn_reuses_slots_and_keeps_handles_straight);
+}
