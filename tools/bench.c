@@ -9,6 +9,7 @@
 //       --steps  override the scene's step count
 //       --repeat run the scene K times, then print the median ms_per_step
 //       --json   one JSON object per line instead of key=value pairs
+//       --no-sleep  keep every body awake (the awake cost, to compare with a sleeping pile)
 //
 // The scenes must match SCENES.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
@@ -60,6 +61,7 @@ typedef struct options {
     int steps; // 0 = the scene's own count
     int repeat;
     int json;
+    int no_sleep;
 } options;
 
 typedef struct result {
@@ -87,6 +89,7 @@ static kyu_world_def scene_world_def(const options *o, int capacity, vec3s gravi
     wd.worker_count = o->workers;
     wd.body_capacity = capacity;
     wd.gravity = gravity;
+    wd.enable_sleep = !o->no_sleep;
     return wd;
 }
 
@@ -346,6 +349,7 @@ static void emit_head(emitter *e, const options *o, int n, int steps) {
     emit_int(e, "n", n);
     emit_int(e, "workers", o->workers);
     emit_int(e, "steps", steps);
+    emit_int(e, "sleep", !o->no_sleep);
 }
 
 static void print_result(const options *o, const result *r) {
@@ -401,7 +405,7 @@ static void print_median(const options *o, const result *runs) {
 // ---- command line -------------------------------------------------------------------------------
 
 static void usage(void) {
-    fprintf(stderr, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json]\n"
+    fprintf(stderr, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep]\n"
                     "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
     exit(2);
 }
@@ -429,6 +433,8 @@ static options parse_args(int argc, char **argv) {
         const char *a = argv[i];
         if (strcmp(a, "--json") == 0)
             o.json = 1;
+        else if (strcmp(a, "--no-sleep") == 0)
+            o.no_sleep = 1;
         else if (strcmp(a, "--steps") == 0 && i + 1 < argc)
             o.steps = parse_count(argv[++i], 1 << 30);
         else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)
