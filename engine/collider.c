@@ -22,7 +22,7 @@ kyu_collider_def kyu_collider_def_default(void) {
     return d;
 }
 
-static int collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
+int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
     if (id.index1 == 0) { // the null handle
         *st = KYU_ERR_STALE_HANDLE;
         return -1;
@@ -47,7 +47,7 @@ static int collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st)
 #define COLLIDER_SLOT(w, id, slot)                                                                 \
     kyu_status st_ = KYU_OK;                                                                            \
     if (!(w)) return KYU_ERR_NULL;                                                                 \
-    int slot = collider_slot((w), (id), &st_);                                                     \
+    int slot = kyu_collider_slot((w), (id), &st_);                                                     \
     if (slot < 0) return kyu_fail((kyu_world *)(w), st_, "collider handle {index1 %u}", (id).index1);
 
 static kyu_status validate_rotation(kyu_world *w, versors q) {
@@ -169,7 +169,7 @@ kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
 
 bool kyu_collider_is_valid(const kyu_world *w, kyu_collider_id id) {
     kyu_status st;
-    return w && collider_slot(w, id, &st) >= 0;
+    return w && kyu_collider_slot(w, id, &st) >= 0;
 }
 
 kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) {

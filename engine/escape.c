@@ -222,15 +222,20 @@ int kyu_contacts_find(kyu_world *w) {
     }
     for (; j < w->contact_count; j++)
         if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
+    kyu_contacts_swap(w, w->contact_new_count);
+    w->stats.contacts = w->contact_count;
+    return 0;
+}
+
+// The new contact list (contacts_new, n long) becomes the cache; the old buffer is kept for reuse.
+void kyu_contacts_swap(kyu_world *w, int n) {
     contact *t = w->contacts;
     w->contacts = w->contacts_new;
     w->contacts_new = t;
     int cap = w->contact_cap;
     w->contact_cap = w->contact_new_cap;
     w->contact_new_cap = cap;
-    w->contact_count = w->contact_new_count;
-    w->stats.contacts = w->contact_count;
-    return 0;
+    w->contact_count = n;
 }
 
 static void push_out(kyu_world *w, contact *c) {

@@ -236,6 +236,7 @@ void kyu_bodies_free(body_store *b);
 int kyu_bodies_drop_removed_contacts(kyu_world *w);
 
 // collider.c
+int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *status);
 kyu_hit kyu_collider_sweep(const collider *c, vec3s p, vec3s d, float r, float t0, float dt);
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
 void kyu_colliders_update_bounds(kyu_world *w);
@@ -301,6 +302,7 @@ int kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);
 void kyu_contacts_escape(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
+void kyu_contacts_swap(kyu_world *w, int n);
 
 static inline float kyu_pair_restitution(float a, float b) { return a > b ? a : b; }
 static inline float kyu_pair_friction(float a, float b) { return sqrtf(a * b); }

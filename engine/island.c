@@ -220,13 +220,7 @@ int kyu_islands_flush_woken(kyu_world *w) {
         else
             w->contacts_new[k++] = w->woken[j++];
     }
-    contact *t = w->contacts;
-    w->contacts = w->contacts_new;
-    w->contacts_new = t;
-    int cap = w->contact_cap;
-    w->contact_cap = w->contact_new_cap;
-    w->contact_new_cap = cap;
-    w->contact_count = n;
+    kyu_contacts_swap(w, n);
     w->woken_count = 0;
     return 0;
 }

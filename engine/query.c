@@ -14,24 +14,14 @@
 #include <string.h>
 
 #include "internal.h"
+#include "geometry/dmath.h"
 
-#define HUGE_CELLS 512       // a body covering more cells is tested by every query instead
-#define MAX_DIM 1024         // the grid never has more cells than this along its longest axis
-#define CAST_NEIGHBOURS 8    // a sphere cast wider than this many cells visits its swept box instead
-#define EXP_MIN (-160)       // frexpf exponents of radii in (0, 1e6]: about [-148, 20]
-#define EXP_COUNT 200
+#define HUGE_CELLS      512    // a body covering more cells is tested by every query instead
+#define MAX_DIM         1024   // the grid never has more cells than this along its longest axis
+#define CAST_NEIGHBOURS 8      // a sphere cast wider than this many cells visits its swept box instead
+#define EXP_MIN         (-160) // frexpf exponents of radii in (0, 1e6]: about [-148, 20]
+#define EXP_COUNT       200
 
-typedef struct dv3 {
-    double x, y, z;
-} dv3;
-
-static dv3 dv(vec3s v) { return (dv3){v.x, v.y, v.z}; }
-static dv3 dsub(dv3 a, dv3 b) { return (dv3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static dv3 dmad(dv3 a, dv3 b, double s) { return (dv3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
-static double ddot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static double dget(dv3 a, int k) { return k == 0 ? a.x : k == 1 ? a.y : a.z; }
-static vec3s fv(dv3 a) { return (vec3s){{(float)a.x, (float)a.y, (float)a.z}}; }
-static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 static vec3s unit_or(dv3 a, vec3s fallback) {
     double len = sqrt(ddot(a, a));
@@ -83,7 +73,12 @@ void kyu_query_invalidate(kyu_world *w) {
 void kyu_query_free(kyu_world *w) {
     if (!w || !w->query) return;
     struct kyu_query_cache *q = w->query;
-    free(q->cells); free(q->table); free(q->entries); free(q->huge); free(q->stamp); free(q->hits);
+    free(q->cells);
+    free(q->table);
+    free(q->entries);
+    free(q->huge);
+    free(q->stamp);
+    free(q->hits);
     free(q->list);
     free(q);
     w->query = NULL;
@@ -243,14 +238,14 @@ struct qctx {
     kyu_query_filter f;
     int ignore;
     visit_fn fn;
-    dv3 o, d;     // ray / cast / centre / point
-    double r;     // cast or overlap radius
+    dv3 o, d; // ray / cast / centre / point
+    double r; // cast or overlap radius
     double lo[3], hi[3];
     double best, limit;
     uint32_t best_id;
     vec3s point, normal;
-    int count;    // hits or bodies collected into the scratch arrays
-    int fail;     // out of memory while collecting
+    int count; // hits or bodies collected into the scratch arrays
+    int fail;  // out of memory while collecting
 };
 
 static int sees(uint32_t category, uint32_t mask, const kyu_query_filter *f) {
@@ -332,7 +327,11 @@ static void walk(qctx *x, double radius) {
             continue;
         }
         double t1 = (lo - o) / d, t2 = (hi - o) / d;
-        if (t1 > t2) { double s = t1; t1 = t2; t2 = s; }
+        if (t1 > t2) {
+            double s = t1;
+            t1 = t2;
+            t2 = s;
+        }
         ta = fmax(ta, t1);
         tb = fmin(tb, t2);
         if (ta > tb) return;
@@ -416,8 +415,16 @@ static int ray_box(dv3 o, dv3 d, const kyu_box *box, double *t, dv3 *normal) {
         }
         double ta = (-e - p) / dl, tb = (e - p) / dl;
         double s = dl > 0.0 ? -1.0 : 1.0; // the face entered faces against the ray
-        if (ta > tb) { double tmp = ta; ta = tb; tb = tmp; }
-        if (ta > t0) { t0 = ta; axis = i; sign = s; }
+        if (ta > tb) {
+            double tmp = ta;
+            ta = tb;
+            tb = tmp;
+        }
+        if (ta > t0) {
+            t0 = ta;
+            axis = i;
+            sign = s;
+        }
         t1 = fmin(t1, tb);
     }
     // axis < 0: a zero ray; t0 < 0: the origin is inside (or the box is behind).
@@ -449,28 +456,33 @@ static int push_hit(qctx *x, double t, uint32_t id, vec3s point, vec3s normal) {
     return 0;
 }
 
-static void ray_visit_body(qctx *x, uint32_t b) {
+// The ray's hit on body b, if any: fraction, point and outward normal.
+static int ray_body(const qctx *x, uint32_t b, double *t, vec3s *point, vec3s *normal) {
     const body_store *s = &x->w->bodies;
+    if (!ray_sphere(x->o, x->d, dv(s->pos[b]), s->radius[b], t)) return 0;
+    dv3 p = dmad(x->o, x->d, *t);
+    vec3s back = unit_or((dv3){-x->d.x, -x->d.y, -x->d.z}, (vec3s){{0.0f, 1.0f, 0.0f}});
+    *point = fv(p);
+    *normal = unit_or(dsub(p, dv(s->pos[b])), back);
+    return 1;
+}
+
+static void ray_visit_body(qctx *x, uint32_t b) {
     double t;
-    if (!ray_sphere(x->o, x->d, dv(s->pos[b]), s->radius[b], &t)) return;
-    if (x->fn == ray_visit_body && !better(x, t, b)) return;
-    dv3 p = dmad(x->o, x->d, t);
-    vec3s n = unit_or(dsub(p, dv(s->pos[b])), unit_or((dv3){-x->d.x, -x->d.y, -x->d.z}, (vec3s){{0, 1, 0}}));
-    take(x, t, b, fv(p), n);
+    vec3s p, n;
+    if (ray_body(x, b, &t, &p, &n) && better(x, t, b)) take(x, t, b, p, n);
 }
 
 static void ray_all_visit_body(qctx *x, uint32_t b) {
-    qctx probe = *x;
-    probe.fn = NULL; // collect, do not compare
-    probe.best = INFINITY;
-    ray_visit_body(&probe, b);
-    if (probe.best < INFINITY) push_hit(x, probe.best, b, probe.point, probe.normal);
+    double t;
+    vec3s p, n;
+    if (ray_body(x, b, &t, &p, &n)) push_hit(x, t, b, p, n);
 }
 
 static void cast_visit_body(qctx *x, uint32_t b) {
     const body_store *s = &x->w->bodies;
-    kyu_hit h = kyu_sweep_sphere_sphere(fv(x->o), fv(x->d), (float)x->r, s->pos[b], glms_vec3_zero(),
-                                        s->radius[b]);
+    kyu_hit h =
+        kyu_sweep_sphere_sphere(fv(x->o), fv(x->d), (float)x->r, s->pos[b], glms_vec3_zero(), s->radius[b]);
     if (h.hit && better(x, h.t, b)) take(x, h.t, b, h.point, h.normal);
 }
 
@@ -482,7 +494,8 @@ static void ray_colliders(qctx *x, int all) {
         if (!c->alive || !sees(c->category, c->mask, &x->f)) continue;
         double t;
         dv3 n;
-        int hit = c->type == KYU_SHAPE_PLANE ? ray_plane(x->o, x->d, c, &t, &n) : ray_box(x->o, x->d, &c->box, &t, &n);
+        int hit = c->type == KYU_SHAPE_PLANE ? ray_plane(x->o, x->d, c, &t, &n)
+                                             : ray_box(x->o, x->d, &c->box, &t, &n);
         uint32_t id = KYU_COLLIDER_BIT | (uint32_t)i;
         if (!hit) continue;
         if (all) {
@@ -534,7 +547,8 @@ static kyu_status check_radius(kyu_world *w, float r) {
 static kyu_status check_capacity(kyu_world *w, const void *out, int capacity, const int *count) {
     if (!count) return kyu_fail(w, KYU_ERR_NULL, "out_count is NULL");
     if (capacity < 0) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "capacity %d < 0", capacity);
-    if (capacity > 0 && !out) return kyu_fail(w, KYU_ERR_NULL, "output array is NULL with capacity %d", capacity);
+    if (capacity > 0 && !out)
+        return kyu_fail(w, KYU_ERR_NULL, "output array is NULL with capacity %d", capacity);
     return KYU_OK;
 }
 
@@ -550,14 +564,8 @@ static kyu_status body_slot(const kyu_world *w, kyu_body_id id, const char *name
 // The same rules as collider.c's lookup (which is private to that file).
 static kyu_status collider_slot(const kyu_world *w, kyu_collider_id id, int *slot) {
     kyu_status st = KYU_OK;
-    *slot = -1;
-    if (id.index1 == 0 || (id.world == w->id && id.index1 > (uint32_t)w->collider_high))
-        st = KYU_ERR_STALE_HANDLE;
-    else if (id.world != w->id)
-        st = KYU_ERR_FOREIGN_HANDLE;
-    else if (!w->colliders[id.index1 - 1].alive || w->colliders[id.index1 - 1].generation != id.generation)
-        st = KYU_ERR_STALE_HANDLE;
-    if (st != KYU_OK)
+    *slot = kyu_collider_slot(w, id, &st);
+    if (*slot < 0)
         return kyu_fail((kyu_world *)w, st, "collider handle {index1 %u, generation %u, world %u}", id.index1,
                         id.generation, id.world);
     *slot = (int)(id.index1 - 1);
@@ -666,7 +674,7 @@ kyu_status kyu_world_raycast_all(kyu_world *w, vec3s origin, vec3s translation, 
     visit_huge(&x);
     walk(&x, 0.0); // best stays infinite: the whole segment is walked
     if (x.fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "raycast_all: %d hits", x.count);
-    qsort(w->query->hits, (size_t)x.count, sizeof *w->query->hits, hit_order);
+    if (x.count > 1) qsort(w->query->hits, (size_t)x.count, sizeof *w->query->hits, hit_order);
     for (int i = 0; i < x.count && i < capacity; i++) {
         const hit_rec *h = &w->query->hits[i];
         hits[i] = make_hit(w, h->t, h->id, h->point, h->normal);
@@ -734,7 +742,7 @@ static kyu_status overlap(qctx *x, kyu_body_id *bodies, int capacity, int *out_c
     visit_world_box(x, x->lo, x->hi);
     if (x->fail) return kyu_fail(x->w, KYU_ERR_OUT_OF_MEMORY, "overlap: %d bodies", x->count);
     uint32_t *list = x->q->list;
-    qsort(list, (size_t)x->count, sizeof *list, slot_order);
+    if (x->count > 1) qsort(list, (size_t)x->count, sizeof *list, slot_order);
     for (int i = 0; i < x->count && i < capacity; i++) bodies[i] = body_handle(x->w, list[i]);
     *out_count = x->count;
     return KYU_OK;
@@ -769,8 +777,9 @@ kyu_status kyu_world_overlap_aabb(kyu_world *w, vec3s lower, vec3s upper, kyu_qu
     if (st == KYU_OK) st = check_vec(w, lower, "lower");
     if (st == KYU_OK) st = check_vec(w, upper, "upper");
     if (st == KYU_OK && !(lower.x <= upper.x && lower.y <= upper.y && lower.z <= upper.z))
-        st = kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "aabb lower (%g, %g, %g) > upper (%g, %g, %g)", (double)lower.x,
-                      (double)lower.y, (double)lower.z, (double)upper.x, (double)upper.y, (double)upper.z);
+        st = kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "aabb lower (%g, %g, %g) > upper (%g, %g, %g)",
+                      (double)lower.x, (double)lower.y, (double)lower.z, (double)upper.x, (double)upper.y,
+                      (double)upper.z);
     if (st == KYU_OK) st = begin(w, filter, &x);
     if (st != KYU_OK) return st;
     x.fn = aabb_visit_body;
@@ -865,7 +874,8 @@ kyu_status kyu_world_nearest_body(kyu_world *w, vec3s point, float max_distance,
     if (!out_body) return kyu_fail(w, KYU_ERR_NULL, "out_body is NULL");
     kyu_status st = check_vec(w, point, "point");
     if (st != KYU_OK) return st;
-    if (!isfinite(max_distance)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "max_distance %g", (double)max_distance);
+    if (!isfinite(max_distance))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "max_distance %g", (double)max_distance);
     if (max_distance < 0.0f)
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "max_distance %g < 0", (double)max_distance);
     qctx x;
@@ -905,14 +915,14 @@ kyu_status kyu_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, k
     return KYU_OK;
 }
 
-kyu_status kyu_body_collider_distance(const kyu_world *w, kyu_body_id body, kyu_collider_id collider,
+kyu_status kyu_body_collider_distance(const kyu_world *w, kyu_body_id body, kyu_collider_id cid,
                                       kyu_distance_result *out) {
     if (out) memset(out, 0, sizeof *out);
     if (!w) return KYU_ERR_NULL;
     if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
     int ia, ic;
     kyu_status st = body_slot(w, body, "body", &ia);
-    if (st == KYU_OK) st = collider_slot(w, collider, &ic);
+    if (st == KYU_OK) st = collider_slot(w, cid, &ic);
     if (st != KYU_OK) return st;
     const collider *c = &w->colliders[ic];
     vec3s p = w->bodies.pos[ia];
@@ -946,8 +956,8 @@ kyu_status kyu_body_time_to_collision(const kyu_world *w, kyu_body_id a, kyu_bod
     if (st != KYU_OK) return st;
     if (ia == ib) return kyu_fail(wm, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
     const body_store *s = &w->bodies;
-    kyu_hit h = kyu_sweep_sphere_sphere(s->pos[ia], glms_vec3_scale(s->vel[ia], horizon), s->radius[ia], s->pos[ib],
-                                        glms_vec3_scale(s->vel[ib], horizon), s->radius[ib]);
+    kyu_hit h = kyu_sweep_sphere_sphere(s->pos[ia], glms_vec3_scale(s->vel[ia], horizon), s->radius[ia],
+                                        s->pos[ib], glms_vec3_scale(s->vel[ib], horizon), s->radius[ib]);
     *out_will_collide = h.hit;
     if (out_seconds && h.hit) *out_seconds = h.t * horizon;
     return KYU_OK;

@@ -34,6 +34,8 @@ int main(int argc, char **argv) {
     suite_geometry();
     suite_api();
     suite_physics();
+    suite_islands();
+    suite_query();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

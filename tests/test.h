@@ -37,5 +37,7 @@ extern int test_current_failed;
 void suite_geometry(void);
 void suite_api(void);
 void suite_physics(void);
+void suite_islands(void);
+void suite_query(void);
 
 #endif

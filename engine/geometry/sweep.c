@@ -5,17 +5,7 @@
 #include <math.h>
 
 #include "kyu/geometry.h"
-
-typedef struct dv3 {
-    double x, y, z;
-} dv3;
-
-static dv3 dv(vec3s v) { return (dv3){v.x, v.y, v.z}; }
-static dv3 dsub(dv3 a, dv3 b) { return (dv3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static dv3 dmad(dv3 a, dv3 b, double s) { return (dv3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
-static double ddot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
-static vec3s fv(dv3 a) { return (vec3s){{(float)a.x, (float)a.y, (float)a.z}}; }
+#include "dmath.h"
 
 static vec3s unit_or_up(dv3 a) {
     double len = sqrt(ddot(a, a));

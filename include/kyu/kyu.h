@@ -16,5 +16,6 @@
 #include "types.h"
 #include "world.h"
 #include "geometry.h"
+#include "query.h"
 
 #endif

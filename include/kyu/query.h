@@ -39,11 +39,11 @@ extern "C" {
 /// `(filter.mask_bits & X.category_bits) && (X.mask_bits & filter.category_bits)`, the same rule as
 /// a pair of bodies (groups do not apply to queries). Start from `kyu_query_filter_default()`.
 typedef struct kyu_query_filter {
-    uint32_t category_bits;   ///< what the query is, default all bits
-    uint32_t mask_bits;       ///< what the query sees, default all bits
-    bool skip_colliders;      ///< true: bodies only (raycasts and sphere casts), default false
-    kyu_body_id ignore_body;  ///< never seen (the body casting, say); default null = none. A
-                              ///< non-null handle must be live: stale or foreign is an error.
+    uint32_t category_bits;  ///< what the query is, default all bits
+    uint32_t mask_bits;      ///< what the query sees, default all bits
+    bool skip_colliders;     ///< true: bodies only (raycasts and sphere casts), default false
+    kyu_body_id ignore_body; ///< never seen (the body casting, say); default null = none. A
+                             ///< non-null handle must be live: stale or foreign is an error.
 } kyu_query_filter;
 
 /// The filter that sees everything: all bits, colliders included, no body ignored.
@@ -61,10 +61,10 @@ typedef struct kyu_query_hit {
 
 /// The closest points of two shapes A and B.
 typedef struct kyu_distance_result {
-    float distance;  ///< m, signed: gap when apart, negative = overlap depth
-    vec3s point_a;   ///< on A's surface, the point nearest B (deepest into B when overlapping)
-    vec3s point_b;   ///< on B's surface, the point nearest A
-    vec3s normal;    ///< unit, from B to A (for coincident sphere centres: (0, 1, 0))
+    float distance; ///< m, signed: gap when apart, negative = overlap depth
+    vec3s point_a;  ///< on A's surface, the point nearest B (deepest into B when overlapping)
+    vec3s point_b;  ///< on B's surface, the point nearest A
+    vec3s normal;   ///< unit, from B to A (for coincident sphere centres: (0, 1, 0))
 } kyu_distance_result;
 
 /// The first body or collider hit by the segment origin -> origin + translation.

@@ -79,7 +79,8 @@ typedef struct kyu_world_def {
     int body_capacity;             ///< bodies to allocate room for up front, default 1024
     int max_bodies;                ///< hard cap on live bodies, default 1 << 24
     int max_colliders;             ///< hard cap on live colliders, default 1 << 20
-    float cell_size;               ///< m: broadphase grid cell; 0 = chosen from the radii, default 0
+    float cell_size;               ///< m: grid cell of the broadphase and the query grid; 0 = chosen
+                                   ///< from the radii (each grid picks its own), default 0
     int worker_count;              ///< reserved for the worker pool; must be >= 1, default 1
     bool enable_sleep;             ///< resting islands fall asleep (cost nothing), default true
     float sleep_speed;             ///< m/s: a body slower than this is resting, default 0.05

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Double-precision 3-vectors for the geometry routines: float inputs, double arithmetic, float out.
+#ifndef KYU_DMATH_H
+#define KYU_DMATH_H
+
+#include <math.h>
+
+#include <cglm/struct.h>
+
+typedef struct dv3 {
+    double x, y, z;
+} dv3;
+
+static inline dv3 dv(vec3s v) { return (dv3){v.x, v.y, v.z}; }
+static inline dv3 dsub(dv3 a, dv3 b) { return (dv3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline dv3 dmad(dv3 a, dv3 b, double s) { return (dv3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
+static inline double ddot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline double dget(dv3 a, int k) { return k == 0 ? a.x : k == 1 ? a.y : a.z; }
+static inline vec3s fv(dv3 a) { return (vec3s){{(float)a.x, (float)a.y, (float)a.z}}; }
+static inline double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+#endif
