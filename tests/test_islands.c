@@ -184,6 +184,24 @@ static void test_user_changes_wake_the_island(void) {
     kyu_world_destroy(w);
 }
 
+// A collider created where sleeping bodies lie, or a body spawned into them, wakes them.
+static void test_new_collider_or_body_in_a_sleeping_island_wakes_it(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-10, -1, -5), v3(10, 0, 5), KYU_STATIC);
+    kyu_body_id a[3], b[3];
+    column(w, -3, 3, a);
+    column(w, 3, 3, b);
+    steps(w, 120);
+    ENSURE(kyu_world_sleeping_body_count(w) == 6);
+    box(w, v3(-3.2f, 2.2f, -1), v3(-2.8f, 2.4f, 1), KYU_STATIC); // cuts into a's top ball
+    ENSURE(kyu_body_is_awake(w, a[2]) && kyu_body_is_awake(w, a[0]));
+    ENSURE(!kyu_body_is_awake(w, b[0]));
+    ball(w, v3(3.3f, 2.6f, 0), v3(0, 0, 0), 0); // overlaps b's top ball
+    kyu_world_step(w);
+    ENSURE(kyu_body_is_awake(w, b[2]) && kyu_body_is_awake(w, b[0]));
+    kyu_world_destroy(w);
+}
+
 static void test_sleep_switches_per_body_and_per_world(void) {
     kyu_world *off = world_with(v3(0, -9.81f, 0), false);
     box(off, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
@@ -424,6 +442,7 @@ void suite_islands(void) {
     RUN_TEST(test_sleeping_stack_wakes_when_its_kinematic_platform_moves);
     RUN_TEST(test_removing_a_support_wakes_the_bodies_above);
     RUN_TEST(test_user_changes_wake_the_island);
+    RUN_TEST(test_new_collider_or_body_in_a_sleeping_island_wakes_it);
     RUN_TEST(test_sleep_switches_per_body_and_per_world);
     RUN_TEST(test_bouncing_ball_gives_one_begin_and_one_end_per_bounce);
     RUN_TEST(test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake);
