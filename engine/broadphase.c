@@ -330,9 +330,12 @@ static int big_small_visit(kyu_world *w, uint32_t a, uint32_t j) { return pair_i
 
 static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
 
+// Into the multi-cell table: a box that fits in a cell takes only the cell of its low corner (like
+// the small table, so queries look one cell further down); a larger box takes every cell it covers.
 static int multi_insert(kyu_world *w, uint32_t a) {
     int32_t lo[3], hi[3], c[3];
     cell_range(&w->grid, &w->box[a], lo, hi);
+    if (box_extent(&w->box[a]) <= 0.99f * w->grid.cell) return late_add_entry(&w->grid, lo, a);
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
@@ -501,11 +504,14 @@ static int late_add_entry(grid *g, const int32_t c[3], uint32_t body) {
     return 0;
 }
 
-// Every body in the multi-cell table over the cells of a's box.
+// Every body in the multi-cell table that can meet a's box: cells over [lo - cell, hi] (one-cell
+// entries sit at their box's low corner).
 static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint32_t, uint32_t)) {
     grid *g = &w->grid;
     int32_t lo[3], hi[3], c[3];
-    cell_range(g, &w->box[a], lo, hi);
+    aabb wide = w->box[a];
+    for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
+    cell_range(g, &wide, lo, hi);
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
