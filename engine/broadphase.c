@@ -411,7 +411,8 @@ static int build_adjacency(kyu_world *w) {
         if (!(w->pair_b[p] & KYU_COLLIDER_BIT)) start[w->pair_b[p] + 1]++;
     }
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
-    if (RESERVE(w->adj, w->adj_cap, start[n] + 1)) return -1;
+    if (RESERVE(w->adj, w->adj_cap, start[n] + 1) || RESERVE(w->adj_hit, w->adj_hit_cap, start[n] + 1)) return -1;
+    memset(w->adj_hit, 0, (size_t)start[n]);
     for (int p = 0; p < w->pair_count; p++) {
         uint32_t a = w->pair_a[p], b = w->pair_b[p];
         w->adj[start[a]++] = b;
@@ -454,11 +455,34 @@ static int has_partner(const kyu_world *w, uint32_t a, uint32_t b) {
 static int link(kyu_world *w, uint32_t a, uint32_t b) {
     if (RESERVE(w->late_partner, w->late_pair_cap, w->late_pair_count + 1)) return -1;
     if (RESERVE(w->late_next, w->late_next_cap, w->late_pair_count + 1)) return -1;
+    if (RESERVE(w->late_hit, w->late_hit_cap, w->late_pair_count + 1)) return -1;
+    w->late_hit[w->late_pair_count] = 0;
     int k = w->late_pair_count++;
     w->late_partner[k] = b;
     w->late_next[k] = w->late_head[a];
     w->late_head[a] = k;
     return 0;
+}
+
+// Marks the pair a-b as touched this step, beside the partner entry of its lower slot (the one the
+// contact search walks). The pair is always a candidate: an impact happens only between partners.
+void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b) {
+    if (!(b & KYU_COLLIDER_BIT) && b < a) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+    }
+    for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
+        if (w->adj[k] == b) {
+            w->adj_hit[k] = 1;
+            return;
+        }
+    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
+        if (w->late_partner[k] == b) {
+            w->late_hit[k] = 1;
+            return;
+        }
+    assert(!"an impact between bodies that are not partners");
 }
 
 static int add_late_pair(kyu_world *w, uint32_t a, uint32_t b) {

@@ -155,14 +155,13 @@ static void fill(const kyu_world *w, contact *c) {
 // kept last step carry their impulses (warm start) and, for a centre inside a box, their normal.
 // Kept: pairs closer than the margin, and pairs that had an impact this step (they touched, even if
 // they are apart again by its end: the next step then reports their end).
-static int add_if_close(kyu_world *w, uint32_t a, uint32_t b) {
+static int add_if_close(kyu_world *w, uint32_t a, uint32_t b, int hit) {
     contact c;
     memset(&c, 0, sizeof c);
     c.a = a;
     c.b = b;
     c.sensor = (uint8_t)kyu_pair_is_sensor(w, a, b);
     c.gap = contact_geometry(w, &c, &c.normal);
-    int hit = kyu_impact_was(w, a, b);
     if (!(c.gap < w->def.contact_margin) && !hit) return 0;
     c.touching = (uint8_t)(hit || (c.sensor ? c.gap <= 0.0f : c.gap <= w->def.linear_slop));
     if (RESERVE(w->contacts_new, w->contact_new_cap, w->contact_new_count + 1)) return -1;
@@ -175,7 +174,6 @@ static int end_event(kyu_world *w, const contact *c) {
 }
 
 int kyu_contacts_find(kyu_world *w) {
-    kyu_impact_keys_sort(w);
     // Walk each body's partners (those after it: higher slots, then colliders) in key order, so the
     // new contacts come out sorted by (a, b) without a sort.
     w->contact_new_count = 0;
@@ -184,19 +182,19 @@ int kyu_contacts_find(kyu_world *w) {
         int deg = w->adj_start[a + 1] - w->adj_start[a], n = 0;
         for (int k = w->late_head[a]; k >= 0; k = w->late_next[k]) deg++;
         if (RESERVE(w->scratch, w->scratch_cap, deg + 1)) return -1;
-        uint32_t *later = w->scratch;
+        uint64_t *later = w->scratch;
         for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
-            if (w->adj[k] > a) later[n++] = w->adj[k];
+            if (w->adj[k] > a) later[n++] = (uint64_t)w->adj[k] << 1 | w->adj_hit[k];
         for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
-            if (w->late_partner[k] > a) later[n++] = w->late_partner[k];
+            if (w->late_partner[k] > a) later[n++] = (uint64_t)w->late_partner[k] << 1 | w->late_hit[k];
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {
-                uint32_t t = later[j];
+                uint64_t t = later[j];
                 later[j] = later[j - 1];
                 later[j - 1] = t;
             }
         for (int i = 0; i < n; i++)
-            if (add_if_close(w, a, later[i])) return -1;
+            if (add_if_close(w, a, (uint32_t)(later[i] >> 1), (int)(later[i] & 1))) return -1;
     }
     // Merge with last step's contacts (both sorted by key): carry impulses, report begin and end.
     int j = 0;

@@ -32,20 +32,15 @@ int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_ev
 
 // A new step: last step's events are gone; end events of colliders removed since then move in.
 int kyu_events_begin_step(kyu_world *w) {
-    w->begin_count = w->end_count = w->impact_count = w->impact_key_count = 0;
+    w->begin_count = w->end_count = w->impact_count = 0;
     for (int i = 0; i < w->pending_end_count; i++)
         if (kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, w->pending_end[i])) return -1;
     w->pending_end_count = 0;
     return 0;
 }
 
-static uint64_t pair_key(uint32_t a, uint32_t b) { return ((uint64_t)a << 32) | b; }
-
+// An impact of a and b: an event when it is faster than the restitution threshold.
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach) {
-    if (RESERVE(w->impact_keys, w->impact_key_cap, w->impact_key_count + 1)) return -1;
-    uint32_t lo = a, hi = b;
-    if (!(b & KYU_COLLIDER_BIT) && b < a) lo = b, hi = a;
-    w->impact_keys[w->impact_key_count++] = pair_key(lo, hi);
     if (!(approach > w->def.restitution_threshold)) return 0;
     if (RESERVE(w->impact_events, w->impact_cap, w->impact_count + 1)) return -1;
     const body_store *s = &w->bodies;
@@ -62,21 +57,6 @@ int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float appro
     ev->point = glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a]));
     ev->approach_speed = approach;
     return 0;
-}
-
-static int by_key(const void *x, const void *y) {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-void kyu_impact_keys_sort(kyu_world *w) {
-    if (w->impact_key_count > 1) qsort(w->impact_keys, (size_t)w->impact_key_count, sizeof *w->impact_keys, by_key);
-}
-
-int kyu_impact_was(const kyu_world *w, uint32_t a, uint32_t b) {
-    if (w->impact_key_count == 0) return 0;
-    uint64_t key = pair_key(a, b);
-    return bsearch(&key, w->impact_keys, (size_t)w->impact_key_count, sizeof key, by_key) != NULL;
 }
 
 const kyu_contact_event *kyu_world_begin_events(const kyu_world *w, int *count) {

@@ -130,6 +130,7 @@ static int resolve(kyu_world *w, const impact_event *ev) {
         float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], c->velocity), n);
         if (!(vn < 0.0f)) return 0;
         if (kyu_impact_record(w, ev->a, ev->b, n, -vn)) return -1;
+        kyu_broadphase_mark_hit(w, ev->a, ev->b);
         kyu_respond_collider(w, ev->a, c, n);
     } else {
         advance(w, ev->b, ev->t);
@@ -139,6 +140,7 @@ static int resolve(kyu_world *w, const impact_event *ev) {
         float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], s->vel[ev->b]), n);
         if (!(vn < 0.0f)) return 0;
         if (kyu_impact_record(w, ev->a, ev->b, n, -vn)) return -1;
+        kyu_broadphase_mark_hit(w, ev->a, ev->b);
         kyu_respond_pair(w, ev->a, ev->b, n);
         w->version[ev->b]++;
     }

@@ -179,11 +179,13 @@ struct kyu_world {
     aabb *box;           // broadphase box of the rest of this step's motion
     int *adj_start;      // CSR adjacency of the pairs found by the broadphase
     uint32_t *adj;
-    int adj_cap;
+    uint8_t *adj_hit;    // beside adj: the pair had an impact this step (marked at its lower slot)
+    int adj_cap, adj_hit_cap;
     int *late_head;      // per body: linked list of pairs added mid-step
     uint32_t *late_partner;
+    uint8_t *late_hit;
     int *late_next;
-    int late_pair_count, late_pair_cap, late_next_cap;
+    int late_pair_count, late_pair_cap, late_next_cap, late_hit_cap;
     uint32_t *pair_a, *pair_b; // every candidate pair of this step
     int pair_count, pair_cap;
     float *limit_t;      // fallback: where a body stops when the event cap is hit
@@ -193,8 +195,6 @@ struct kyu_world {
     int begin_count, begin_cap, end_count, end_cap, pending_end_count, pending_end_cap;
     kyu_impact_event *impact_events;
     int impact_count, impact_cap;
-    uint64_t *impact_keys; // pairs that had an impact this step (they touched)
-    int impact_key_count, impact_key_cap;
 
     // sleep
     sleep_island *islands;
@@ -208,7 +208,7 @@ struct kyu_world {
     float *uf_rest;
     int *uf_record;
 
-    uint32_t *scratch;   // per-body partner list while finding contacts
+    uint64_t *scratch;   // per-body partner list while finding contacts: partner << 1 | hit
     int scratch_cap;
     impact_event *heap;
     int heap_count, heap_cap;
@@ -246,6 +246,7 @@ int kyu_collider_touches_box(const collider *c, const aabb *box);
 // broadphase.c
 int kyu_broadphase_build(kyu_world *w);
 int kyu_broadphase_late_insert(kyu_world *w, uint32_t body);
+void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b);
 void kyu_grid_free(grid *g);
 
 // sweep.c
@@ -260,8 +261,6 @@ kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c);
 int kyu_events_begin_step(kyu_world *w);
 int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_event ev);
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach);
-int kyu_impact_was(const kyu_world *w, uint32_t a, uint32_t b);
-void kyu_impact_keys_sort(kyu_world *w);
 
 // island.c: sleeping islands
 void kyu_wake_near_collider(kyu_world *w, const collider *c);

@@ -79,6 +79,11 @@ static int sg_insert(kyu_world *w, uint32_t body) {
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
+    if (b.hi[0] - b.lo[0] <= 0.99f * g->cell && b.hi[1] - b.lo[1] <= 0.99f * g->cell &&
+        b.hi[2] - b.lo[2] <= 0.99f * g->cell) {
+        n = 1; // fits a cell: one entry, at the cell of its low corner (queries look a cell lower)
+        memcpy(hi, lo, sizeof hi);
+    }
     if (n > SLEEP_MAX_CELLS) { // a giant: kept in a list scanned by every query
         if (RESERVE(g->giants, g->giant_cap, g->giant_count + 1)) return -1;
         g->giants[g->giant_count++] = (sleep_entry){{0, 0, 0}, body, w->bodies.sleep_epoch[body], 0};
@@ -102,6 +107,8 @@ static int sg_insert(kyu_world *w, uint32_t body) {
 // How many grid cells a sleeping body's entries take (0 for a giant): its share of `live`.
 static int sg_cells_of(const kyu_world *w, uint32_t body) {
     aabb b = rest_box(w, body);
+    float c = 0.99f * w->sleep.cell;
+    if (b.hi[0] - b.lo[0] <= c && b.hi[1] - b.lo[1] <= c && b.hi[2] - b.lo[2] <= c) return 1;
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
@@ -121,8 +128,8 @@ static int sg_query(kyu_world *w, const aabb *box, int (*visit)(kyu_world *, uin
         if (sg_live(w, &g->giants[i]) && box_overlap(box, &rb) && visit(w, j)) return -1;
     }
     if (g->count == 0) return 0;
-    int32_t lo[3], hi[3];
-    for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, box->lo[k]), hi[k] = sg_cell(w, box->hi[k]);
+    int32_t lo[3], hi[3]; // one-cell entries sit at their low corner: look one cell lower too
+    for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, box->lo[k] - g->cell), hi[k] = sg_cell(w, box->hi[k]);
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
     if (n > (int64_t)g->count) { // a box wider than the sleeping world: scan the entries instead
         for (int e = 0; e < g->count; e++) {

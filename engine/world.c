@@ -80,12 +80,12 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
     free(w->colliders); free(w->free_colliders);
-    free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj);
+    free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj); free(w->adj_hit); free(w->late_hit);
     free(w->late_head); free(w->late_partner); free(w->late_next);
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
     kyu_islands_free(w);
     free(w->contacts); free(w->contacts_new); free(w->scratch);
-    free(w->begin_events); free(w->end_events); free(w->pending_end); free(w->impact_events); free(w->impact_keys);
+    free(w->begin_events); free(w->end_events); free(w->pending_end); free(w->impact_events);
     free(w);
 }
 
