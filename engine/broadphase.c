@@ -159,6 +159,7 @@ static int emit_entries(kyu_world *w) {
             memcpy(e->c, lo, sizeof e->c);
             e->key = cell_hash(e->c);
             e->body = i;
+            e->box = *b;
         } else if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
             if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
             g->huge[g->huge_count++] = i;
@@ -282,17 +283,42 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
     return 0;
 }
 
+static inline int entry_pair(kyu_world *w, const grid_entry *x, const grid_entry *y) {
+    if (!boxes_overlap(&x->box, &y->box)) return 0;
+    return push_pair(w, x->body < y->body ? x->body : y->body, x->body < y->body ? y->body : x->body);
+}
+
+// The dense grid: neighbours by index arithmetic, boxes read from the entries in memory order.
+static int small_pairs_dense(kyu_world *w) {
+    const grid *g = &w->grid;
+    const grid_entry *e = g->entries;
+    const uint32_t *start = g->dense_start;
+    int64_t off[13];
+    for (int k = 0; k < 13; k++)
+        off[k] = ((int64_t)AHEAD[k][2] * g->dims[1] + AHEAD[k][1]) * g->dims[0] + AHEAD[k][0];
+    for (int i = 0; i < g->entry_count;) {
+        uint32_t idx = e[i].key;
+        int end = (int)start[idx + 1];
+        for (int a = i; a < end; a++)
+            for (int b = a + 1; b < end; b++)
+                if (entry_pair(w, &e[a], &e[b])) return -1;
+        int32_t x = e[i].c[0] - g->origin[0], y = e[i].c[1] - g->origin[1], z = e[i].c[2] - g->origin[2];
+        for (int k = 0; k < 13; k++) {
+            int32_t nx = x + AHEAD[k][0], ny = y + AHEAD[k][1], nz = z + AHEAD[k][2];
+            if (nx < 0 || ny < 0 || nz < 0 || nx >= g->dims[0] || ny >= g->dims[1] || nz >= g->dims[2]) continue;
+            int64_t n = (int64_t)idx + off[k];
+            for (int b = (int)start[n]; b < (int)start[n + 1]; b++)
+                for (int a = i; a < end; a++)
+                    if (entry_pair(w, &e[a], &e[b])) return -1;
+        }
+        i = end;
+    }
+    return 0;
+}
+
 static int small_pairs(kyu_world *w) {
     const grid *g = &w->grid;
-    if (g->dense) {
-        for (int i = 0; i < g->entry_count;) {
-            int end = i + 1;
-            while (end < g->entry_count && g->entries[end].key == g->entries[i].key) end++;
-            if (pairs_of_cell(w, i, end, g->entries[i].c)) return -1;
-            i = end;
-        }
-        return 0;
-    }
+    if (g->dense) return small_pairs_dense(w);
     for (int i = 0; i < g->entry_count;) {
         int end = i + 1;
         while (end < g->entry_count && g->entries[end].key == g->entries[i].key) end++;
@@ -321,7 +347,9 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(k
                 int b, e;
                 if (!cell_entries(g, c, &b, &e)) continue;
                 for (int j = b; j < e; j++)
-                    if (same_cell(g->entries[j].c, c) && visit(w, a, g->entries[j].body)) return -1;
+                    if (same_cell(g->entries[j].c, c) && boxes_overlap(box, &g->entries[j].box) &&
+                        visit(w, a, g->entries[j].body))
+                        return -1;
             }
     return 0;
 }

@@ -155,47 +155,78 @@ static void fill(const kyu_world *w, contact *c) {
 // kept last step carry their impulses (warm start) and, for a centre inside a box, their normal.
 // Kept: pairs closer than the margin, and pairs that had an impact this step (they touched, even if
 // they are apart again by its end: the next step then reports their end).
-static int add_if_close(kyu_world *w, uint32_t a, uint32_t b, int hit) {
-    contact c;
-    memset(&c, 0, sizeof c);
-    c.a = a;
-    c.b = b;
-    c.sensor = (uint8_t)kyu_pair_is_sensor(w, a, b);
-    c.gap = contact_geometry(w, &c, &c.normal);
-    if (!(c.gap < w->def.contact_margin) && !hit) return 0;
-    c.touching = (uint8_t)(hit || (c.sensor ? c.gap <= 0.0f : c.gap <= w->def.linear_slop));
-    if (RESERVE(w->contacts_new, w->contact_new_cap, w->contact_new_count + 1)) return -1;
-    w->contacts_new[w->contact_new_count++] = c;
-    return 0;
+static int make_contact(const kyu_world *w, uint32_t a, uint32_t b, int hit, contact *c) {
+    memset(c, 0, sizeof *c);
+    c->a = a;
+    c->b = b;
+    c->sensor = (uint8_t)kyu_pair_is_sensor(w, a, b);
+    c->gap = contact_geometry(w, c, &c->normal);
+    if (!(c->gap < w->def.contact_margin) && !hit) return 0;
+    c->touching = (uint8_t)(hit || (c->sensor ? c->gap <= 0.0f : c->gap <= w->def.linear_slop));
+    return 1;
 }
 
 static int end_event(kyu_world *w, const contact *c) {
     return kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, kyu_contact_event_of(w, c));
 }
 
-int kyu_contacts_find(kyu_world *w) {
-    // Walk each body's partners (those after it: higher slots, then colliders) in key order, so the
-    // new contacts come out sorted by (a, b) without a sort.
-    w->contact_new_count = 0;
-    for (int ka = 0; ka < w->active_count; ka++) {
-        uint32_t a = w->active[ka];
-        int deg = w->adj_start[a + 1] - w->adj_start[a], n = 0;
-        for (int k = w->late_head[a]; k >= 0; k = w->late_next[k]) deg++;
-        if (RESERVE(w->scratch, w->scratch_cap, deg + 1)) return -1;
-        uint64_t *later = w->scratch;
-        for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
-            if (w->adj[k] > a) later[n++] = (uint64_t)w->adj[k] << 1 | w->adj_hit[k];
-        for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
-            if (w->late_partner[k] > a) later[n++] = (uint64_t)w->late_partner[k] << 1 | w->late_hit[k];
+// Partners of active body k that come after it (higher slots, then colliders): how many.
+static void count_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
+        uint32_t a = w->active[k];
+        int n = 0;
+        for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++) n += w->adj[j] > a;
+        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j]) n += w->late_partner[j] > a;
+        w->cf_count[k] = n;
+    }
+}
+
+// Body k's contacts, in key order, into its own region of contacts_new (any split, same result).
+static void fill_task(int begin, int end, int worker, void *ctx) {
+    kyu_world *w = ctx;
+    uint64_t *later = w->worker_scratch[worker];
+    for (int k = begin; k < end; k++) {
+        uint32_t a = w->active[k];
+        int n = 0;
+        for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++)
+            if (w->adj[j] > a) later[n++] = (uint64_t)w->adj[j] << 1 | w->adj_hit[j];
+        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j])
+            if (w->late_partner[j] > a) later[n++] = (uint64_t)w->late_partner[j] << 1 | w->late_hit[j];
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {
                 uint64_t t = later[j];
                 later[j] = later[j - 1];
                 later[j - 1] = t;
             }
-        for (int i = 0; i < n; i++)
-            if (add_if_close(w, a, (uint32_t)(later[i] >> 1), (int)(later[i] & 1))) return -1;
+        contact *out = w->contacts_new + w->cf_offset[k];
+        int m = 0;
+        for (int i = 0; i < n; i++) m += make_contact(w, a, (uint32_t)(later[i] >> 1), (int)(later[i] & 1), &out[m]);
+        w->cf_count[k] = m;
     }
+}
+
+int kyu_contacts_find(kyu_world *w) {
+    // Each body's partners after it, in key order: the new contacts come out sorted by (a, b).
+    kyu_parallel_for(w, w->active_count, 1024, count_task, w);
+    int total = 0, most = 0;
+    for (int k = 0; k < w->active_count; k++) {
+        w->cf_offset[k] = total;
+        total += w->cf_count[k];
+        if (w->cf_count[k] > most) most = w->cf_count[k];
+    }
+    if (RESERVE(w->contacts_new, w->contact_new_cap, total + 1)) return -1;
+    for (int i = 0; i < w->def.worker_count; i++)
+        if (RESERVE(w->worker_scratch[i], w->worker_scratch_cap[i], most + 1)) return -1;
+    kyu_parallel_for(w, w->active_count, 256, fill_task, w);
+    int n = 0; // close the gaps left by partners that were not kept
+    for (int k = 0; k < w->active_count; k++) {
+        if (n != w->cf_offset[k])
+            memmove(w->contacts_new + n, w->contacts_new + w->cf_offset[k], (size_t)w->cf_count[k] * sizeof(contact));
+        n += w->cf_count[k];
+    }
+    w->contact_new_count = n;
     // Merge with last step's contacts (both sorted by key): carry impulses, report begin and end.
     int j = 0;
     for (int i = 0; i < w->contact_new_count; i++) {

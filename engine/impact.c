@@ -26,18 +26,14 @@ static int heap_push(kyu_world *w, impact_event ev) {
     return 0;
 }
 
+static void sift_down(impact_event *h, int n, int i);
+
 static impact_event heap_pop(kyu_world *w) {
-    impact_event top = w->heap[0], last = w->heap[--w->heap_count];
-    int i = 0, n = w->heap_count;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && earlier(&w->heap[c + 1], &w->heap[c])) c++;
-        if (!earlier(&w->heap[c], &last)) break;
-        w->heap[i] = w->heap[c];
-        i = c;
+    impact_event top = w->heap[0];
+    if (--w->heap_count > 0) {
+        w->heap[0] = w->heap[w->heap_count];
+        sift_down(w->heap, w->heap_count, 0);
     }
-    if (n > 0) w->heap[i] = last;
     return top;
 }
 
@@ -160,6 +156,27 @@ static void stop_at_next_impacts(kyu_world *w) {
     }
 }
 
+// Every candidate pair's first impact, one result per pair (any split gives the same answer).
+static void first_impacts_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int p = begin; p < end; p++)
+        if (!next_impact(w, w->pair_a[p], w->pair_b[p], 0.0f, &w->heap[p])) w->heap[p].t = -1.0f;
+}
+
+static void sift_down(impact_event *h, int n, int i) {
+    impact_event x = h[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && earlier(&h[c + 1], &h[c])) c++;
+        if (!earlier(&h[c], &x)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
 int kyu_impacts_resolve(kyu_world *w) {
     const body_store *s = &w->bodies;
     for (int k = 0; k < w->active_count; k++) {
@@ -167,10 +184,14 @@ int kyu_impacts_resolve(kyu_world *w) {
         w->version[i] = 0;
         w->limit_t[i] = 1.0f;
     }
-    w->heap_count = 0;
-    impact_event ev;
+    if (RESERVE(w->heap, w->heap_cap, w->pair_count + 1)) return -1;
+    kyu_parallel_for(w, w->pair_count, 2048, first_impacts_task, w);
+    int n = 0; // keep the pairs that have an impact, in pair order, and make them a heap
     for (int p = 0; p < w->pair_count; p++)
-        if (next_impact(w, w->pair_a[p], w->pair_b[p], 0.0f, &ev) && heap_push(w, ev)) return -1;
+        if (w->heap[p].t >= 0.0f) w->heap[n++] = w->heap[p];
+    w->heap_count = n;
+    for (int i = n / 2 - 1; i >= 0; i--) sift_down(w->heap, n, i);
+    impact_event ev;
     int cap = w->def.max_events_per_step > 0 ? w->def.max_events_per_step : 16 * s->count + 1024;
     while (w->heap_count > 0) {
         ev = heap_pop(w);

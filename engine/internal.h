@@ -99,9 +99,10 @@ int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 // and the 13 cells ahead of it. A larger box is entered in every cell it covers (the multi-cell
 // table), and so is every body whose path changes mid-step.
 typedef struct grid_entry {
-    uint32_t key;  // hash of the cell
+    uint32_t key;  // hash of the cell (the dense index in a dense grid)
     int32_t c[3];  // cell coordinates
     uint32_t body;
+    aabb box;      // a copy of the body's box: pair tests read the entries in order, not w->box
 } grid_entry;
 
 typedef struct late_entry {
@@ -208,8 +209,9 @@ struct kyu_world {
     float *uf_rest;
     int *uf_record;
 
-    uint64_t *scratch;   // per-body partner list while finding contacts: partner << 1 | hit
-    int scratch_cap;
+    uint64_t **worker_scratch; // per worker: a body's partner list (partner << 1 | hit)
+    int *worker_scratch_cap;
+    int *cf_offset, *cf_count; // per active body: its region of contacts_new, and how many it kept
     impact_event *heap;
     int heap_count, heap_cap;
 
@@ -218,6 +220,7 @@ struct kyu_world {
 
     grid grid;
     struct kyu_query_cache *query; // engine/query.c: built on demand between steps, NULL until then
+    struct kyu_pool *pool;         // engine/threads.c: NULL with one worker or a user job system
 
     double accumulator;
     float alpha;
@@ -272,6 +275,11 @@ int kyu_islands_wake_box(kyu_world *w, const aabb *box);
 int kyu_islands_update(kyu_world *w);
 void kyu_islands_free(kyu_world *w);
 int kyu_islands_body_count_asleep(const kyu_world *w);
+
+// threads.c
+int kyu_pool_create(kyu_world *w);
+void kyu_pool_destroy(kyu_world *w);
+void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task, void *context);
 
 // query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
 void kyu_query_invalidate(kyu_world *w);

@@ -50,6 +50,7 @@ static kyu_status validate_world_def(const kyu_world_def *d) {
     if (d->max_bodies > (1 << 30) || d->max_colliders > (1 << 30)) return KYU_ERR_INVALID_ARGUMENT;
     if (!(d->cell_size >= 0.0f && d->cell_size <= 1e6f)) return KYU_ERR_INVALID_ARGUMENT;
     if (d->worker_count < 1 || d->worker_count > 256) return KYU_ERR_INVALID_ARGUMENT;
+    if (!d->enqueue_task != !d->finish_task) return KYU_ERR_INVALID_ARGUMENT;
     return KYU_OK;
 }
 
@@ -66,7 +67,10 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     do w->id = atomic_fetch_add(&next_world_id, 1u);
     while (w->id == 0); // 0 is the world of the null handle
     int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
-    if (kyu_bodies_reserve(w, cap > 0 ? cap : 1)) {
+    w->worker_scratch = calloc((size_t)def->worker_count, sizeof *w->worker_scratch);
+    w->worker_scratch_cap = calloc((size_t)def->worker_count, sizeof *w->worker_scratch_cap);
+    if (!w->worker_scratch || !w->worker_scratch_cap || kyu_bodies_reserve(w, cap > 0 ? cap : 1) ||
+        kyu_pool_create(w)) {
         kyu_world_destroy(w);
         return KYU_ERR_OUT_OF_MEMORY;
     }
@@ -76,6 +80,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
 
 void kyu_world_destroy(kyu_world *w) {
     if (!w) return;
+    kyu_pool_destroy(w);
     kyu_query_free(w);
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
@@ -84,7 +89,10 @@ void kyu_world_destroy(kyu_world *w) {
     free(w->late_head); free(w->late_partner); free(w->late_next);
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
     kyu_islands_free(w);
-    free(w->contacts); free(w->contacts_new); free(w->scratch);
+    free(w->contacts); free(w->contacts_new); free(w->cf_offset); free(w->cf_count);
+    if (w->worker_scratch)
+        for (int i = 0; i < w->def.worker_count; i++) free(w->worker_scratch[i]);
+    free(w->worker_scratch); free(w->worker_scratch_cap);
     free(w->begin_events); free(w->end_events); free(w->pending_end); free(w->impact_events);
     free(w);
 }
@@ -109,10 +117,12 @@ static int sort_active(kyu_world *w) {
 }
 
 // 1. Forces: gravity and damping change velocities.
-static void integrate_forces(kyu_world *w) {
+static void forces_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
     body_store *s = &w->bodies;
     float dt = w->def.fixed_dt;
-    for (int k = 0; k < w->active_count; k++) {
+    for (int k = begin; k < end; k++) {
         uint32_t i = w->active[k];
         vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
         if (s->damping[i] > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * s->damping[i]));
@@ -121,8 +131,10 @@ static void integrate_forces(kyu_world *w) {
 }
 
 // 2. Sweeps: each particle's box bounds its whole path this step, grown by its radius and the margin.
-static void compute_sweeps(kyu_world *w) {
-    for (int k = 0; k < w->active_count; k++) {
+static void sweeps_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
         uint32_t i = w->active[k];
         w->t_body[i] = 0.0f;
         kyu_path_box(w, i, 0.0f, &w->box[i]);
@@ -140,10 +152,10 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_islands_flush_woken(w);
     collect_active(w);
     w->stats.awake_bodies = w->active_count;
-    integrate_forces(w);                   // 1. forces
+    kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w); // 7a. kept contacts: no approach (resting piles)
     kyu_contacts_mark_supported(w);        //     bodies not held by a contact fly exact parabolas
-    compute_sweeps(w);                     // 2. swept boxes
+    kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 2. swept boxes
     kyu_colliders_update_bounds(w);
     if (!fail) fail = kyu_broadphase_build(w); // 3. candidate pairs
     w->stats.candidate_pairs = w->pair_count;

@@ -66,6 +66,18 @@ typedef struct kyu_collider_id {
 #define KYU_NULL_BODY ((kyu_body_id){0, 0, 0})
 #define KYU_NULL_COLLIDER ((kyu_collider_id){0, 0, 0})
 
+/// A slice of parallel work: items [begin, end) on worker `worker` (0 <= worker < worker_count).
+/// kyu's tasks write only per-item results, so any split of the items gives the same answer.
+typedef void kyu_task_fn(int begin, int end, int worker, void *task_context);
+
+/// A game's job system runs kyu's parallel work (Box2D v3's model): split [0, item_count) into
+/// ranges of at least `min_range` items, call `task` on each from any thread with a worker index
+/// in [0, worker_count), and return a handle for `kyu_finish_task_fn` (or NULL if it already ran).
+typedef void *kyu_enqueue_task_fn(kyu_task_fn *task, int item_count, int min_range, void *task_context,
+                                  void *user_context);
+/// Waits until the task returned by the enqueue callback has finished.
+typedef void kyu_finish_task_fn(void *user_task, void *user_context);
+
 /// World settings. Get one from `kyu_world_def_default()`, edit, pass to `kyu_world_create`.
 typedef struct kyu_world_def {
     vec3s gravity;                 ///< m/s^2, default (0, -9.81, 0)
@@ -81,7 +93,11 @@ typedef struct kyu_world_def {
     int max_colliders;             ///< hard cap on live colliders, default 1 << 20
     float cell_size;               ///< m: grid cell of the broadphase and the query grid; 0 = chosen
                                    ///< from the radii (each grid picks its own), default 0
-    int worker_count;              ///< reserved for the worker pool; must be >= 1, default 1
+    int worker_count;              ///< threads stepping the world (1 = the caller only), default 1;
+                                   ///< results are bit-identical for every worker count
+    kyu_enqueue_task_fn *enqueue_task; ///< optional: run kyu's parallel work on your job system
+    kyu_finish_task_fn *finish_task;   ///< (both or neither; then kyu starts no threads)
+    void *user_task_context;
     bool enable_sleep;             ///< resting islands fall asleep (cost nothing), default true
     float sleep_speed;             ///< m/s: a body slower than this is resting, default 0.05
     float sleep_time;              ///< s: an island sleeps once all its bodies rested this long, default 0.5
