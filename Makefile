@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # kyu: make | make run | make test | make samples | make bench | make install PREFIX=/usr/local
 #   SANITIZE=1  build everything with AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/)
+#   SANITIZE=thread  ThreadSanitizer (in build-tsan/)
 #   CC=clang    any C11 compiler
 
 CC      ?= cc
@@ -20,6 +21,10 @@ ifeq ($(SANITIZE),1)
 BUILD   := build-san
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDSAN   := -fsanitize=address,undefined
+else ifeq ($(SANITIZE),thread)
+BUILD   := build-tsan
+OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+LDSAN   := -fsanitize=thread
 else
 BUILD   ?= build
 endif
@@ -88,4 +93,4 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' kyu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kyu.pc
 
 clean:
-	rm -rf build build-san build-clang tools/bench
+	rm -rf build build-san build-tsan build-clang build-dev tools/bench

@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
     suite_api();
     suite_physics();
     suite_islands();
+    suite_threads();
     suite_query();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// Workers: bit-identical results for any worker count, a game's job system honoured.
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "kyu/kyu.h"
+#include "test.h"
+
+static uint32_t lcg;
+static double frand(void) {
+    lcg = lcg * 1664525u + 1013904223u;
+    return (lcg >> 8) * (1.0 / 16777216.0);
+}
+
+static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
+
+static void add_wall(kyu_world *w, vec3s lo, vec3s hi) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_BOX;
+    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
+    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
+    cd.restitution = 0.2f;
+    kyu_collider_create(w, &cd, NULL);
+}
+
+// SCENES.md PILE(n) for `steps` steps with this def; returns the state hash.
+static uint64_t pile_hash(kyu_world_def wd, int n, int steps) {
+    lcg = 12345;
+    int k = (int)ceil(sqrt(n / 10.0)), layers = (n + k * k - 1) / (k * k);
+    float L = 1.1f * k + 1.0f, H = 1.1f * layers + 2;
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return 0;
+    add_wall(w, v3(-L / 2 - 1, -1, -L / 2 - 1), v3(L / 2 + 1, 0, L / 2 + 1));
+    add_wall(w, v3(-L / 2 - 1, 0, -L / 2 - 1), v3(-L / 2, H, L / 2 + 1));
+    add_wall(w, v3(L / 2, 0, -L / 2 - 1), v3(L / 2 + 1, H, L / 2 + 1));
+    add_wall(w, v3(-L / 2, 0, -L / 2 - 1), v3(L / 2, H, -L / 2));
+    add_wall(w, v3(-L / 2, 0, L / 2), v3(L / 2, H, L / 2 + 1));
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 0.2f;
+    for (int i = 0; i < n; i++) {
+        int layer = i / (k * k), j = i % (k * k), a = j % k, b = j / k;
+        float x = -L / 2 + 0.55f + 1.1f * a + 0.04f * (float)(frand() - 0.5);
+        float z = -L / 2 + 0.55f + 1.1f * b + 0.04f * (float)(frand() - 0.5);
+        bd.position = v3(x, 0.55f + 1.1f * layer, z);
+        kyu_body_create(w, &bd, NULL);
+    }
+    for (int i = 0; i < steps; i++) kyu_world_step(w);
+    uint64_t h = kyu_world_state_hash(w);
+    kyu_world_destroy(w);
+    return h;
+}
+
+static void test_pile_is_bit_identical_for_1_2_3_and_8_workers(void) {
+    const int workers[] = {1, 2, 3, 8};
+    uint64_t h[4];
+    for (int i = 0; i < 4; i++) {
+        kyu_world_def wd = kyu_world_def_default();
+        wd.worker_count = workers[i];
+        h[i] = pile_hash(wd, 5000, 600); // enough pairs and bodies for every phase to split
+        ENSURE(h[i] != 0);
+    }
+    for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0]);
+}
+
+// A toy job system: runs every range on its own thread, in reverse order, small ranges.
+typedef struct job {
+    kyu_task_fn *task;
+    void *ctx;
+    int begin, end, worker;
+} job;
+
+static int jobs_run;
+
+static void *job_main(void *arg) {
+    job *j = arg;
+    j->task(j->begin, j->end, j->worker, j->ctx);
+    return NULL;
+}
+
+static void *enqueue(kyu_task_fn *task, int items, int min_range, void *ctx, void *user) {
+    int *workers = user;
+    (void)min_range;
+    job jobs[3];
+    pthread_t t[3];
+    int n = *workers < 3 ? *workers : 3;
+    for (int k = n - 1; k >= 0; k--) {
+        jobs[k] = (job){task, ctx, items * k / n, items * (k + 1) / n, k};
+        pthread_create(&t[k], NULL, job_main, &jobs[k]);
+    }
+    for (int k = 0; k < n; k++) pthread_join(t[k], NULL);
+    jobs_run++;
+    return NULL; // already finished
+}
+
+static void finish(void *task, void *user) {
+    (void)task;
+    (void)user;
+}
+
+static void test_a_games_job_system_runs_the_work_and_changes_nothing(void) {
+    static int three = 3;
+    kyu_world_def plain = kyu_world_def_default();
+    kyu_world_def hooked = kyu_world_def_default();
+    hooked.worker_count = 3;
+    hooked.enqueue_task = enqueue;
+    hooked.finish_task = finish;
+    hooked.user_task_context = &three;
+    jobs_run = 0;
+    uint64_t a = pile_hash(plain, 1000, 200), b = pile_hash(hooked, 1000, 200);
+    ENSURE(jobs_run > 0);
+    ENSURE(a == b);
+}
+
+void suite_threads(void) {
+    RUN_TEST(test_pile_is_bit_identical_for_1_2_3_and_8_workers);
+    RUN_TEST(test_a_games_job_system_runs_the_work_and_changes_nothing);
+}
