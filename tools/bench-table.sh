@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # bench-table.sh BENCH_BINARY: runs the default benchmark set (SCENES.md) and prints a Markdown
 # table of median ms/step over REPEATS runs. `make bench` runs it.
-#   WORKERS=n        worker count for every run (default 1)
+#   WORKERS="1 2"    worker counts, each scene is run with each (default "1 2")
+#   SIZES="1000 10000 100000"  the N of pile and gas (bullets has its own 1000)
 #   REPEATS=k        runs per scene (default 3)
-#   BUDGET_S=s       seconds allowed per scene (default 50): a scene whose full step count would take
+#   BUDGET_S=s       seconds allowed per scene (default 90): a scene whose full step count would take
 #                    longer is run with fewer steps, marked with * (so the whole set stays ~5 min)
 set -eu
 
@@ -13,9 +14,11 @@ if [ $# -ne 1 ] || [ ! -x "$1" ]; then
     exit 2
 fi
 bench=$1
-workers=${WORKERS:-1}
+workers_list=${WORKERS:-1 2}
+sizes=${SIZES:-1000 10000 100000}
+workers=1
 repeats=${REPEATS:-3}
-budget_s=${BUDGET_S:-50}
+budget_s=${BUDGET_S:-90}
 
 # value KEY LINE: the value of KEY in a key=value line (empty when absent).
 value() {
@@ -49,8 +52,14 @@ steps_within_budget() {
 
 reduced=0
 rows=""
-for run in "pile 1000" "pile 10000" "gas 1000" "gas 10000" "bullets 1000"; do
-    read -r scene n <<<"$run"
+runs=""
+for n in $sizes; do runs="$runs pile:$n"; done
+for n in $sizes; do runs="$runs gas:$n"; done
+runs="$runs bullets:1000"
+for run in $runs; do
+  for workers in $workers_list; do
+    scene=${run%%:*}
+    n=${run##*:}
     steps=$(steps_within_budget "$scene" "$n")
     mark=""
     if [ "$steps" -lt "$(full_steps "$scene" "$n")" ]; then
@@ -68,8 +77,12 @@ for run in "pile 1000" "pile 10000" "gas 1000" "gas 10000" "bullets 1000"; do
     if [ "$(value deterministic "$last")" = "no" ]; then
         figure="$figure, NOT deterministic across runs"
     fi
-    rows="$rows| $scene | $n | $workers | $steps$mark | $(value median_ms_per_step "$last") | $figure |
+    case $scene in
+        pile) figure="$figure, sleeping $(value sleeping "$first")" ;;
+    esac
+    rows="$rows| $scene | $n | $workers | $steps$mark | $(value median_ms_per_step "$last") | $(value peak_rss_mb "$first") | $figure |
 "
+  done
 done
 
 echo "kyu benchmark: median of $repeats runs, scenes as in SCENES.md, $(uname -m), $(nproc 2>/dev/null || echo '?') cores"
@@ -77,6 +90,6 @@ if [ "$reduced" -eq 1 ]; then
     echo "(* fewer steps than SCENES.md asks, to keep the set within ${budget_s} s per scene: not comparable)"
 fi
 echo
-echo "| scene | N | workers | steps | median ms/step | figure |"
-echo "|---|---:|---:|---:|---:|---|"
+echo "| scene | N | workers | steps | median ms/step | peak MB | figure |"
+echo "|---|---:|---:|---:|---:|---:|---|"
 printf '%s' "$rows"
