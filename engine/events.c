@@ -41,7 +41,7 @@ int kyu_events_begin_step(kyu_world *w) {
 
 // An impact of a and b: an event when it is faster than the restitution threshold.
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach) {
-    if (!(approach > w->def.restitution_threshold)) return 0;
+    if (!w->def.enable_impact_events || !(approach > w->def.restitution_threshold)) return 0;
     if (RESERVE(w->impact_events, w->impact_cap, w->impact_count + 1)) return -1;
     const body_store *s = &w->bodies;
     kyu_impact_event *ev = &w->impact_events[w->impact_count++];

@@ -25,6 +25,7 @@ kyu_world_def kyu_world_def_default(void) {
     d.cell_size = 0.0f;
     d.worker_count = 1;
     d.enable_sleep = true;
+    d.enable_impact_events = false;
     d.sleep_speed = 0.05f;
     d.sleep_time = 0.5f;
     d.internal_cookie = KYU_DEF_COOKIE;

@@ -20,6 +20,7 @@ static kyu_world *world_with(vec3s gravity, bool sleep) {
     kyu_world_def wd = kyu_world_def_default();
     wd.gravity = gravity;
     wd.enable_sleep = sleep;
+    wd.enable_impact_events = true;
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
     return w;
@@ -435,6 +436,24 @@ static void test_million_operation_churn_reuses_slots_and_keeps_handles_straight
     kyu_world_destroy(w);
 }
 
+static void test_impact_events_are_off_unless_asked_for(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    ball(w, v3(0, 0, 0), v3(4, 0, 0), 1);
+    ball(w, v3(3, 0, 0), v3(-2, 0, 0), 1);
+    int total = 0;
+    for (int s = 0; s < 60; s++) {
+        kyu_world_step(w);
+        int n;
+        kyu_world_impact_events(w, &n);
+        total += n;
+    }
+    ENSURE(total == 0);
+    kyu_world_destroy(w);
+}
+
 void suite_islands(void) {
     RUN_TEST(test_pile_of_1000_falls_asleep_within_5_seconds);
     RUN_TEST(test_nothing_drifts_while_asleep);
@@ -448,6 +467,7 @@ void suite_islands(void) {
     RUN_TEST(test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake);
     RUN_TEST(test_removing_a_touching_body_gives_an_end_event);
     RUN_TEST(test_impact_events_carry_speed_point_and_normal);
+    RUN_TEST(test_impact_events_are_off_unless_asked_for);
     RUN_TEST(test_masked_pairs_pass_through_and_groups_override);
     RUN_TEST(test_sensor_reports_overlap_and_never_collides);
     RUN_TEST(test_ball_on_moving_platform_is_carried_by_friction);

@@ -99,6 +99,8 @@ typedef struct kyu_world_def {
     kyu_finish_task_fn *finish_task;   ///< (both or neither; then kyu starts no threads)
     void *user_task_context;
     bool enable_sleep;             ///< resting islands fall asleep (cost nothing), default true
+    bool enable_impact_events;     ///< record impact events (for sounds), default false: a settling
+                                   ///< pile makes one per impact, which costs memory and time
     float sleep_speed;             ///< m/s: a body slower than this is resting, default 0.05
     float sleep_time;              ///< s: an island sleeps once all its bodies rested this long, default 0.5
     uint32_t internal_cookie;      ///< set by `kyu_world_def_default`; do not touch

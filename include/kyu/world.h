@@ -71,7 +71,7 @@ uint64_t kyu_world_state_hash(const kyu_world *world);
 const kyu_contact_event *kyu_world_begin_events(const kyu_world *world, int *count);
 /// Pairs that stopped touching in the last step, and pairs of bodies removed before it.
 const kyu_contact_event *kyu_world_end_events(const kyu_world *world, int *count);
-/// Impacts of the last step, in time order.
+/// Impacts of the last step, in time order (only with `kyu_world_def.enable_impact_events`).
 const kyu_impact_event *kyu_world_impact_events(const kyu_world *world, int *count);
 
 // ---- particles ----------------------------------------------------------------------------------
