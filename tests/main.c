@@ -36,6 +36,10 @@ int main(int argc, char **argv) {
     suite_physics();
     suite_islands();
     suite_threads();
+    suite_closest();
+    suite_intersect();
+    suite_convex();
+    suite_sweeps();
     suite_query();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;

@@ -39,6 +39,10 @@ void suite_api(void);
 void suite_physics(void);
 void suite_islands(void);
 void suite_threads(void);
+void suite_closest(void);
+void suite_intersect(void);
+void suite_convex(void);
+void suite_sweeps(void);
 void suite_query(void);
 
 #endif

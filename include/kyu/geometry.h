@@ -69,6 +69,62 @@ bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, floa
 /// A box from centre, unit quaternion and half extents.
 kyu_box kyu_box_make(vec3s center, versors rotation, vec3s half_extents);
 
+// ---- shapes shared by the geometry modules (plain data, passed by pointer or value) -------------
+
+/// An axis-aligned box.
+typedef struct kyu_aabb {
+    vec3s lower, upper;
+} kyu_aabb;
+
+/// A segment from a to b (a == b is a point).
+typedef struct kyu_segment {
+    vec3s a, b;
+} kyu_segment;
+
+/// A triangle (degenerate ones, with collinear or equal corners, are handled, not rejected).
+typedef struct kyu_triangle {
+    vec3s a, b, c;
+} kyu_triangle;
+
+/// A capsule (line-swept sphere): the points within `radius` of the segment a-b.
+typedef struct kyu_capsule {
+    vec3s a, b;
+    float radius;
+} kyu_capsule;
+
+/// A solid finite cylinder of `radius` around the segment a-b (flat caps at a and b).
+typedef struct kyu_cylinder {
+    vec3s a, b;
+    float radius;
+} kyu_cylinder;
+
+/// A solid cone: apex, unit axis from the apex, height along it, and the half angle at the apex
+/// (radians, in (0, pi/2)).
+typedef struct kyu_cone {
+    vec3s apex, axis;
+    float height, half_angle;
+} kyu_cone;
+
+/// A convex hull: its vertices (not owned; at least 1) and, when built by kyu_hull_build, its
+/// face planes (normal, offset: n.x <= offset inside). Plain data: the caller owns the arrays.
+typedef struct kyu_hull {
+    const vec3s *points;
+    int count;
+} kyu_hull;
+
+/// A contact between A and B: a point (on B's surface), the unit normal from B to A, and the
+/// signed distance (negative = penetration depth, positive = gap).
+typedef struct kyu_contact {
+    vec3s point;
+    vec3s normal;
+    float distance;
+} kyu_contact;
+
+#include "closest.h"
+#include "intersect.h"
+#include "convex.h"
+#include "sweeps.h"
+
 #ifdef __cplusplus
 }
 #endif

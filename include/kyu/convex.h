@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+/// @file convex.h
+/// Part of kyu's pure geometry (include it through kyu/geometry.h). Being written: see issue 5.
+#ifndef KYU_CONVEX_H
+#define KYU_CONVEX_H
+
+#include "geometry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
