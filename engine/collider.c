@@ -61,7 +61,7 @@ static kyu_status validate_rotation(kyu_world *w, versors q) {
 static kyu_status validate_def(kyu_world *w, const kyu_collider_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE)
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_collider_def_default()");
-    if (d->type != KYU_SHAPE_PLANE && d->type != KYU_SHAPE_BOX)
+    if (d->type < KYU_SHAPE_PLANE || d->type > KYU_SHAPE_MESH)
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "unknown shape type %d", (int)d->type);
     if (d->motion != KYU_STATIC && d->motion != KYU_KINEMATIC)
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "unknown motion %d", (int)d->motion);
@@ -79,6 +79,31 @@ static kyu_status validate_def(kyu_world *w, const kyu_collider_def *d) {
             return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "box half extents must be > 0 and finite");
         return validate_rotation(w, d->rotation);
     }
+    if (d->type == KYU_SHAPE_CAPSULE) {
+        if (!kyu_bounded3(d->capsule_a, KYU_MAX_COORD) || !kyu_bounded3(d->capsule_b, KYU_MAX_COORD))
+            return kyu_fail(w, KYU_ERR_NOT_FINITE, "capsule ends must be finite, <= 1e9");
+        if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
+            return kyu_fail(w, KYU_ERR_RADIUS, "capsule radius %g", (double)d->radius);
+        return validate_rotation(w, d->rotation);
+    }
+    if (d->type == KYU_SHAPE_HULL || d->type == KYU_SHAPE_MESH) {
+        int min_points = d->type == KYU_SHAPE_HULL ? 4 : 3;
+        if (!d->points) return kyu_fail(w, KYU_ERR_NULL, "points is NULL");
+        if (d->point_count < min_points || d->point_count > (1 << 24))
+            return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "point_count %d", d->point_count);
+        for (int i = 0; i < d->point_count; i++)
+            if (!kyu_bounded3(d->points[i], KYU_MAX_COORD))
+                return kyu_fail(w, KYU_ERR_NOT_FINITE, "points[%d] must be finite, <= 1e9", i);
+        if (d->type == KYU_SHAPE_MESH) {
+            if (!d->indices) return kyu_fail(w, KYU_ERR_NULL, "indices is NULL");
+            if (d->triangle_count < 1 || d->triangle_count > (1 << 24))
+                return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "triangle_count %d", d->triangle_count);
+            for (int i = 0; i < 3 * d->triangle_count; i++)
+                if (d->indices[i] < 0 || d->indices[i] >= d->point_count)
+                    return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "indices[%d] = %d is not a vertex", i, d->indices[i]);
+        }
+        return validate_rotation(w, d->rotation);
+    }
     if (!kyu_bounded3(d->normal, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "plane normal must be finite");
     if (!(glms_vec3_norm2(d->normal) > 1e-12f))
@@ -87,7 +112,7 @@ static kyu_status validate_def(kyu_world *w, const kyu_collider_def *d) {
 }
 
 static void place(collider *c, vec3s position, versors rotation) {
-    if (c->type == KYU_SHAPE_BOX) {
+    if (c->type != KYU_SHAPE_PLANE) {
         c->box = kyu_box_make(position, rotation, c->box.half_extents);
     } else {
         c->box.center = position;
@@ -115,6 +140,17 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
         i = w->collider_high++;
         w->colliders[i].generation = 0;
     }
+    // Shape data first: on failure nothing has changed.
+    vec3s *hull_points = NULL;
+    kyu_mesh *mesh = NULL;
+    if (d->type == KYU_SHAPE_HULL) {
+        hull_points = malloc((size_t)d->point_count * sizeof *hull_points);
+        if (!hull_points) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "copying the hull points");
+        memcpy(hull_points, d->points, (size_t)d->point_count * sizeof *hull_points);
+    } else if (d->type == KYU_SHAPE_MESH) {
+        mesh = kyu_mesh_create(d->points, d->point_count, d->indices, d->triangle_count);
+        if (!mesh) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "building the mesh");
+    }
     collider *c = &w->colliders[i];
     uint32_t gen = c->generation + 1;
     memset(c, 0, sizeof *c);
@@ -128,6 +164,12 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     c->category = d->category_bits;
     c->mask = d->mask_bits;
     c->box.half_extents = d->half_extents;
+    c->cap_a = d->capsule_a;
+    c->cap_b = d->capsule_b;
+    c->cap_radius = d->radius;
+    c->hull_points = hull_points;
+    c->hull_count = hull_points ? d->point_count : 0;
+    c->mesh = mesh;
     c->normal = glms_vec3_normalize(d->normal);
     place(c, d->position, d->rotation);
     c->alive = 1;
@@ -159,6 +201,10 @@ kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
         }
     }
     w->contact_count = n;
+    free(w->colliders[i].hull_points);
+    kyu_mesh_destroy(w->colliders[i].mesh);
+    w->colliders[i].hull_points = NULL;
+    w->colliders[i].mesh = NULL;
     w->colliders[i].alive = 0;
     w->colliders[i].generation++;
     w->free_colliders[w->free_collider_count++] = i;
@@ -188,7 +234,7 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_transform during a step");
     if (!kyu_bounded3(p, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider position must be finite, <= 1e9");
-    if (w->colliders[i].type == KYU_SHAPE_BOX) {
+    if (w->colliders[i].type != KYU_SHAPE_PLANE) {
         kyu_status st = validate_rotation(w, q);
         if (st != KYU_OK) return st;
     }
@@ -208,46 +254,27 @@ kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec
 
 // ---- shape dispatch for the step -------------------------------------------------------------
 
-// A sphere at p (time t0 of the step, as a fraction) moving by d over the rest of the step.
-kyu_hit kyu_collider_sweep(const collider *c, vec3s p, vec3s d, float r, float t0, float dt) {
-    vec3s moved = glms_vec3_scale(c->velocity, t0 * dt);
-    vec3s cd = glms_vec3_scale(c->velocity, (1.0f - t0) * dt);
-    if (c->type == KYU_SHAPE_PLANE)
-        return kyu_sweep_sphere_plane(p, d, r, c->normal, c->offset + glms_vec3_dot(c->normal, moved), cd);
-    kyu_box b = c->box;
-    b.center = glms_vec3_add(b.center, moved);
-    return kyu_sweep_sphere_box(p, d, r, &b, cd);
-}
-
-// Signed distance from a sphere at p to the collider as it stands at time t of the step.
+// Signed distance from a sphere at p to the collider as it stands at time t of the step (a mesh
+// reports at most the sphere's radius: nothing nearer means a gap at least that).
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal) {
     vec3s moved = glms_vec3_scale(c->velocity, t * dt);
     if (c->type == KYU_SHAPE_PLANE) {
         *normal = c->normal;
         return glms_vec3_dot(c->normal, p) - c->offset - glms_vec3_dot(c->normal, moved) - r;
     }
-    kyu_box b = c->box;
-    b.center = glms_vec3_add(b.center, moved);
-    return kyu_distance_sphere_box(p, r, &b, normal, NULL);
+    return kyu_shape_distance(c, glms_vec3_add(c->box.center, moved), p, r, r, normal);
 }
 
-// Bounds of every box over this step (planes are unbounded and always tested).
+// Bounds of every shape over this step (planes are unbounded and always tested).
 void kyu_colliders_update_bounds(kyu_world *w) {
     float dt = w->def.fixed_dt;
     for (int i = 0; i < w->collider_high; i++) {
         collider *c = &w->colliders[i];
-        if (!c->alive || c->type != KYU_SHAPE_BOX) continue;
-        vec3s e = c->box.half_extents;
-        float ext[3];
-        for (int k = 0; k < 3; k++) {
-            // Extent along world axis k of a rotated box: sum of |R_kj| e_j.
-            ext[k] = fabsf(c->box.rotation.col[0].raw[k]) * e.x +
-                     fabsf(c->box.rotation.col[1].raw[k]) * e.y +
-                     fabsf(c->box.rotation.col[2].raw[k]) * e.z;
-            float a = c->box.center.raw[k], b = a + c->velocity.raw[k] * dt;
-            c->bounds.lo[k] = fminf(a, b) - ext[k];
-            c->bounds.hi[k] = fmaxf(a, b) + ext[k];
-        }
+        if (!c->alive || c->type == KYU_SHAPE_PLANE) continue;
+        aabb a, b;
+        kyu_shape_world_bounds(c, c->box.center, &a);
+        kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &b);
+        for (int k = 0; k < 3; k++) c->bounds.lo[k] = fminf(a.lo[k], b.lo[k]), c->bounds.hi[k] = fmaxf(a.hi[k], b.hi[k]);
     }
 }
 

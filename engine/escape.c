@@ -270,6 +270,11 @@ void kyu_contacts_swap(kyu_world *w, int n) {
 static void push_out(kyu_world *w, contact *c) {
     if (c->sensor) return;
     body_store *s = &w->bodies;
+    if (is_collider(c->b) && w->colliders[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) {
+        const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
+        s->pos[c->a] = kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], w->def.linear_slop);
+        return;
+    }
     vec3s n;
     float gap = contact_geometry(w, c, &n);
     float depth = -gap - w->def.linear_slop;

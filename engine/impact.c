@@ -56,6 +56,7 @@ static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, im
     out->t = ce.t < tau ? tau : ce.t;
     out->a = a;
     out->b = b;
+    out->normal = ce.normal;
     out->va = w->version[a];
     out->vb = (b & KYU_COLLIDER_BIT) ? 0 : w->version[b];
     return 1;
@@ -122,7 +123,10 @@ static int resolve(kyu_world *w, const impact_event *ev) {
     vec3s n;
     if (ev->b & KYU_COLLIDER_BIT) {
         const collider *c = &w->colliders[ev->b & ~KYU_COLLIDER_BIT];
-        kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
+        if (c->type == KYU_SHAPE_MESH)
+            n = ev->normal;
+        else
+            kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
         float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], c->velocity), n);
         if (!(vn < 0.0f)) return 0;
         if (kyu_impact_record(w, ev->a, ev->b, n, -vn)) return -1;

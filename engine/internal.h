@@ -45,10 +45,31 @@ typedef struct body_store {
     int removed;          // bodies removed since the last step (their contacts are dropped then)
 } body_store;
 
+// A triangle mesh in its collider's frame, with a bounding volume hierarchy (engine/shape.c).
+typedef struct bvh_node {
+    aabb box;
+    int first, count; // a leaf: triangles order[first .. first + count); first < 0: an inner node
+    int left, right;
+} bvh_node;
+
+typedef struct kyu_mesh {
+    vec3s *verts;
+    int32_t *tris; // 3 per triangle
+    int32_t *across; // 3 per triangle: the triangle across edge k (corners k, k+1), or -1
+    int32_t *order;
+    bvh_node *nodes;
+    int vert_count, tri_count, node_count;
+} kyu_mesh;
+
 typedef struct collider {
     kyu_shape_type type;
     kyu_motion motion;
-    kyu_box box;          // box shape (centre moves for kinematic boxes)
+    kyu_box box;          // the frame of every shape (centre, rotation); half extents for a box
+    vec3s cap_a, cap_b;   // capsule, in the collider's frame
+    float cap_radius;
+    vec3s *hull_points;   // hull, in the collider's frame (owned)
+    int hull_count;
+    kyu_mesh *mesh;       // mesh (owned)
     vec3s normal;         // plane
     float offset;         // plane: normal . x = offset
     vec3s velocity;
@@ -88,6 +109,7 @@ typedef struct impact_event {
     float t;
     uint32_t a, b;
     uint32_t va, vb;
+    vec3s normal; // at the contact (a mesh's triangle: the mesh has no single nearest normal)
 } impact_event;
 
 // Growable array helpers: grow to at least n elements, never shrink. 0 on success.
@@ -240,11 +262,21 @@ int kyu_bodies_drop_removed_contacts(kyu_world *w);
 
 // collider.c
 int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *status);
-kyu_hit kyu_collider_sweep(const collider *c, vec3s p, vec3s d, float r, float t0, float dt);
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
 void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_colliders_advance(kyu_world *w);
 int kyu_collider_touches_box(const collider *c, const aabb *box);
+
+// shape.c: every shape but the plane, solved in the collider's frame
+kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt);
+void kyu_mesh_destroy(kyu_mesh *m);
+float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal);
+kyu_hit kyu_shape_sweep(const collider *c, vec3s center, vec3s q0, vec3s dq, float r);
+void kyu_shape_local_bounds(const collider *c, aabb *b);
+void kyu_shape_world_bounds(const collider *c, vec3s center, aabb *out);
+int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, vec3s da, float r, float S,
+                          float slop, float threshold, float *s, vec3s *normal, float *gap, float *approach);
+vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop);
 
 // broadphase.c
 int kyu_broadphase_build(kyu_world *w);

@@ -294,15 +294,12 @@ void kyu_wake_near_collider(kyu_world *w, const collider *c) {
         }
         return;
     }
-    aabb b;
-    float ext[3];
+    aabb b, e;
+    kyu_shape_world_bounds(c, c->box.center, &b);
+    kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &e);
     for (int k = 0; k < 3; k++) {
-        ext[k] = fabsf(c->box.rotation.col[0].raw[k]) * c->box.half_extents.x +
-                 fabsf(c->box.rotation.col[1].raw[k]) * c->box.half_extents.y +
-                 fabsf(c->box.rotation.col[2].raw[k]) * c->box.half_extents.z;
-        float a = c->box.center.raw[k], e = a + c->velocity.raw[k] * dt;
-        b.lo[k] = fminf(a, e) - ext[k] - reach;
-        b.hi[k] = fmaxf(a, e) + ext[k] + reach;
+        b.lo[k] = fminf(b.lo[k], e.lo[k]) - reach;
+        b.hi[k] = fmaxf(b.hi[k], e.hi[k]) + reach;
     }
     w->sleep.probe_r = -1.0f;
     (void)sg_query(w, &b, wake_visit);
@@ -328,19 +325,17 @@ static uint32_t find(uint32_t *parent, uint32_t i) {
     return i;
 }
 
-// After the step: rest timers, islands by union-find over the kept contacts, and the islands whose
-// bodies all rested long enough go to sleep.
-int kyu_islands_update(kyu_world *w) {
+// Rest timers, then islands by union-find over the kept contacts (the lower slot is each root),
+// then each island's shortest rest. Returns how many bodies are ready to sleep.
+static int find_resting_islands(kyu_world *w) {
     body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt;
     uint32_t *parent = w->uf_parent;
     float *rest = w->uf_rest;
-    int *record = w->uf_record;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
         int resting = w->def.enable_sleep && s->allow_sleep[i] && !s->sensor[i] &&
                       glms_vec3_norm2(s->vel[i]) < w->def.sleep_speed * w->def.sleep_speed;
-        s->sleep_timer[i] = resting ? s->sleep_timer[i] + dt : 0.0f;
+        s->sleep_timer[i] = resting ? s->sleep_timer[i] + w->def.fixed_dt : 0.0f;
         parent[i] = i;
     }
     if (!w->def.enable_sleep) return 0;
@@ -349,31 +344,44 @@ int kyu_islands_update(kyu_world *w) {
         if (ct->b & KYU_COLLIDER_BIT) continue;
         if (ct->sensor && !ct->touching) continue; // a sensor overlap keeps the body awake
         uint32_t ra = find(parent, ct->a), rb = find(parent, ct->b);
-        if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb; // the lower slot is the root
+        if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
     for (int k = 0; k < w->active_count; k++) rest[w->active[k]] = 1e30f;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k], r = find(parent, i);
         if (s->sleep_timer[i] < rest[r]) rest[r] = s->sleep_timer[i];
     }
-    int sleeping = 0;
+    int ready = 0;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
-        record[i] = -1;
-        sleeping += rest[find(parent, i)] >= w->def.sleep_time;
+        w->uf_record[i] = -1;
+        ready += rest[find(parent, i)] >= w->def.sleep_time;
     }
+    return ready;
+}
+
+// The first island to sleep in an empty grid sets its cell: about two diameters of those bodies.
+static void size_sleep_grid(kyu_world *w) {
+    if (w->sleep.table_size != 0 && (w->sleep.live != 0 || w->sleep.giant_count != 0)) return;
+    double sum = 0.0;
+    for (int k = 0; k < w->active_count; k++) sum += w->bodies.radius[w->active[k]];
+    w->sleep.cell = (float)(4.0 * sum / w->active_count) + 2.0f * w->def.contact_margin;
+    w->sleep.inv_cell = 1.0f / w->sleep.cell;
+    w->sleep.count = w->sleep.giant_count = w->sleep.live = w->sleep.cells = 0;
+    if (w->sleep.table_size) memset(w->sleep.head, 0xff, (size_t)w->sleep.table_size * sizeof *w->sleep.head);
+}
+
+// After the step: the islands whose bodies all rested long enough go to sleep, taking their
+// contacts along (the cache keeps the rest, still sorted).
+int kyu_islands_update(kyu_world *w) {
+    body_store *s = &w->bodies;
+    int sleeping = find_resting_islands(w);
     if (sleeping == 0) return 0;
-    if (w->sleep.table_size == 0 || (w->sleep.live == 0 && w->sleep.giant_count == 0)) {
-        double sum = 0.0; // the sleep grid's cell: about two diameters of the bodies falling asleep
-        for (int k = 0; k < w->active_count; k++) sum += s->radius[w->active[k]];
-        w->sleep.cell = (float)(4.0 * sum / w->active_count) + 2.0f * w->def.contact_margin;
-        w->sleep.inv_cell = 1.0f / w->sleep.cell;
-        w->sleep.count = w->sleep.giant_count = w->sleep.live = w->sleep.cells = 0;
-        if (w->sleep.table_size) memset(w->sleep.head, 0xff, (size_t)w->sleep.table_size * sizeof *w->sleep.head);
-    }
+    size_sleep_grid(w);
+    int *record = w->uf_record;
     for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k], r = find(parent, i);
-        if (rest[r] < w->def.sleep_time) continue;
+        uint32_t i = w->active[k], r = find(w->uf_parent, i);
+        if (w->uf_rest[r] < w->def.sleep_time) continue;
         if (record[r] < 0 && (record[r] = island_new(w)) < 0) return -1;
         sleep_island *isl = &w->islands[record[r]];
         if (RESERVE(isl->bodies, isl->body_cap, isl->body_count + 1)) return -1;
@@ -384,7 +392,6 @@ int kyu_islands_update(kyu_world *w) {
         s->sleep_epoch[i]++;
         if (sg_insert(w, i)) return -1;
     }
-    // The sleeping islands take their contacts along; the cache keeps the rest, still sorted.
     int n = 0;
     for (int c = 0; c < w->contact_count; c++) {
         const contact *ct = &w->contacts[c];

@@ -494,8 +494,17 @@ static void ray_colliders(qctx *x, int all) {
         if (!c->alive || !sees(c->category, c->mask, &x->f)) continue;
         double t;
         dv3 n;
-        int hit = c->type == KYU_SHAPE_PLANE ? ray_plane(x->o, x->d, c, &t, &n)
-                                             : ray_box(x->o, x->d, &c->box, &t, &n);
+        int hit;
+        if (c->type == KYU_SHAPE_PLANE) {
+            hit = ray_plane(x->o, x->d, c, &t, &n);
+        } else if (c->type == KYU_SHAPE_BOX) {
+            hit = ray_box(x->o, x->d, &c->box, &t, &n);
+        } else { // a ray is the sweep of a point; one starting inside does not hit (as for boxes)
+            kyu_hit h = kyu_shape_sweep(c, c->box.center, fv(x->o), fv(x->d), 0.0f);
+            hit = h.hit && !h.start_overlap;
+            t = h.t;
+            n = dv(h.normal);
+        }
         uint32_t id = KYU_COLLIDER_BIT | (uint32_t)i;
         if (!hit) continue;
         if (all) {
@@ -514,7 +523,7 @@ static void cast_colliders(qctx *x) {
         if (!c->alive || !sees(c->category, c->mask, &x->f)) continue;
         kyu_hit h = c->type == KYU_SHAPE_PLANE
                         ? kyu_sweep_sphere_plane(o, d, (float)x->r, c->normal, c->offset, glms_vec3_zero())
-                        : kyu_sweep_sphere_box(o, d, (float)x->r, &c->box, glms_vec3_zero());
+                        : kyu_shape_sweep(c, c->box.center, o, d, (float)x->r);
         uint32_t id = KYU_COLLIDER_BIT | (uint32_t)i;
         if (h.hit && better(x, h.t, id)) take(x, h.t, id, h.point, h.normal);
     }
@@ -934,7 +943,9 @@ kyu_status kyu_body_collider_distance(const kyu_world *w, kyu_body_id body, kyu_
         out->normal = c->normal;
         out->point_b = fv(dmad(dv(p), n, -s));
     } else {
-        out->distance = kyu_distance_sphere_box(p, r, &c->box, &out->normal, &out->point_b);
+        // Every triangle of a mesh counts here: the range reaches the whole shape.
+        out->distance = kyu_shape_distance(c, c->box.center, p, r, 1e30f, &out->normal);
+        out->point_b = fv(dmad(dv(p), dv(out->normal), -((double)out->distance + r)));
     }
     out->point_a = fv(dmad(dv(p), dv(out->normal), -(double)r));
     return KYU_OK;

@@ -71,18 +71,14 @@ static partner partner_at(const kyu_world *w, uint32_t b, float tau) {
 }
 
 // Signed gap between a sphere (centre p, radius r) and the partner displaced by `moved`, and the
-// normal from the partner to the sphere.
-static float gap_to(const partner *o, vec3s p, float r, vec3s moved, vec3s *n) {
+// normal from the partner to the sphere; a mesh reports at most `range`.
+static float gap_to(const partner *o, vec3s p, float r, vec3s moved, float range, vec3s *n) {
     if (o->col && o->col->type == KYU_SHAPE_PLANE) {
         *n = o->col->normal;
         return glms_vec3_dot(o->col->normal, glms_vec3_sub(p, glms_vec3_add(o->p, moved))) -
                (o->col->offset - glms_vec3_dot(o->col->normal, o->col->box.center)) - r;
     }
-    if (o->col) {
-        kyu_box box = o->col->box;
-        box.center = glms_vec3_add(o->p, moved);
-        return kyu_distance_sphere_box(p, r, &box, n, NULL);
-    }
+    if (o->col) return kyu_shape_distance(o->col, glms_vec3_add(o->p, moved), p, r, range, n);
     vec3s d = glms_vec3_sub(p, glms_vec3_add(o->p, moved));
     float len = glms_vec3_norm(d);
     *n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
@@ -107,7 +103,10 @@ static double first_crossing(double a, double b, double c, double S) {
 static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float r, float S,
                            int *start_touch) {
     vec3s n;
-    float g0 = gap_to(o, q0, r, glms_vec3_zero(), &n);
+    vec3s chord = glms_vec3_add(glms_vec3_scale(dv, S), glms_vec3_scale(da, 0.5f * S * S));
+    float dev = 0.125f * sqrtf(glms_vec3_norm2(da)) * S * S; // largest distance of the path from its chord
+    float reach = glms_vec3_norm(chord) + dev + r;          // beyond this nothing can be met
+    float g0 = gap_to(o, q0, r, glms_vec3_zero(), reach, &n);
     *start_touch = g0 <= 0.0f;
     if (*start_touch) return glms_vec3_dot(dv, n) < 0.0f ? 0.0f : -1.0f;
     float da2 = glms_vec3_norm2(da);
@@ -115,13 +114,9 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
         double t = first_crossing(0.5 * glms_vec3_dot(n, da), glms_vec3_dot(n, dv), g0, S);
         return (float)t;
     }
-    vec3s chord = glms_vec3_add(glms_vec3_scale(dv, S), glms_vec3_scale(da, 0.5f * S * S));
-    float dev = 0.125f * sqrtf(da2) * S * S; // largest distance of the path from its chord
     kyu_hit lo;
     if (o->col) {
-        kyu_box box = o->col->box;
-        box.center = o->p;
-        lo = kyu_sweep_sphere_box(q0, chord, r + dev, &box, glms_vec3_zero());
+        lo = kyu_shape_sweep(o->col, o->p, q0, chord, r + dev);
     } else {
         lo = kyu_sweep_sphere_sphere(q0, chord, r + dev, o->p, glms_vec3_zero(), o->r);
     }
@@ -133,7 +128,7 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     float tol = 1e-6f + 1e-5f * r;
     for (int it = 0; it < 64; it++) {
         vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
-        float g = gap_to(o, q, r, glms_vec3_zero(), &n);
+        float g = gap_to(o, q, r, glms_vec3_zero(), reach, &n);
         if (g <= tol) return s;
         s += g / vmax;
         if (s > S) return -1.0f;
@@ -147,13 +142,22 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     vec3s pa = kyu_pos_at(w, a, tau), va = kyu_vel_at(w, a, tau);
     // Work in the partner's frame: it stands still at o.p (a plane's offset is folded into gap_to).
     vec3s q0 = pa, dv = glms_vec3_sub(va, o.v), da = glms_vec3_sub(w->accel[a], o.acc);
+    if (o.col && o.col->type == KYU_SHAPE_MESH) { // triangle by triangle: see engine/shape.c
+        float s;
+        if (!kyu_mesh_next_contact(o.col, o.p, q0, dv, da, w->bodies.radius[a], S, w->def.linear_slop,
+                                   w->def.restitution_threshold, &s, &out->normal, &out->gap, &out->approach))
+            return 0;
+        out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
+        if (out->t > 1.0f) out->t = 1.0f;
+        return 1;
+    }
     int start_touch;
     float s = first_contact(&o, q0, dv, da, w->bodies.radius[a], S, &start_touch);
     vec3s n;
-    out->gap = gap_to(&o, pa, w->bodies.radius[a], glms_vec3_zero(), &n);
+    out->gap = gap_to(&o, pa, w->bodies.radius[a], glms_vec3_zero(), w->bodies.radius[a], &n);
     if (s < 0.0f) return 0;
     vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
-    gap_to(&o, q, w->bodies.radius[a], glms_vec3_zero(), &n);
+    gap_to(&o, q, w->bodies.radius[a], glms_vec3_zero(), w->bodies.radius[a], &n);
     out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
     if (out->t > 1.0f) out->t = 1.0f;
     out->normal = n;

@@ -85,6 +85,10 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_query_free(w);
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
+    for (int i = 0; i < w->collider_high; i++) {
+        free(w->colliders[i].hull_points);
+        kyu_mesh_destroy(w->colliders[i].mesh);
+    }
     free(w->colliders); free(w->free_colliders);
     free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj); free(w->adj_hit); free(w->late_hit);
     free(w->late_head); free(w->late_partner); free(w->late_next);

@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
     suite_intersect();
     suite_convex();
     suite_sweeps();
+    suite_colliders();
     suite_query();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;

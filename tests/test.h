@@ -43,6 +43,7 @@ void suite_closest(void);
 void suite_intersect(void);
 void suite_convex(void);
 void suite_sweeps(void);
+void suite_colliders(void);
 void suite_query(void);
 
 #endif

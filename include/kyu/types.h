@@ -130,6 +130,9 @@ typedef struct kyu_body_def {
 typedef enum kyu_shape_type {
     KYU_SHAPE_PLANE = 1, ///< infinite one-sided plane: solid behind `normal`
     KYU_SHAPE_BOX,       ///< oriented box
+    KYU_SHAPE_CAPSULE,   ///< segment capsule_a-capsule_b grown by `radius`
+    KYU_SHAPE_HULL,      ///< convex hull of `points`
+    KYU_SHAPE_MESH,      ///< triangle mesh: `points` are vertices, `indices` 3 per triangle (two-sided)
 } kyu_shape_type;
 
 /// How a collider moves.
@@ -145,6 +148,12 @@ typedef struct kyu_collider_def {
     vec3s position;      ///< box: centre. plane: any point on the plane
     versors rotation;    ///< box orientation (normalised on create), default identity
     vec3s half_extents;  ///< box half sizes, each > 0
+    vec3s capsule_a, capsule_b; ///< capsule axis ends, in the collider's frame (rotated, then moved)
+    float radius;        ///< capsule radius, > 0
+    const vec3s *points; ///< hull points or mesh vertices in the collider's frame (copied on create)
+    int point_count;     ///< hull: >= 4 points spanning a volume; mesh: >= 3 vertices
+    const int32_t *indices; ///< mesh: 3 vertex indices per triangle (copied on create)
+    int triangle_count;  ///< mesh: >= 1
     vec3s normal;        ///< plane normal (normalised on create), pointing out of the solid side
     vec3s velocity;      ///< m/s, kinematic colliders only (translation; no spin yet)
     float restitution;   ///< [0, 1], default 0

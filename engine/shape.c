@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: MIT
+// Collider shapes for the step: distance from a sphere, a sphere's linear sweep, and local bounds,
+// for every shape but the plane (which engine/sweep.c solves in closed form). Work happens in the
+// collider's own frame: the sphere is carried in (rotation transposed), results are carried out.
+// A triangle mesh keeps a bounding volume hierarchy so a sphere tests only the triangles near it.
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+// ---- frames -------------------------------------------------------------------------------------
+
+static vec3s to_local(const collider *c, vec3s center, vec3s p) {
+    vec3s d = glms_vec3_sub(p, center);
+    const mat3s *m = &c->box.rotation;
+    return (vec3s){{glms_vec3_dot(d, m->col[0]), glms_vec3_dot(d, m->col[1]), glms_vec3_dot(d, m->col[2])}};
+}
+
+static vec3s dir_local(const collider *c, vec3s d) {
+    const mat3s *m = &c->box.rotation;
+    return (vec3s){{glms_vec3_dot(d, m->col[0]), glms_vec3_dot(d, m->col[1]), glms_vec3_dot(d, m->col[2])}};
+}
+
+static vec3s dir_world(const collider *c, vec3s d) {
+    const mat3s *m = &c->box.rotation;
+    return glms_vec3_add(glms_vec3_add(glms_vec3_scale(m->col[0], d.x), glms_vec3_scale(m->col[1], d.y)),
+                         glms_vec3_scale(m->col[2], d.z));
+}
+
+// ---- the mesh's bounding volume hierarchy (median split, leaves of up to 4 triangles) ------------
+
+static aabb tri_box(const kyu_mesh *m, int t) {
+    aabb b;
+    for (int k = 0; k < 3; k++) b.lo[k] = 1e30f, b.hi[k] = -1e30f;
+    for (int v = 0; v < 3; v++) {
+        vec3s p = m->verts[m->tris[3 * t + v]];
+        for (int k = 0; k < 3; k++) b.lo[k] = fminf(b.lo[k], p.raw[k]), b.hi[k] = fmaxf(b.hi[k], p.raw[k]);
+    }
+    return b;
+}
+
+static float tri_centroid(const kyu_mesh *m, int t, int axis) {
+    return (m->verts[m->tris[3 * t]].raw[axis] + m->verts[m->tris[3 * t + 1]].raw[axis] +
+            m->verts[m->tris[3 * t + 2]].raw[axis]) / 3.0f;
+}
+
+static const kyu_mesh *sort_mesh; // qsort has no context argument: set for the build only
+static int sort_axis;
+static int by_centroid(const void *x, const void *y) {
+    int a = *(const int32_t *)x, b = *(const int32_t *)y;
+    float ca = tri_centroid(sort_mesh, a, sort_axis), cb = tri_centroid(sort_mesh, b, sort_axis);
+    return ca < cb ? -1 : ca > cb ? 1 : (a > b) - (a < b); // ties by index: deterministic
+}
+
+static int bvh_build(kyu_mesh *m, int first, int count) {
+    int id = m->node_count++;
+    bvh_node *n = &m->nodes[id];
+    for (int k = 0; k < 3; k++) n->box.lo[k] = 1e30f, n->box.hi[k] = -1e30f;
+    for (int i = first; i < first + count; i++) {
+        aabb b = tri_box(m, m->order[i]);
+        for (int k = 0; k < 3; k++) n->box.lo[k] = fminf(n->box.lo[k], b.lo[k]), n->box.hi[k] = fmaxf(n->box.hi[k], b.hi[k]);
+    }
+    if (count <= 4) {
+        n->first = first;
+        n->count = count;
+        return id;
+    }
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (n->box.hi[k] - n->box.lo[k] > n->box.hi[axis] - n->box.lo[axis]) axis = k;
+    sort_mesh = m;
+    sort_axis = axis;
+    qsort(m->order + first, (size_t)count, sizeof *m->order, by_centroid);
+    int half = count / 2;
+    m->nodes[id].first = -1;
+    m->nodes[id].count = 0;
+    int left = bvh_build(m, first, half);
+    int right = bvh_build(m, first + half, count - half);
+    m->nodes[id].left = left;
+    m->nodes[id].right = right;
+    return id;
+}
+
+// Edge adjacency: sort the 3 nt edges by their vertex pair; equal neighbours share the edge.
+typedef struct edge_key {
+    int32_t lo, hi, tri, k;
+} edge_key;
+
+static int by_edge(const void *x, const void *y) {
+    const edge_key *a = x, *b = y;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+    return a->tri < b->tri ? -1 : a->tri > b->tri;
+}
+
+static int link_edges(kyu_mesh *m) {
+    int n = 3 * m->tri_count;
+    edge_key *e = malloc((size_t)n * sizeof *e);
+    m->across = malloc((size_t)n * sizeof *m->across);
+    if (!e || !m->across) {
+        free(e);
+        return -1;
+    }
+    for (int t = 0; t < m->tri_count; t++)
+        for (int k = 0; k < 3; k++) {
+            int32_t a = m->tris[3 * t + k], b = m->tris[3 * t + (k + 1) % 3];
+            e[3 * t + k] = (edge_key){a < b ? a : b, a < b ? b : a, t, k};
+            m->across[3 * t + k] = -1;
+        }
+    qsort(e, (size_t)n, sizeof *e, by_edge);
+    for (int i = 0; i + 1 < n; i++)
+        if (e[i].lo == e[i + 1].lo && e[i].hi == e[i + 1].hi) { // a shared edge (the first two)
+            m->across[3 * e[i].tri + e[i].k] = e[i + 1].tri;
+            m->across[3 * e[i + 1].tri + e[i + 1].k] = e[i].tri;
+        }
+    free(e);
+    return 0;
+}
+
+kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt) {
+    kyu_mesh *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->verts = malloc((size_t)nv * sizeof *m->verts);
+    m->tris = malloc((size_t)nt * 3 * sizeof *m->tris);
+    m->order = malloc((size_t)nt * sizeof *m->order);
+    m->nodes = malloc((size_t)(2 * nt) * sizeof *m->nodes);
+    if (!m->verts || !m->tris || !m->order || !m->nodes) {
+        kyu_mesh_destroy(m);
+        return NULL;
+    }
+    memcpy(m->verts, verts, (size_t)nv * sizeof *verts);
+    memcpy(m->tris, tris, (size_t)nt * 3 * sizeof *tris);
+    m->vert_count = nv;
+    m->tri_count = nt;
+    for (int i = 0; i < nt; i++) m->order[i] = i;
+    bvh_build(m, 0, nt);
+    if (link_edges(m)) {
+        kyu_mesh_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+void kyu_mesh_destroy(kyu_mesh *m) {
+    if (!m) return;
+    free(m->verts); free(m->tris); free(m->order); free(m->nodes); free(m->across);
+    free(m);
+}
+
+static kyu_triangle triangle_of(const kyu_mesh *m, int t) {
+    return (kyu_triangle){m->verts[m->tris[3 * t]], m->verts[m->tris[3 * t + 1]], m->verts[m->tris[3 * t + 2]]};
+}
+
+// Whether p projects onto triangle t's plane inside it (a small tolerance: on an edge counts).
+static int projects_inside(const kyu_mesh *m, int t, vec3s p) {
+    kyu_triangle tri = triangle_of(m, t);
+    vec3s n = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
+    float nn = glms_vec3_norm2(n), eps = 1e-6f * nn;
+    if (!(nn > 0.0f)) return 0;
+    const vec3s *v[3] = {&tri.a, &tri.b, &tri.c};
+    for (int k = 0; k < 3; k++) {
+        vec3s e = glms_vec3_sub(*v[(k + 1) % 3], *v[k]);
+        if (glms_vec3_dot(glms_vec3_cross(e, glms_vec3_sub(p, *v[k])), n) < -eps) return 0;
+    }
+    return 1;
+}
+
+// An edge or corner contact on triangle t whose sphere centre lies over a neighbour across that
+// edge belongs to the neighbour's face: counting it too is what snags a ball rolling over the
+// seams of a flat tiled floor. Face contacts (normal = face normal) always count.
+static int internal_contact(const kyu_mesh *m, int t, vec3s p, vec3s normal) {
+    kyu_triangle tri = triangle_of(m, t);
+    vec3s fn = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
+    float len = glms_vec3_norm(fn);
+    if (!(len > 0.0f) || fabsf(glms_vec3_dot(normal, fn)) >= 0.99999f * len) return 0;
+    for (int k = 0; k < 3; k++) {
+        int u = m->across[3 * t + k];
+        if (u >= 0 && projects_inside(m, u, p)) return 1;
+    }
+    return 0;
+}
+
+static int box_hits(const aabb *a, const aabb *b) {
+    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] &&
+           b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+}
+
+// Calls visit(t, ctx) for every triangle whose box meets q, in BVH order (deterministic).
+static void bvh_query(const kyu_mesh *m, const aabb *q, void (*visit)(const kyu_mesh *, int, void *), void *ctx) {
+    int stack[64], top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const bvh_node *n = &m->nodes[stack[--top]];
+        if (!box_hits(&n->box, q)) continue;
+        if (n->first >= 0) {
+            for (int i = n->first; i < n->first + n->count; i++) visit(m, m->order[i], ctx);
+        } else if (top + 2 <= 64) {
+            stack[top++] = n->right;
+            stack[top++] = n->left;
+        }
+    }
+}
+
+// ---- distance -----------------------------------------------------------------------------------
+
+typedef struct dist_ctx {
+    vec3s p, normal;
+    float r, best;
+    int best_tri;
+} dist_ctx;
+
+static void dist_visit(const kyu_mesh *m, int t, void *arg) {
+    dist_ctx *x = arg;
+    kyu_triangle tri = triangle_of(m, t);
+    vec3s n;
+    float d = kyu_distance_sphere_triangle(x->p, x->r, &tri, &n, NULL);
+    if (d < x->best || (d == x->best && t < x->best_tri)) x->best = d, x->best_tri = t, x->normal = n;
+}
+
+// Signed gap from a sphere (local centre p, radius r) to the shape, and the normal (local), for
+// non-plane shapes. A mesh reports at most `range` (nothing nearer than that: the gap is at least it).
+static float local_distance(const collider *c, vec3s p, float r, float range, vec3s *n) {
+    switch (c->type) {
+    case KYU_SHAPE_BOX: {
+        kyu_box b = c->box;
+        b.center = glms_vec3_zero();
+        b.rotation = glms_mat3_identity();
+        return kyu_distance_sphere_box(p, r, &b, n, NULL);
+    }
+    case KYU_SHAPE_CAPSULE: {
+        kyu_capsule cap = {c->cap_a, c->cap_b, c->cap_radius};
+        return kyu_distance_sphere_capsule(p, r, &cap, n, NULL);
+    }
+    case KYU_SHAPE_HULL: {
+        kyu_hull h = {c->hull_points, c->hull_count};
+        return kyu_distance_sphere_hull(p, r, &h, n, NULL);
+    }
+    case KYU_SHAPE_MESH: {
+        dist_ctx x = {p, {{0.0f, 1.0f, 0.0f}}, r, range, -1};
+        aabb q;
+        for (int k = 0; k < 3; k++) q.lo[k] = p.raw[k] - r - range, q.hi[k] = p.raw[k] + r + range;
+        bvh_query(c->mesh, &q, dist_visit, &x);
+        *n = x.normal;
+        return x.best;
+    }
+    default:
+        *n = (vec3s){{0.0f, 1.0f, 0.0f}};
+        return 1e30f;
+    }
+}
+
+float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal) {
+    if (c->type == KYU_SHAPE_BOX) { // boxes handle their rotation themselves (the public routine)
+        kyu_box b = c->box;
+        b.center = center;
+        return kyu_distance_sphere_box(p, r, &b, normal, NULL);
+    }
+    vec3s n;
+    float d = local_distance(c, to_local(c, center, p), r, range, &n);
+    *normal = dir_world(c, n);
+    return d;
+}
+
+// ---- sweep --------------------------------------------------------------------------------------
+
+typedef struct sweep_ctx {
+    vec3s q0, dq;
+    float r;
+    kyu_hit best;
+    int best_tri;
+} sweep_ctx;
+
+static void sweep_visit(const kyu_mesh *m, int t, void *arg) {
+    sweep_ctx *x = arg;
+    kyu_triangle tri = triangle_of(m, t);
+    kyu_hit h = kyu_sweep_sphere_triangle(x->q0, x->dq, x->r, &tri, glms_vec3_zero());
+    if (!h.hit) return;
+    if (!x->best.hit || h.t < x->best.t || (h.t == x->best.t && t < x->best_tri)) x->best = h, x->best_tri = t;
+}
+
+static kyu_hit capsule_sweep(const collider *c, vec3s q0, vec3s dq, float r) {
+    kyu_capsule cap = {c->cap_a, c->cap_b, c->cap_radius};
+    return kyu_sweep_sphere_capsule(q0, dq, r, &cap, glms_vec3_zero());
+}
+
+// A sphere (centre q0, radius r) moving by dq against the shape standing at `center`: the first
+// impact, normal and point in world space.
+kyu_hit kyu_shape_sweep(const collider *c, vec3s center, vec3s q0, vec3s dq, float r) {
+    if (c->type == KYU_SHAPE_BOX) {
+        kyu_box b = c->box;
+        b.center = center;
+        return kyu_sweep_sphere_box(q0, dq, r, &b, glms_vec3_zero());
+    }
+    vec3s lq = to_local(c, center, q0), ld = dir_local(c, dq);
+    kyu_hit h;
+    memset(&h, 0, sizeof h);
+    switch (c->type) {
+    case KYU_SHAPE_BOX: {
+        kyu_box b = c->box;
+        b.center = glms_vec3_zero();
+        b.rotation = glms_mat3_identity();
+        h = kyu_sweep_sphere_box(lq, ld, r, &b, glms_vec3_zero());
+        break;
+    }
+    case KYU_SHAPE_CAPSULE:
+        h = capsule_sweep(c, lq, ld, r);
+        break;
+    case KYU_SHAPE_HULL: {
+        kyu_hull hull = {c->hull_points, c->hull_count};
+        h = kyu_sweep_sphere_hull(lq, ld, r, &hull, glms_vec3_zero());
+        break;
+    }
+    case KYU_SHAPE_MESH: {
+        sweep_ctx x;
+        memset(&x, 0, sizeof x);
+        x.q0 = lq, x.dq = ld, x.r = r, x.best_tri = -1;
+        aabb q;
+        vec3s q1 = glms_vec3_add(lq, ld);
+        for (int k = 0; k < 3; k++)
+            q.lo[k] = fminf(lq.raw[k], q1.raw[k]) - r, q.hi[k] = fmaxf(lq.raw[k], q1.raw[k]) + r;
+        bvh_query(c->mesh, &q, sweep_visit, &x);
+        h = x.best;
+        break;
+    }
+    default:
+        return h;
+    }
+    if (h.hit) {
+        h.normal = dir_world(c, h.normal);
+        h.point = glms_vec3_add(center, dir_world(c, h.point));
+    }
+    return h;
+}
+
+// ---- bounds -------------------------------------------------------------------------------------
+
+// The shape's bounds in its own frame.
+void kyu_shape_local_bounds(const collider *c, aabb *b) {
+    for (int k = 0; k < 3; k++) b->lo[k] = 1e30f, b->hi[k] = -1e30f;
+    switch (c->type) {
+    case KYU_SHAPE_BOX:
+        for (int k = 0; k < 3; k++) b->lo[k] = -c->box.half_extents.raw[k], b->hi[k] = c->box.half_extents.raw[k];
+        break;
+    case KYU_SHAPE_CAPSULE:
+        for (int k = 0; k < 3; k++) {
+            b->lo[k] = fminf(c->cap_a.raw[k], c->cap_b.raw[k]) - c->cap_radius;
+            b->hi[k] = fmaxf(c->cap_a.raw[k], c->cap_b.raw[k]) + c->cap_radius;
+        }
+        break;
+    case KYU_SHAPE_HULL:
+        for (int i = 0; i < c->hull_count; i++)
+            for (int k = 0; k < 3; k++)
+                b->lo[k] = fminf(b->lo[k], c->hull_points[i].raw[k]), b->hi[k] = fmaxf(b->hi[k], c->hull_points[i].raw[k]);
+        break;
+    case KYU_SHAPE_MESH:
+        *b = c->mesh->nodes[0].box;
+        break;
+    default:
+        break;
+    }
+}
+
+// World bounds of the shape standing at `center` (the local box rotated: |R| times the extents).
+void kyu_shape_world_bounds(const collider *c, vec3s center, aabb *out) {
+    aabb l;
+    kyu_shape_local_bounds(c, &l);
+    vec3s mid = {{(l.lo[0] + l.hi[0]) * 0.5f, (l.lo[1] + l.hi[1]) * 0.5f, (l.lo[2] + l.hi[2]) * 0.5f}};
+    vec3s wm = glms_vec3_add(center, dir_world(c, mid));
+    for (int k = 0; k < 3; k++) {
+        float e = 0.0f;
+        for (int j = 0; j < 3; j++) e += fabsf(c->box.rotation.col[j].raw[k]) * (l.hi[j] - l.lo[j]) * 0.5f;
+        out->lo[k] = wm.raw[k] - e;
+        out->hi[k] = wm.raw[k] + e;
+    }
+}
+
+// ---- meshes in the step: a mesh is many surfaces ------------------------------------------------
+
+typedef struct mesh_next_ctx {
+    vec3s q0, dv, da, chord;
+    float r, S, dev, slop, threshold;
+    float best_s, best_gap, best_approach;
+    vec3s best_n;
+    int best_tri;
+} mesh_next_ctx;
+
+static vec3s path_at(const mesh_next_ctx *x, float s) {
+    return glms_vec3_add(x->q0, glms_vec3_add(glms_vec3_scale(x->dv, s), glms_vec3_scale(x->da, 0.5f * s * s)));
+}
+
+// One triangle's first contact along the path (same rules as engine/sweep.c: a triangle it is
+// leaving, or resting on slowly, does not count), kept if earliest.
+static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
+    mesh_next_ctx *x = arg;
+    kyu_triangle tri = triangle_of(m, t);
+    vec3s n;
+    float g = kyu_distance_sphere_triangle(x->q0, x->r, &tri, &n, NULL), s = 0.0f;
+    if (g > 0.0f) {
+        kyu_hit h = kyu_sweep_sphere_triangle(x->q0, x->chord, x->r + x->dev, &tri, glms_vec3_zero());
+        if (!h.hit && !h.start_overlap) return;
+        s = h.hit ? h.t * x->S : 0.0f;
+        if (x->dev > 0.0f) { // a curved path: conservative advancement on this triangle
+            float vmax = glms_vec3_norm(x->dv) + glms_vec3_norm(x->da) * x->S;
+            int it = 0;
+            for (float gs; it < 64 && (gs = kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL)) > 1e-6f + 1e-5f * x->r; it++) {
+                s += gs / vmax;
+                if (s > x->S) return;
+            }
+        }
+        kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL);
+    }
+    float approach = -glms_vec3_dot(glms_vec3_add(x->dv, glms_vec3_scale(x->da, s)), n);
+    if (!(approach > 0.0f)) return;                           // leaving this triangle
+    if (internal_contact(m, t, path_at(x, s), n)) return;     // a neighbour's face owns it
+    if (g <= x->slop && approach <= x->threshold) return;     // resting on it: the solver's
+    if (x->best_tri >= 0 && (s > x->best_s || (s == x->best_s && t > x->best_tri))) return;
+    x->best_s = s, x->best_n = n, x->best_gap = g, x->best_approach = approach, x->best_tri = t;
+}
+
+// The next impact of a sphere with a mesh standing at `center`: relative path q0 + dv s + da s^2/2
+// for s in [0, S]. Returns 0 for none; else the time s, the world normal, the gap now at that
+// triangle and the closing speed.
+int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, vec3s da, float r, float S,
+                          float slop, float threshold, float *s, vec3s *normal, float *gap, float *approach) {
+    mesh_next_ctx x;
+    memset(&x, 0, sizeof x);
+    x.q0 = to_local(c, center, q0), x.dv = dir_local(c, dv), x.da = dir_local(c, da);
+    x.chord = glms_vec3_add(glms_vec3_scale(x.dv, S), glms_vec3_scale(x.da, 0.5f * S * S));
+    x.r = r, x.S = S, x.dev = 0.125f * glms_vec3_norm(x.da) * S * S;
+    x.slop = slop, x.threshold = threshold, x.best_tri = -1;
+    aabb q;
+    vec3s q1 = glms_vec3_add(x.q0, x.chord);
+    for (int k = 0; k < 3; k++) {
+        q.lo[k] = fminf(x.q0.raw[k], q1.raw[k]) - r - x.dev;
+        q.hi[k] = fmaxf(x.q0.raw[k], q1.raw[k]) + r + x.dev;
+    }
+    bvh_query(c->mesh, &q, mesh_next_visit, &x);
+    if (x.best_tri < 0) return 0;
+    *s = x.best_s;
+    *normal = dir_world(c, x.best_n);
+    *gap = x.best_gap;
+    *approach = x.best_approach;
+    return 1;
+}
+
+typedef struct push_ctx {
+    vec3s p;
+    float r, slop;
+} push_ctx;
+
+static void push_visit(const kyu_mesh *m, int t, void *arg) {
+    push_ctx *x = arg;
+    kyu_triangle tri = triangle_of(m, t);
+    vec3s n;
+    float d = kyu_distance_sphere_triangle(x->p, x->r, &tri, &n, NULL);
+    if (d < -x->slop && !internal_contact(m, t, x->p, n)) x->p = glms_vec3_add(x->p, glms_vec3_scale(n, -d - x->slop));
+}
+
+// Escape from a mesh: out of every triangle the sphere overlaps beyond the slop (a corner has
+// several), not just the nearest. Returns the new centre.
+vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop) {
+    push_ctx x = {to_local(c, center, p), r, slop};
+    aabb q;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < 3; k++) q.lo[k] = x.p.raw[k] - r, q.hi[k] = x.p.raw[k] + r;
+        bvh_query(c->mesh, &q, push_visit, &x);
+    }
+    return glms_vec3_add(center, dir_world(c, x.p));
+}

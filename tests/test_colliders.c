@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+// Capsule, convex hull and triangle mesh colliders in the world: continuous collision (no
+// tunnelling), no snagging on the seams of a tiled floor, piles that settle in a bowl.
+#include <math.h>
+#include <stdlib.h>
+
+#include "kyu/kyu.h"
+#include "test.h"
+
+static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
+
+static kyu_world *world_with(vec3s gravity) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = gravity;
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    return w;
+}
+
+static kyu_body_id ball(kyu_world *w, vec3s p, vec3s v, float r, float e, float mu) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = p;
+    bd.velocity = v;
+    bd.radius = r;
+    bd.restitution = e;
+    bd.friction = mu;
+    kyu_body_id id = KYU_NULL_BODY;
+    kyu_body_create(w, &bd, &id);
+    return id;
+}
+
+static vec3s pos(kyu_world *w, kyu_body_id b) {
+    vec3s p = {{NAN, NAN, NAN}};
+    kyu_body_get_position(w, b, &p);
+    return p;
+}
+
+static vec3s vel(kyu_world *w, kyu_body_id b) {
+    vec3s v = {{NAN, NAN, NAN}};
+    kyu_body_get_velocity(w, b, &v);
+    return v;
+}
+
+// A flat grid of nx x nz squares (two triangles each) at height y, spanning [x0,x1] x [z0,z1].
+typedef struct grid_mesh {
+    vec3s *verts;
+    int32_t *tris;
+    int nv, nt;
+} grid_mesh;
+
+static grid_mesh tile_grid(float x0, float x1, float z0, float z1, float y, int nx, int nz) {
+    grid_mesh g;
+    g.nv = (nx + 1) * (nz + 1);
+    g.nt = 2 * nx * nz;
+    g.verts = malloc(sizeof *g.verts * (size_t)g.nv);
+    g.tris = malloc(sizeof *g.tris * 3 * (size_t)g.nt);
+    for (int j = 0; j <= nz; j++)
+        for (int i = 0; i <= nx; i++)
+            g.verts[j * (nx + 1) + i] = v3(x0 + (x1 - x0) * i / nx, y, z0 + (z1 - z0) * j / nz);
+    int t = 0;
+    for (int j = 0; j < nz; j++)
+        for (int i = 0; i < nx; i++) {
+            int a = j * (nx + 1) + i, b = a + 1, c = a + nx + 1, d = c + 1;
+            int32_t q[6] = {a, c, b, b, c, d};
+            for (int k = 0; k < 6; k++) g.tris[t * 3 + k] = q[k];
+            t += 2;
+        }
+    return g;
+}
+
+static kyu_collider_id add_mesh(kyu_world *w, const vec3s *verts, int nv, const int32_t *tris, int nt, float e, float mu) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_MESH;
+    cd.points = verts;
+    cd.point_count = nv;
+    cd.indices = tris;
+    cd.triangle_count = nt;
+    cd.restitution = e;
+    cd.friction = mu;
+    kyu_collider_id id = KYU_NULL_COLLIDER;
+    kyu_collider_create(w, &cd, &id);
+    return id;
+}
+
+// A ball rolling (sliding: kyu's spheres do not spin) across 400 floor tiles never bounces at a
+// seam: its height and speed stay put.
+static void test_ball_crosses_a_tiled_floor_without_snagging(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0));
+    grid_mesh g = tile_grid(-20, 20, -2, 2, 0, 40, 4);
+    ENSURE(kyu_collider_is_valid(w, add_mesh(w, g.verts, g.nv, g.tris, g.nt, 0.5f, 0)));
+    kyu_body_id b = ball(w, v3(-18, 0.5f, 0.3f), v3(8, 0, 0), 0.5f, 0.5f, 0);
+    for (int i = 0; i < 30; i++) kyu_world_step(w); // settle
+    float vmax_y = 0, ymin = 1e9f, ymax = -1e9f;
+    for (int i = 0; i < 240 && pos(w, b).x < 18; i++) {
+        kyu_world_step(w);
+        vmax_y = fmaxf(vmax_y, fabsf(vel(w, b).y));
+        ymin = fminf(ymin, pos(w, b).y), ymax = fmaxf(ymax, pos(w, b).y);
+    }
+    ENSURE(pos(w, b).x > 10.0f);        // it crossed many seams
+    ENSURE_NEAR(vel(w, b).x, 8.0, 1e-3); // no friction, nothing in the way: speed kept
+    ENSURE(vmax_y < 0.2f);               // no bounce at a seam (g dt = 0.16 is one step's fall)
+    ENSURE(ymin > 0.5f - 0.003f && ymax < 0.5f + 0.003f);
+    free(g.verts);
+    free(g.tris);
+    kyu_world_destroy(w);
+}
+
+// A ball released on a ramp mesh slides onto a floor mesh: never below either surface, never
+// thrown up at the joint.
+static void test_ball_slides_down_a_ramp_mesh_onto_the_floor(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0));
+    // Ramp from (0, 3) down to (6, 0) along x (slope 0.5), then a floor to x = 30.
+    vec3s verts[] = {v3(0, 3, -2), v3(0, 3, 2), v3(6, 0, -2), v3(6, 0, 2), v3(30, 0, -2), v3(30, 0, 2)};
+    int32_t tris[] = {0, 1, 2, 2, 1, 3, 2, 3, 4, 4, 3, 5};
+    add_mesh(w, verts, 6, tris, 4, 0, 0.1f);
+    kyu_body_id b = ball(w, v3(0.5f, 3.3f, 0), v3(0, 0, 0), 0.3f, 0, 0.1f);
+    float highest_after_ramp = 0;
+    for (int i = 0; i < 400; i++) {
+        kyu_world_step(w);
+        vec3s p = pos(w, b);
+        float surface = p.x < 6 ? 3 - 0.5f * p.x : 0;
+        // The centre stays at least r above the surface measured along its normal (within slop).
+        float along_normal = p.x < 6 ? (p.y - surface) / sqrtf(1.25f) : p.y - surface;
+        ENSURE(along_normal > 0.3f - 0.01f);
+        if (p.x > 7) highest_after_ramp = fmaxf(highest_after_ramp, p.y);
+    }
+    ENSURE(pos(w, b).x > 12.0f);             // it got down and kept going
+    ENSURE(highest_after_ramp < 0.3f + 0.05f); // no jump at the joint
+    kyu_world_destroy(w);
+}
+
+// 1000 fast bullets into a closed box made of a mesh (12 triangles): none escapes.
+static void test_bullets_stay_inside_a_closed_mesh_box(void) {
+    kyu_world *w = world_with(v3(0, 0, 0));
+    vec3s verts[8];
+    for (int i = 0; i < 8; i++) verts[i] = v3(i & 1 ? 5 : -5, i & 2 ? 5 : -5, i & 4 ? 5 : -5);
+    int32_t tris[] = {0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1,
+                      2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3};
+    add_mesh(w, verts, 8, tris, 12, 1, 0);
+    uint32_t s = 99;
+    kyu_body_id ids[1000];
+    for (int i = 0; i < 1000; i++) {
+        s = s * 1664525u + 1013904223u;
+        float a = (s >> 8) * (6.2831853f / 16777216.0f);
+        s = s * 1664525u + 1013904223u;
+        float c = (s >> 8) * (2.0f / 16777216.0f) - 1.0f;
+        vec3s dir = v3(sqrtf(1 - c * c) * cosf(a), c, sqrtf(1 - c * c) * sinf(a));
+        ids[i] = ball(w, v3(0.2f * (i % 10) - 1, 0.2f * (i / 10 % 10) - 1, 0.2f * (i / 100) - 1),
+                      glms_vec3_scale(dir, 400), 0.05f, 1, 0); // 6.7 m a step in a 10 m box
+    }
+    for (int step = 0; step < 120; step++) kyu_world_step(w);
+    int out = 0;
+    for (int i = 0; i < 1000; i++) {
+        vec3s p = pos(w, ids[i]);
+        out += fabsf(p.x) > 5 || fabsf(p.y) > 5 || fabsf(p.z) > 5;
+    }
+    ENSURE(out == 0);
+    kyu_world_destroy(w);
+}
+
+// A bowl of convex hulls (a floor slab and eight slanted walls) holds a settling pile.
+static void test_pile_settles_in_a_bowl_of_hulls(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0));
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_HULL;
+    vec3s slab[8];
+    for (int i = 0; i < 8; i++) slab[i] = v3(i & 1 ? 3 : -3, i & 2 ? 0 : -0.5f, i & 4 ? 3 : -3);
+    cd.points = slab;
+    cd.point_count = 8;
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+    for (int k = 0; k < 8; k++) { // walls leaning out by 30 degrees around the slab
+        float a = 6.2831853f * k / 8;
+        vec3s wall[8];
+        for (int i = 0; i < 8; i++) {
+            float along = i & 1 ? 1.6f : -1.6f, up = i & 2 ? 3.0f : 0.0f, thick = i & 4 ? 0.5f : 0.0f;
+            float out = 3.0f + up * 0.58f + thick;
+            wall[i] = v3(out * cosf(a) - along * sinf(a), up, out * sinf(a) + along * cosf(a));
+        }
+        cd.points = wall;
+        ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+    }
+    kyu_body_id ids[200];
+    for (int i = 0; i < 200; i++)
+        ids[i] = ball(w, v3(-2 + 1.0f * (i % 5), 1 + 1.0f * (i / 25), -2 + 1.0f * (i / 5 % 5)), v3(0, 0, 0), 0.4f, 0.2f, 0.5f);
+    for (int i = 0; i < 600; i++) kyu_world_step(w);
+    float vmax = 0;
+    for (int i = 0; i < 200; i++) {
+        vec3s p = pos(w, ids[i]);
+        ENSURE(p.y > 0.4f - 0.01f && sqrtf(p.x * p.x + p.z * p.z) < 6.0f); // in the bowl
+        vmax = fmaxf(vmax, glms_vec3_norm(vel(w, ids[i])));
+    }
+    ENSURE(vmax < 0.05f);
+    kyu_world_destroy(w);
+}
+
+// A ball bouncing off a tilted capsule with e = 1 keeps its speed and reflects about the normal.
+static void test_ball_reflects_off_a_capsule(void) {
+    kyu_world *w = world_with(v3(0, 0, 0));
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_CAPSULE;
+    cd.capsule_a = v3(-3, 0, 0);
+    cd.capsule_b = v3(3, 0, 0);
+    cd.radius = 0.5f;
+    cd.restitution = 1;
+    cd.friction = 0;
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+    kyu_body_id b = ball(w, v3(0, 3, 0.5f), v3(1, -4, 0), 0.25f, 1, 0);
+    for (int i = 0; i < 90; i++) kyu_world_step(w);
+    vec3s v = vel(w, b);
+    ENSURE_NEAR(glms_vec3_norm(v), sqrtf(17.0f), 1e-4);
+    // It met the capsule where the centre was 0.75 from the axis at z = 0.5: normal (0, a, 0.5)/0.75.
+    float ny = sqrtf(0.75f * 0.75f - 0.25f) / 0.75f, nz = 0.5f / 0.75f;
+    float vn = -4 * ny; // incoming velocity along the normal
+    ENSURE_NEAR(v.x, 1.0, 1e-4);
+    ENSURE_NEAR(v.y, -4 - 2 * vn * ny, 1e-3);
+    ENSURE_NEAR(v.z, -2 * vn * nz, 1e-3);
+    kyu_world_destroy(w);
+}
+
+// A kinematic capsule paddle sweeping through a resting ball pushes it, never through it.
+static void test_kinematic_capsule_paddle_pushes_the_ball(void) {
+    kyu_world *w = world_with(v3(0, 0, 0));
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_CAPSULE;
+    cd.motion = KYU_KINEMATIC;
+    cd.capsule_a = v3(0, -2, 0);
+    cd.capsule_b = v3(0, 2, 0);
+    cd.radius = 0.2f;
+    cd.position = v3(-3, 0, 0);
+    cd.velocity = v3(30, 0, 0); // 0.5 m a step
+    cd.restitution = 1;
+    kyu_collider_create(w, &cd, NULL);
+    kyu_body_id b = ball(w, v3(0, 0, 0), v3(0, 0, 0), 0.5f, 1, 0);
+    for (int i = 0; i < 30; i++) kyu_world_step(w);
+    ENSURE_NEAR(vel(w, b).x, 60.0, 1e-3); // 2 u for e = 1 (seed 003)
+    ENSURE(pos(w, b).x > -3 + 0.5f * 30);  // ahead of the paddle
+    kyu_world_destroy(w);
+}
+
+void suite_colliders(void) {
+    RUN_TEST(test_ball_crosses_a_tiled_floor_without_snagging);
+    RUN_TEST(test_ball_slides_down_a_ramp_mesh_onto_the_floor);
+    RUN_TEST(test_bullets_stay_inside_a_closed_mesh_box);
+    RUN_TEST(test_pile_settles_in_a_bowl_of_hulls);
+    RUN_TEST(test_ball_reflects_off_a_capsule);
+    RUN_TEST(test_kinematic_capsule_paddle_pushes_the_ball);
+}
