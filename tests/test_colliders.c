@@ -237,6 +237,44 @@ static void test_kinematic_capsule_paddle_pushes_the_ball(void) {
     kyu_world_destroy(w);
 }
 
+// Raycasts and body distances see capsules, hulls and meshes (rotated and moved) too.
+static void test_queries_hit_capsules_hulls_and_meshes(void) {
+    kyu_world *w = world_with(v3(0, 0, 0));
+    vec3s verts[] = {v3(-1, 0, -1), v3(1, 0, -1), v3(-1, 0, 1), v3(1, 0, 1)};
+    int32_t tris[] = {0, 2, 1, 1, 2, 3};
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_MESH;
+    cd.points = verts, cd.point_count = 4, cd.indices = tris, cd.triangle_count = 2;
+    cd.position = v3(0, 0, 0);
+    kyu_collider_create(w, &cd, NULL);
+    cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_CAPSULE;
+    cd.capsule_a = v3(0, -1, 0), cd.capsule_b = v3(0, 1, 0), cd.radius = 0.5f;
+    cd.position = v3(10, 0, 0);
+    cd.rotation = glms_quatv(1.5707963f, v3(0, 0, 1)); // lying along x
+    kyu_collider_create(w, &cd, NULL);
+    vec3s cube[8];
+    for (int i = 0; i < 8; i++) cube[i] = v3(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1);
+    cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_HULL;
+    cd.points = cube, cd.point_count = 8, cd.position = v3(20, 0, 0);
+    kyu_collider_id hull;
+    ENSURE(kyu_collider_create(w, &cd, &hull) == KYU_OK);
+    const float xs[] = {0.3f, 10.7f, 20.4f}, tops[] = {0.0f, 0.5f, 1.0f};
+    for (int k = 0; k < 3; k++) {
+        kyu_query_hit h;
+        ENSURE(kyu_world_raycast(w, v3(xs[k], 5, 0), v3(0, -10, 0), kyu_query_filter_default(), &h) == KYU_OK);
+        ENSURE(h.hit && h.collider.index1 == (uint32_t)k + 1);
+        ENSURE_NEAR(h.fraction, (5 - tops[k]) / 10.0, 1e-5);
+        ENSURE_NEAR(h.normal.y, 1.0, 1e-5);
+    }
+    kyu_body_id b = ball(w, v3(20, 3, 0), v3(0, 0, 0), 0.5f, 0, 0);
+    kyu_distance_result d;
+    ENSURE(kyu_body_collider_distance(w, b, hull, &d) == KYU_OK);
+    ENSURE_NEAR(d.distance, 3 - 1 - 0.5, 1e-5);
+    kyu_world_destroy(w);
+}
+
 void suite_colliders(void) {
     RUN_TEST(test_ball_crosses_a_tiled_floor_without_snagging);
     RUN_TEST(test_ball_slides_down_a_ramp_mesh_onto_the_floor);
@@ -244,4 +282,5 @@ void suite_colliders(void) {
     RUN_TEST(test_pile_settles_in_a_bowl_of_hulls);
     RUN_TEST(test_ball_reflects_off_a_capsule);
     RUN_TEST(test_kinematic_capsule_paddle_pushes_the_ball);
+    RUN_TEST(test_queries_hit_capsules_hulls_and_meshes);
 }
