@@ -222,6 +222,7 @@ int kyu_contacts_find(kyu_world *w) {
     kyu_parallel_for(w, w->active_count, 256, fill_task, w);
     int n = 0; // close the gaps left by partners that were not kept
     for (int k = 0; k < w->active_count; k++) {
+        assert(k == 0 || w->active[k - 1] < w->active[k]); // the merge below needs key order
         if (n != w->cf_offset[k])
             memmove(w->contacts_new + n, w->contacts_new + w->cf_offset[k], (size_t)w->cf_count[k] * sizeof(contact));
         n += w->cf_count[k];

@@ -115,10 +115,9 @@ static int by_slot(const void *x, const void *y) {
     return a < b ? -1 : a > b;
 }
 
-// Bodies woken mid-step were appended: the contact search wants slot order.
-static int sort_active(kyu_world *w) {
+// Bodies woken mid-step were appended to the active list: the contact search wants slot order.
+static void sort_active(kyu_world *w) {
     qsort(w->active, (size_t)w->active_count, sizeof *w->active, by_slot);
-    return 0;
 }
 
 // 1. Forces: gravity and damping change velocities.
@@ -156,6 +155,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_islands_wake_touched(w); // 8. what awake bodies will touch wakes up
     if (!fail) fail = kyu_islands_flush_woken(w);
     collect_active(w);
+    int awake_at_start = w->active_count;
     w->stats.awake_bodies = w->active_count;
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w); // 7a. kept contacts: no approach (resting piles)
@@ -166,7 +166,8 @@ kyu_status kyu_world_step(kyu_world *w) {
     w->stats.candidate_pairs = w->pair_count;
     if (!fail) fail = kyu_impacts_resolve(w); // 4-6. exact impacts in time order, response
     kyu_colliders_advance(w);
-    if (!fail && w->woken_count) fail = kyu_islands_flush_woken(w) || sort_active(w); // woke mid-step
+    if (w->active_count != awake_at_start) sort_active(w);  // islands woken mid-step joined
+    if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w);   // 7b. new + kept contacts
     if (!fail) kyu_contacts_escape(w);        //     and de-penetration
     if (!fail) fail = kyu_islands_update(w);  // 8. resting islands fall asleep

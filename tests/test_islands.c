@@ -203,6 +203,26 @@ static void test_new_collider_or_body_in_a_sleeping_island_wakes_it(void) {
     kyu_world_destroy(w);
 }
 
+// A ball asleep on its own (no contacts at all: zero gravity) is woken in the middle of a step by a
+// ball that an impact turned towards it; it joins the step, the collision is resolved, and the
+// contacts stay in order (a lower slot woken late must not upset them).
+static void test_lone_sleeper_woken_mid_step_is_hit_in_that_step(void) {
+    kyu_world *w = world_with(v3(0, 0, 0), true);
+    kyu_body_id lone = ball(w, v3(5, 0, 0), v3(0, 0, 0), 1); // lowest slot
+    steps(w, 60);
+    ENSURE(!kyu_body_is_awake(w, lone));
+    box(w, v3(10, -2, -2), v3(11, 2, 2), KYU_STATIC);
+    kyu_body_id fast = ball(w, v3(6.5f, 0, 0), v3(480, 0, 0), 1); // turned by the wall mid-step
+    kyu_world_step(w);
+    vec3s v;
+    kyu_body_get_velocity(w, lone, &v);
+    ENSURE(kyu_body_is_awake(w, lone));
+    ENSURE(v.x < -400.0f); // hit within the same step, momentum passed on
+    steps(w, 5);
+    ENSURE(kyu_body_is_valid(w, fast));
+    kyu_world_destroy(w);
+}
+
 static void test_sleep_switches_per_body_and_per_world(void) {
     kyu_world *off = world_with(v3(0, -9.81f, 0), false);
     box(off, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
@@ -462,6 +482,7 @@ void suite_islands(void) {
     RUN_TEST(test_removing_a_support_wakes_the_bodies_above);
     RUN_TEST(test_user_changes_wake_the_island);
     RUN_TEST(test_new_collider_or_body_in_a_sleeping_island_wakes_it);
+    RUN_TEST(test_lone_sleeper_woken_mid_step_is_hit_in_that_step);
     RUN_TEST(test_sleep_switches_per_body_and_per_world);
     RUN_TEST(test_bouncing_ball_gives_one_begin_and_one_end_per_bounce);
     RUN_TEST(test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake);
