@@ -70,16 +70,16 @@ static partner partner_at(const kyu_world *w, uint32_t b, float tau) {
     return o;
 }
 
-// Signed gap between a sphere (centre p, radius r) and the partner displaced by `moved`, and the
-// normal from the partner to the sphere; a mesh reports at most `range`.
-static float gap_to(const partner *o, vec3s p, float r, vec3s moved, float range, vec3s *n) {
+// Signed gap between a sphere (centre p, radius r) and the partner, and the normal from the
+// partner to the sphere; a mesh reports at most `range`.
+static float gap_to(const partner *o, vec3s p, float r, float range, vec3s *n) {
     if (o->col && o->col->type == KYU_SHAPE_PLANE) {
         *n = o->col->normal;
-        return glms_vec3_dot(o->col->normal, glms_vec3_sub(p, glms_vec3_add(o->p, moved))) -
+        return glms_vec3_dot(o->col->normal, glms_vec3_sub(p, o->p)) -
                (o->col->offset - glms_vec3_dot(o->col->normal, o->col->box.center)) - r;
     }
-    if (o->col) return kyu_shape_distance(o->col, glms_vec3_add(o->p, moved), p, r, range, n);
-    vec3s d = glms_vec3_sub(p, glms_vec3_add(o->p, moved));
+    if (o->col) return kyu_shape_distance(o->col, o->p, p, r, range, n);
+    vec3s d = glms_vec3_sub(p, o->p);
     float len = glms_vec3_norm(d);
     *n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
     return len - r - o->r;
@@ -99,16 +99,15 @@ static double first_crossing(double a, double b, double c, double S) {
 }
 
 // The relative path q(s) = q0 + dv s + da s^2 / 2 of body a's centre in the partner's frame, and
-// the first s in [0, S] with gap <= 0. Returns -1 for none; *start_touch when the gap at 0 is <= 0.
-static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float r, float S,
-                           int *start_touch) {
+// the first s in [0, S] with gap <= 0. Returns -1 for none; *gap0 is the gap at s = 0.
+static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float r, float S, float *gap0) {
     vec3s n;
     vec3s chord = glms_vec3_add(glms_vec3_scale(dv, S), glms_vec3_scale(da, 0.5f * S * S));
     float dev = 0.125f * sqrtf(glms_vec3_norm2(da)) * S * S; // largest distance of the path from its chord
     float reach = glms_vec3_norm(chord) + dev + r;          // beyond this nothing can be met
-    float g0 = gap_to(o, q0, r, glms_vec3_zero(), reach, &n);
-    *start_touch = g0 <= 0.0f;
-    if (*start_touch) return glms_vec3_dot(dv, n) < 0.0f ? 0.0f : -1.0f;
+    float g0 = gap_to(o, q0, r, reach, &n);
+    *gap0 = g0;
+    if (g0 <= 0.0f) return glms_vec3_dot(dv, n) < 0.0f ? 0.0f : -1.0f; // touching: closing or not
     float da2 = glms_vec3_norm2(da);
     if (o->col && o->col->type == KYU_SHAPE_PLANE) {
         double t = first_crossing(0.5 * glms_vec3_dot(n, da), glms_vec3_dot(n, dv), g0, S);
@@ -128,7 +127,7 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     float tol = 1e-6f + 1e-5f * r;
     for (int it = 0; it < 64; it++) {
         vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
-        float g = gap_to(o, q, r, glms_vec3_zero(), reach, &n);
+        float g = gap_to(o, q, r, reach, &n);
         if (g <= tol) return s;
         s += g / vmax;
         if (s > S) return -1.0f;
@@ -151,13 +150,11 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
         if (out->t > 1.0f) out->t = 1.0f;
         return 1;
     }
-    int start_touch;
-    float s = first_contact(&o, q0, dv, da, w->bodies.radius[a], S, &start_touch);
-    vec3s n;
-    out->gap = gap_to(&o, pa, w->bodies.radius[a], glms_vec3_zero(), w->bodies.radius[a], &n);
+    float s = first_contact(&o, q0, dv, da, w->bodies.radius[a], S, &out->gap);
     if (s < 0.0f) return 0;
+    vec3s n;
     vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
-    gap_to(&o, q, w->bodies.radius[a], glms_vec3_zero(), w->bodies.radius[a], &n);
+    gap_to(&o, q, w->bodies.radius[a], w->bodies.radius[a], &n);
     out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
     if (out->t > 1.0f) out->t = 1.0f;
     out->normal = n;
