@@ -21,19 +21,6 @@ static int32_t cell_of(float x, float inv_cell) {
     return (int32_t)c;
 }
 
-// The key of a cell: its coordinates' low 10 bits packed (no two cells of a 1024^3 block share a
-// key, and sorting by key keeps rows of cells together), mixed with a hash of the block for worlds
-// larger than that. Coordinates are offset by 2^20 (they are clamped to +-2^20) to stay unsigned.
-static uint32_t cell_hash(const int32_t c[3]) {
-    uint32_t x = (uint32_t)(c[0] + 1048576), y = (uint32_t)(c[1] + 1048576), z = (uint32_t)(c[2] + 1048576);
-    uint32_t local = (x & 1023u) | (y & 1023u) << 10 | (z & 1023u) << 20;
-    uint32_t block = (x >> 10) * 0x9E3779B1u ^ (y >> 10) * 0x85EBCA77u ^ (z >> 10) * 0xC2B2AE3Du;
-    block ^= block >> 15;
-    block *= 0x2C1B3C6Du;
-    block ^= block >> 12;
-    return local ^ block;
-}
-
 static void cell_range(const grid *g, const aabb *b, int32_t lo[3], int32_t hi[3]) {
     for (int k = 0; k < 3; k++) {
         lo[k] = cell_of(b->lo[k], g->inv_cell);
@@ -123,19 +110,6 @@ static int table_reserve(uint32_t **key, uint32_t **val, int *size, int needed) 
     return 0;
 }
 
-// Finds the slot of a hash in an open-addressing table (empty slots have val UINT32_MAX).
-static uint32_t table_find(const uint32_t *key, const uint32_t *val, int size, uint32_t h) {
-    // Full avalanche (murmur3's finaliser): every key bit moves the low bits the mask keeps.
-    uint32_t m = h ^ (h >> 16);
-    m *= 0x85ebca6bu;
-    m ^= m >> 13;
-    m *= 0xc2b2ae35u;
-    m ^= m >> 16;
-    uint32_t mask = (uint32_t)size - 1, i = m & mask;
-    while (val[i] != UINT32_MAX && key[i] != h) i = (i + 1) & mask;
-    return i;
-}
-
 static float box_extent(const aabb *b) {
     float e = b->hi[0] - b->lo[0];
     if (b->hi[1] - b->lo[1] > e) e = b->hi[1] - b->lo[1];
@@ -157,7 +131,7 @@ static int emit_entries(kyu_world *w) {
         if (box_extent(b) <= 0.99f * g->cell) { // margin: corners stay within one cell despite rounding
             grid_entry *e = &g->entries[g->entry_count++];
             memcpy(e->c, lo, sizeof e->c);
-            e->key = cell_hash(e->c);
+            e->key = kyu_cell_hash(e->c);
             e->body = i;
             e->box = *b;
         } else if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
@@ -187,7 +161,7 @@ static int index_runs(grid *g) {
     if (table_reserve(&g->table_key, &g->table_start, &g->table_size, runs)) return -1;
     for (int i = 0; i < g->entry_count; i++) {
         if (i > 0 && g->entries[i].key == g->entries[i - 1].key) continue;
-        uint32_t s = table_find(g->table_key, g->table_start, g->table_size, g->entries[i].key);
+        uint32_t s = kyu_table_find(g->table_key, g->table_start, g->table_size, g->entries[i].key);
         g->table_key[s] = g->entries[i].key;
         g->table_start[s] = (uint32_t)i;
     }
@@ -206,8 +180,8 @@ static int cell_entries(const grid *g, const int32_t c[3], int *b, int *e) {
         *e = (int)g->dense_start[idx + 1];
         return *e > *b;
     }
-    uint32_t h = cell_hash(c);
-    uint32_t s = table_find(g->table_key, g->table_start, g->table_size, h);
+    uint32_t h = kyu_cell_hash(c);
+    uint32_t s = kyu_table_find(g->table_key, g->table_start, g->table_size, h);
     if (g->table_start[s] == UINT32_MAX) return 0;
     int j = (int)g->table_start[s];
     *b = j;
@@ -533,8 +507,8 @@ static int consider(kyu_world *w, uint32_t a, uint32_t j) {
 static int late_table_grow(grid *g) {
     if (table_reserve(&g->late_key, &g->late_head, &g->late_table_size, g->late_table_size)) return -1;
     for (int e = 0; e < g->late_count; e++) {
-        uint32_t h = cell_hash(g->late[e].c);
-        uint32_t s = table_find(g->late_key, g->late_head, g->late_table_size, h);
+        uint32_t h = kyu_cell_hash(g->late[e].c);
+        uint32_t s = kyu_table_find(g->late_key, g->late_head, g->late_table_size, h);
         g->late_key[s] = h;
         g->late[e].next = g->late_head[s];
         g->late_head[s] = (uint32_t)e;
@@ -545,8 +519,8 @@ static int late_table_grow(grid *g) {
 static int late_add_entry(grid *g, const int32_t c[3], uint32_t body) {
     if (RESERVE(g->late, g->late_cap, g->late_count + 1)) return -1;
     if (2 * (g->late_count + 1) > g->late_table_size && late_table_grow(g)) return -1;
-    uint32_t h = cell_hash(c);
-    uint32_t s = table_find(g->late_key, g->late_head, g->late_table_size, h);
+    uint32_t h = kyu_cell_hash(c);
+    uint32_t s = kyu_table_find(g->late_key, g->late_head, g->late_table_size, h);
     late_entry *e = &g->late[g->late_count];
     memcpy(e->c, c, sizeof e->c);
     e->body = body;
@@ -567,8 +541,8 @@ static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint3
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-                uint32_t h = cell_hash(c);
-                uint32_t s = table_find(g->late_key, g->late_head, g->late_table_size, h);
+                uint32_t h = kyu_cell_hash(c);
+                uint32_t s = kyu_table_find(g->late_key, g->late_head, g->late_table_size, h);
                 for (uint32_t e = g->late_head[s]; e != UINT32_MAX; e = g->late[e].next)
                     if (same_cell(g->late[e].c, c) && visit(w, a, g->late[e].body)) return -1;
             }

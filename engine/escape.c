@@ -23,8 +23,8 @@ static float box_gap_along(const kyu_box *box, vec3s p, float r, vec3s n) {
     return glms_vec3_dot(n, glms_vec3_sub(p, box->center)) - extent - r;
 }
 
-// Current normal (b to a) and signed gap of a contact. `t` is where the colliders stand (0 at the
-// start of the step before they move, and 0 again at the end after they moved).
+// Current normal (b to a) and signed gap of a contact, with the colliders where they stand now (the
+// start of the step before they move, the end after they moved).
 static float contact_geometry(const kyu_world *w, const contact *c, vec3s *n) {
     const body_store *s = &w->bodies;
     vec3s pa = s->pos[c->a];

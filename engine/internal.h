@@ -112,6 +112,32 @@ typedef struct impact_event {
     vec3s normal; // at the contact (a mesh's triangle: the mesh has no single nearest normal)
 } impact_event;
 
+// The key of a grid cell (broadphase and sleep grid): its coordinates' low 10 bits packed (no two
+// cells of a 1024^3 block share a key, and sorting by key keeps rows of cells together), mixed with
+// a hash of the block for larger worlds. Coordinates are clamped to +-2^20, offset to stay unsigned.
+static inline uint32_t kyu_cell_hash(const int32_t c[3]) {
+    uint32_t x = (uint32_t)(c[0] + 1048576), y = (uint32_t)(c[1] + 1048576), z = (uint32_t)(c[2] + 1048576);
+    uint32_t local = (x & 1023u) | (y & 1023u) << 10 | (z & 1023u) << 20;
+    uint32_t block = (x >> 10) * 0x9E3779B1u ^ (y >> 10) * 0x85EBCA77u ^ (z >> 10) * 0xC2B2AE3Du;
+    block ^= block >> 15;
+    block *= 0x2C1B3C6Du;
+    block ^= block >> 12;
+    return local ^ block;
+}
+
+// The slot of key h in an open-addressing table (linear probing; val UINT32_MAX marks an empty
+// slot). The key is mixed first (murmur3's finaliser) so every bit moves the low bits the mask keeps.
+static inline uint32_t kyu_table_find(const uint32_t *key, const uint32_t *val, int size, uint32_t h) {
+    uint32_t m = h ^ (h >> 16);
+    m *= 0x85ebca6bu;
+    m ^= m >> 13;
+    m *= 0xc2b2ae35u;
+    m ^= m >> 16;
+    uint32_t mask = (uint32_t)size - 1, i = m & mask;
+    while (val[i] != UINT32_MAX && key[i] != h) i = (i + 1) & mask;
+    return i;
+}
+
 // Growable array helpers: grow to at least n elements, never shrink. 0 on success.
 int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 #define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))

@@ -36,18 +36,11 @@ static int32_t sg_cell(const kyu_world *w, float x) {
 }
 
 static uint32_t sg_hash(int32_t x, int32_t y, int32_t z) {
-    uint32_t h = (uint32_t)x * 0x9E3779B1u ^ (uint32_t)y * 0x85EBCA77u ^ (uint32_t)z * 0xC2B2AE3Du;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    return h;
+    const int32_t c[3] = {x, y, z};
+    return kyu_cell_hash(c);
 }
 
-static uint32_t sg_slot(const sleep_grid *g, uint32_t h) {
-    uint32_t mask = (uint32_t)g->table_size - 1, i = h & mask;
-    while (g->head[i] != UINT32_MAX && g->key[i] != h) i = (i + 1) & mask;
-    return i;
-}
+static uint32_t sg_slot(const sleep_grid *g, uint32_t h) { return kyu_table_find(g->key, g->head, g->table_size, h); }
 
 static int sg_grow(sleep_grid *g, int needed) {
     if (2 * needed <= g->table_size) return 0;
