@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "kyu/kyu.h"
+
 void test_fail(const char *file, int line, const char *what);
 void test_run(const char *name, void (*fn)(void));
 extern int test_current_failed;
@@ -32,6 +34,37 @@ extern int test_current_failed;
             return;                                                                                \
         }                                                                                          \
     } while (0)
+
+// Shared builders and getters (static inline: each test file is its own translation unit).
+static inline vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
+
+static inline vec3s pos(kyu_world *w, kyu_body_id b) {
+    vec3s p = {{NAN, NAN, NAN}}; // NaN fails every comparison a test makes if the getter fails
+    kyu_body_get_position(w, b, &p);
+    return p;
+}
+
+static inline vec3s vel(kyu_world *w, kyu_body_id b) {
+    vec3s v = {{NAN, NAN, NAN}};
+    kyu_body_get_velocity(w, b, &v);
+    return v;
+}
+
+// A box collider from its min and max corners.
+static inline kyu_collider_id add_box(kyu_world *w, vec3s lo, vec3s hi, float e, float mu, kyu_motion motion,
+                                      vec3s velocity) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_BOX;
+    cd.motion = motion;
+    cd.velocity = velocity;
+    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
+    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
+    cd.restitution = e;
+    cd.friction = mu;
+    kyu_collider_id id = KYU_NULL_COLLIDER;
+    kyu_collider_create(w, &cd, &id);
+    return id;
+}
 
 // Every test file provides one suite function, listed in tests/main.c.
 void suite_geometry(void);

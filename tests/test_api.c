@@ -35,7 +35,6 @@
         if (!(cond)) test_fail(__FILE__, __LINE__, #cond);                                         \
     } while (0)
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
 static bool finite3(vec3s v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 static bool same3(vec3s a, vec3s b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 static bool body_id_eq(kyu_body_id a, kyu_body_id b) {

@@ -7,8 +7,6 @@
 #include "kyu/kyu.h"
 #include "test.h"
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
-
 static kyu_world *world_with(vec3s gravity) {
     kyu_world_def wd = kyu_world_def_default();
     wd.gravity = gravity;
@@ -27,18 +25,6 @@ static kyu_body_id ball(kyu_world *w, vec3s p, vec3s v, float r, float e, float 
     kyu_body_id id = KYU_NULL_BODY;
     kyu_body_create(w, &bd, &id);
     return id;
-}
-
-static vec3s pos(kyu_world *w, kyu_body_id b) {
-    vec3s p = {{NAN, NAN, NAN}};
-    kyu_body_get_position(w, b, &p);
-    return p;
-}
-
-static vec3s vel(kyu_world *w, kyu_body_id b) {
-    vec3s v = {{NAN, NAN, NAN}};
-    kyu_body_get_velocity(w, b, &v);
-    return v;
 }
 
 // A flat grid of nx x nz squares (two triangles each) at height y, spanning [x0,x1] x [z0,z1].

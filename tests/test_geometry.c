@@ -39,7 +39,6 @@ static const real U = 5.9604644775390625e-8L;
 
 // ---- Small helpers ------------------------------------------------------------------------------
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
 static lv3 lv(vec3s v) { return (lv3){v.raw[0], v.raw[1], v.raw[2]}; }
 static vec3s f3(lv3 v) { return v3((float)v.x, (float)v.y, (float)v.z); }
 static lv3 ladd(lv3 a, lv3 b) { return (lv3){a.x + b.x, a.y + b.y, a.z + b.z}; }

@@ -36,7 +36,6 @@ static const real E = 2e-6; // ambiguity band (absolute; random shapes live with
 
 // ---- Small helpers ------------------------------------------------------------------------------
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
 static lv3 lv(vec3s v) { return (lv3){v.raw[0], v.raw[1], v.raw[2]}; }
 // The stores through volatile keep GCC 12's SLP vectoriser (-O2) from dropping the rounding of a
 // float -> double round trip (seen: lv(f3(x)) came out unrounded in x and y).

@@ -14,8 +14,6 @@ static double frand(void) {
     return (lcg >> 8) * (1.0 / 16777216.0);
 }
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
-
 static kyu_world *world_with(vec3s gravity, bool sleep) {
     kyu_world_def wd = kyu_world_def_default();
     wd.gravity = gravity;
@@ -37,20 +35,7 @@ static kyu_body_id ball(kyu_world *w, vec3s p, vec3s v, float e) {
 }
 
 static kyu_collider_id box(kyu_world *w, vec3s lo, vec3s hi, kyu_motion motion) {
-    kyu_collider_def cd = kyu_collider_def_default();
-    cd.type = KYU_SHAPE_BOX;
-    cd.motion = motion;
-    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
-    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
-    kyu_collider_id id = KYU_NULL_COLLIDER;
-    kyu_collider_create(w, &cd, &id);
-    return id;
-}
-
-static vec3s pos(kyu_world *w, kyu_body_id b) {
-    vec3s p = {{NAN, NAN, NAN}};
-    kyu_body_get_position(w, b, &p);
-    return p;
+    return add_box(w, lo, hi, 0.0f, 0.5f, motion, v3(0, 0, 0)); // the def's defaults
 }
 
 static void steps(kyu_world *w, int n) {

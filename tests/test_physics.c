@@ -13,8 +13,6 @@ static double frand(void) {
     return (lcg >> 8) * (1.0 / 16777216.0);
 }
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
-
 static int kyu_finite3_test(vec3s v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
 static kyu_world *make_world(vec3s gravity) {
@@ -38,22 +36,6 @@ static kyu_body_id add_ball(kyu_world *w, vec3s p, vec3s v, float r, float m, fl
     return id;
 }
 
-// A static (or kinematic) box from its min and max corners.
-static kyu_collider_id add_box(kyu_world *w, vec3s lo, vec3s hi, float e, float mu, kyu_motion motion,
-                               vec3s velocity) {
-    kyu_collider_def cd = kyu_collider_def_default();
-    cd.type = KYU_SHAPE_BOX;
-    cd.motion = motion;
-    cd.velocity = velocity;
-    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
-    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
-    cd.restitution = e;
-    cd.friction = mu;
-    kyu_collider_id id = KYU_NULL_COLLIDER;
-    kyu_collider_create(w, &cd, &id);
-    return id;
-}
-
 static kyu_collider_id add_plane(kyu_world *w, vec3s point, vec3s normal, float e) {
     kyu_collider_def cd = kyu_collider_def_default();
     cd.position = point;
@@ -62,18 +44,6 @@ static kyu_collider_id add_plane(kyu_world *w, vec3s point, vec3s normal, float 
     kyu_collider_id id = KYU_NULL_COLLIDER;
     kyu_collider_create(w, &cd, &id);
     return id;
-}
-
-static vec3s pos(kyu_world *w, kyu_body_id b) {
-    vec3s p = {{NAN, NAN, NAN}};
-    kyu_body_get_position(w, b, &p);
-    return p;
-}
-
-static vec3s vel(kyu_world *w, kyu_body_id b) {
-    vec3s v = {{NAN, NAN, NAN}};
-    kyu_body_get_velocity(w, b, &v);
-    return v;
 }
 
 // ---- two-body impacts ---------------------------------------------------------------------------

@@ -26,7 +26,6 @@
         if (!(cond)) test_fail(__FILE__, __LINE__, #cond);                                                   \
     } while (0)
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
 static bool body_eq(kyu_body_id a, kyu_body_id b) {
     return a.index1 == b.index1 && a.world == b.world && a.generation == b.generation;
 }

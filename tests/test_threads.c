@@ -13,16 +13,7 @@ static double frand(void) {
     return (lcg >> 8) * (1.0 / 16777216.0);
 }
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
-
-static void add_wall(kyu_world *w, vec3s lo, vec3s hi) {
-    kyu_collider_def cd = kyu_collider_def_default();
-    cd.type = KYU_SHAPE_BOX;
-    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
-    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
-    cd.restitution = 0.2f;
-    kyu_collider_create(w, &cd, NULL);
-}
+static void add_wall(kyu_world *w, vec3s lo, vec3s hi) { add_box(w, lo, hi, 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0)); }
 
 // SCENES.md PILE(n) for `steps` steps with this def; returns the state hash.
 static uint64_t pile_hash(kyu_world_def wd, int n, int steps) {
