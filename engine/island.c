@@ -191,7 +191,8 @@ static int wake_island_of(kyu_world *w, uint32_t i) {
         s->sleep_timer[b] = 0.0f;
         w->woken_bodies[w->woken_bodies_count++] = b;
     }
-    memcpy(w->woken + w->woken_count, isl->contacts, (size_t)isl->contact_count * sizeof *isl->contacts);
+    if (isl->contact_count > 0) // an island of one body at rest in the air has none (and no array)
+        memcpy(w->woken + w->woken_count, isl->contacts, (size_t)isl->contact_count * sizeof *isl->contacts);
     w->woken_count += isl->contact_count;
     isl->next_free = w->free_island;
     w->free_island = id;
