@@ -99,7 +99,6 @@ static void test_dropped_ball_wakes_exactly_the_island_it_touches(void) {
     column(w, 3, 4, b);
     steps(w, 120);
     ENSURE(kyu_world_sleeping_body_count(w) == 8);
-    uint64_t b_before = 0;
     vec3s pb[4];
     for (int i = 0; i < 4; i++) pb[i] = pos(w, b[i]);
     kyu_body_id drop = ball(w, v3(-3, 8, 0), v3(0, -5, 0), 0.3f);
@@ -118,7 +117,6 @@ static void test_dropped_ball_wakes_exactly_the_island_it_touches(void) {
         vec3s now = pos(w, b[i]);
         ENSURE(memcmp(&pb[i], &now, sizeof now) == 0);
     }
-    (void)b_before;
     ENSURE(pos(w, drop).y > 4.0f); // it landed on the column, not through it
     kyu_world_destroy(w);
 }
