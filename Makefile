@@ -42,6 +42,12 @@ HEADERS  := $(wildcard include/kyu/*.h)
 all: lib tools/bench samples
 lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
+# Tools and samples with their own dependencies (scene files, viewer, renderer, lesson) keep their
+# rules in mk/*.mk; each may add a script to TOOL_TESTS, which `make test` runs after the unit tests.
+TOOL_TESTS :=
+TOOL_TEST_DEPS :=
+-include $(sort $(wildcard mk/*.mk))
+
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
@@ -61,8 +67,13 @@ $(BUILD)/tests/run_tests: $(TEST_SRC) tests/test.h $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests $(TEST_SRC) $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
 
-test: $(BUILD)/tests/run_tests
+# TESTS=name runs only the unit tests whose names contain it; plain `make test` also runs TOOL_TESTS.
+test: $(BUILD)/tests/run_tests $(if $(TESTS),,$(TOOL_TEST_DEPS))
+ifneq ($(TESTS),)
 	./$(BUILD)/tests/run_tests $(TESTS)
+else
+	BUILD=$(BUILD) sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
+endif
 
 $(BUILD)/tools/bench: tools/bench.c $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)

@@ -23,6 +23,8 @@ static const char *const status_text[KYU_STATUS_COUNT] = {
     [KYU_ERR_INVALID_DEF] = "the def was not made by its ..._default() function",
     [KYU_ERR_INVALID_ARGUMENT] = "an argument is out of range",
     [KYU_ERR_LOCKED] = "the world is in the middle of a step",
+    [KYU_ERR_IO] = "a file could not be opened, read or written",
+    [KYU_ERR_BAD_SNAPSHOT] = "the snapshot is truncated, corrupt or of another version",
 };
 
 const char *kyu_status_string(kyu_status status) {

@@ -97,7 +97,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
             continue;
         }
         c->target = -vn0 > threshold ? -c->restitution * vn0 : -fmaxf(c->gap, 0.0f) / dt;
-        if (-vn0 > threshold && kyu_impact_record(w, c->a, c->b, c->normal, -vn0)) return -1;
+        if (-vn0 > threshold && kyu_impact_record(w, c->a, c->b, c->normal, -vn0, 0.0f)) return -1;
     }
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.

@@ -40,7 +40,7 @@ int kyu_events_begin_step(kyu_world *w) {
 }
 
 // An impact of a and b: an event when it is faster than the restitution threshold.
-int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach) {
+int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach, float t) {
     if (!w->def.enable_impact_events || !(approach > w->def.restitution_threshold)) return 0;
     if (RESERVE(w->impact_events, w->impact_cap, w->impact_count + 1)) return -1;
     const body_store *s = &w->bodies;
@@ -56,6 +56,7 @@ int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float appro
     ev->normal = n;
     ev->point = glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a]));
     ev->approach_speed = approach;
+    ev->time = t;
     return 0;
 }
 

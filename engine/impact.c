@@ -129,7 +129,7 @@ static int resolve(kyu_world *w, const impact_event *ev) {
             kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
         float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], c->velocity), n);
         if (!(vn < 0.0f)) return 0;
-        if (kyu_impact_record(w, ev->a, ev->b, n, -vn)) return -1;
+        if (kyu_impact_record(w, ev->a, ev->b, n, -vn, ev->t)) return -1;
         kyu_broadphase_mark_hit(w, ev->a, ev->b);
         kyu_respond_collider(w, ev->a, c, n);
     } else {
@@ -139,7 +139,7 @@ static int resolve(kyu_world *w, const impact_event *ev) {
         n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
         float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], s->vel[ev->b]), n);
         if (!(vn < 0.0f)) return 0;
-        if (kyu_impact_record(w, ev->a, ev->b, n, -vn)) return -1;
+        if (kyu_impact_record(w, ev->a, ev->b, n, -vn, ev->t)) return -1;
         kyu_broadphase_mark_hit(w, ev->a, ev->b);
         kyu_respond_pair(w, ev->a, ev->b, n);
         w->version[ev->b]++;

@@ -321,7 +321,7 @@ kyu_body_id kyu_handle_of(const kyu_world *w, uint32_t slot, uint32_t generation
 kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c);
 int kyu_events_begin_step(kyu_world *w);
 int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_event ev);
-int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach);
+int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach, float t);
 
 // island.c: sleeping islands
 void kyu_wake_near_collider(kyu_world *w, const collider *c);

@@ -225,6 +225,17 @@ kyu_step_stats kyu_world_stats(const kyu_world *w) {
 
 int kyu_world_body_count(const kyu_world *w) { return w ? w->bodies.count : 0; }
 
+int kyu_world_get_bodies(const kyu_world *w, kyu_body_id *out, int capacity) {
+    if (!w || capacity < 0 || (capacity > 0 && !out)) return -1;
+    int n = 0;
+    for (int i = 0; i < w->bodies.high; i++)
+        if (w->bodies.alive[i]) {
+            if (n < capacity) out[n] = kyu_handle_of(w, (uint32_t)i, w->bodies.generation[i]);
+            n++;
+        }
+    return n;
+}
+
 int kyu_world_sleeping_body_count(const kyu_world *w) { return w ? kyu_islands_body_count_asleep(w) : 0; }
 
 double kyu_world_kinetic_energy(const kyu_world *w) {

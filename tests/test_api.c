@@ -50,7 +50,7 @@ static const char *status_name(kyu_status s) {
         "KYU_OK", "KYU_ERR_NULL", "KYU_ERR_NOT_FINITE", "KYU_ERR_RADIUS", "KYU_ERR_MASS",
         "KYU_ERR_RESTITUTION", "KYU_ERR_FRICTION", "KYU_ERR_DAMPING", "KYU_ERR_STALE_HANDLE",
         "KYU_ERR_FOREIGN_HANDLE", "KYU_ERR_CAPACITY", "KYU_ERR_OUT_OF_MEMORY", "KYU_ERR_INVALID_DEF",
-        "KYU_ERR_INVALID_ARGUMENT", "KYU_ERR_LOCKED",
+        "KYU_ERR_INVALID_ARGUMENT", "KYU_ERR_LOCKED", "KYU_ERR_IO", "KYU_ERR_BAD_SNAPSHOT",
     };
     _Static_assert(sizeof names / sizeof names[0] == KYU_STATUS_COUNT, "a status has no name here");
     return (int)s >= 0 && s < KYU_STATUS_COUNT ? names[s] : "(unknown status)";

@@ -17,5 +17,6 @@
 #include "world.h"
 #include "geometry.h"
 #include "query.h"
+#include "draw.h"
 
 #endif

@@ -41,6 +41,8 @@ typedef enum kyu_status {
     KYU_ERR_INVALID_DEF,     ///< a def struct was not made by its `..._default()` function
     KYU_ERR_INVALID_ARGUMENT,///< any other out-of-range argument (the last error says which)
     KYU_ERR_LOCKED,          ///< the world is in the middle of a step
+    KYU_ERR_IO,              ///< a file could not be opened, read or written (snapshots)
+    KYU_ERR_BAD_SNAPSHOT,    ///< a snapshot is truncated, corrupt, or of another format version
     KYU_STATUS_COUNT
 } kyu_status;
 
@@ -183,6 +185,7 @@ typedef struct kyu_impact_event {
     vec3s point;
     vec3s normal;
     float approach_speed; ///< m/s, > 0
+    float time;           ///< when in the step, as a fraction in [0, 1] (0: met by the contact solver)
 } kyu_impact_event;
 
 /// Counters of the last step, for tuning and tests.

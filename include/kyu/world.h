@@ -51,6 +51,11 @@ kyu_step_stats kyu_world_stats(const kyu_world *world);
 /// Live bodies in the world.
 int kyu_world_body_count(const kyu_world *world);
 
+/// Every live body's handle, in slot order (the order of kyu_world_kinetic_energy and the state
+/// hash): writes the first min(live, capacity) of them to out (NULL allowed when capacity is 0) and
+/// returns the number of live bodies, or -1 for a NULL world or a negative capacity.
+int kyu_world_get_bodies(const kyu_world *world, kyu_body_id *out, int capacity);
+
 /// Live bodies whose island sleeps.
 int kyu_world_sleeping_body_count(const kyu_world *world);
 
@@ -63,6 +68,27 @@ kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
 /// A 64-bit hash of every live body's slot, position and velocity bits (0 for a NULL world): equal hashes mean
 /// bit-identical states (for determinism checks).
 uint64_t kyu_world_state_hash(const kyu_world *world);
+
+// ---- snapshots (engine/snapshot.c) -----------------------------------------------------------
+
+/// Saves the whole state of the world (settings, bodies, colliders, kept contacts, islands, the
+/// accumulator) to a binary file: a versioned header, the sections, a checksum. Loading it into a
+/// world and stepping gives bit-identical states to never having stopped. Body user_data pointers
+/// are not saved (they load as NULL); neither are the worker count and task callbacks, which stay
+/// the loading world's. Between steps only.
+kyu_status kyu_world_save(const kyu_world *world, const char *path);
+
+/// Replaces every body, collider and setting of world by the snapshot at path. Handles saved with
+/// the snapshot stay valid for the loading world (ids, generations and slots are restored, the world
+/// field is the loading world's). A file that cannot be read is KYU_ERR_IO; a truncated, corrupt or
+/// foreign one is refused whole (KYU_ERR_BAD_SNAPSHOT, the reason in kyu_world_last_error) and the
+/// world is unchanged.
+kyu_status kyu_world_load(kyu_world *world, const char *path);
+
+/// The same in memory: the snapshot's size in *size; the bytes written when buffer is not NULL and
+/// capacity is large enough (KYU_ERR_CAPACITY otherwise, *size still set).
+kyu_status kyu_world_save_memory(const kyu_world *world, void *buffer, size_t capacity, size_t *size);
+kyu_status kyu_world_load_memory(kyu_world *world, const void *data, size_t size);
 
 // ---- events (valid until the next step; order is deterministic) -------------------------------
 

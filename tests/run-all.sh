@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `make test`: runs the unit tests, then each tool test script given (BUILD is exported to them).
+# Every part ends with a line "N passed, N failed[, N skipped]"; this adds them up into the closing
+# line and exits non-zero when anything failed (or a part died before its closing line).
+set -u
+units="$1"
+shift
+passed=0 failed=0 skipped=0
+run_part() {
+    out="$(mktemp)"
+    "$@" 2>&1 | tee "$out"
+    status=$(cat "$out.status" 2>/dev/null || echo 0)
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "FAIL $*: ended without a 'N passed, N failed' line"
+        failed=$((failed + 1))
+    else
+        p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+        f=$(echo "$line" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+        s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
+        passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+    fi
+    rm -f "$out" "$out.status"
+}
+run_part "$units"
+for script in "$@"; do
+    echo "== $script"
+    run_part sh "$script"
+done
+echo "== all parts"
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
