@@ -275,6 +275,9 @@ struct kyu_world {
     kyu_step_stats stats;
 };
 
+// world.c: the checks of kyu_world_create (KYU_OK or the first problem's code)
+kyu_status kyu_world_def_check(const kyu_world_def *d);
+
 // error.c
 kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...);
 int kyu_finite3(vec3s v);

@@ -32,7 +32,7 @@ kyu_world_def kyu_world_def_default(void) {
     return d;
 }
 
-static kyu_status validate_world_def(const kyu_world_def *d) {
+kyu_status kyu_world_def_check(const kyu_world_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE) return KYU_ERR_INVALID_DEF;
     if (!kyu_bounded3(d->gravity, KYU_MAX_COORD)) return KYU_ERR_NOT_FINITE;
     if (!isfinite(d->sleep_speed) || !isfinite(d->sleep_time)) return KYU_ERR_NOT_FINITE;
@@ -59,7 +59,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     if (!out) return KYU_ERR_NULL;
     *out = NULL;
     if (!def) return KYU_ERR_NULL;
-    kyu_status st = validate_world_def(def);
+    kyu_status st = kyu_world_def_check(def);
     if (st != KYU_OK) return st;
     kyu_world *w = calloc(1, sizeof *w);
     if (!w) return KYU_ERR_OUT_OF_MEMORY;

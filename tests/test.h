@@ -70,6 +70,7 @@ static inline kyu_collider_id add_box(kyu_world *w, vec3s lo, vec3s hi, float e,
 void suite_geometry(void);
 void suite_api(void);
 void suite_physics(void);
+void suite_snapshot(void);
 void suite_islands(void);
 void suite_threads(void);
 void suite_closest(void);

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// Snapshots: a run saved and resumed is bit-identical to one never stopped; a truncated, corrupt or
+// forged snapshot is refused whole and leaves the loading world as it was.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+// A scene with every kind of state: piles that fall asleep, a kinematic paddle, every collider
+// shape, removed bodies and colliders (free slots, pending end events), and a few balls in flight.
+static kyu_world *build_scene(int workers) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = workers;
+    wd.sleep_time = 0.3f;
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    kyu_collider_def ground = kyu_collider_def_default();
+    kyu_collider_create(w, &ground, NULL);
+    add_box(w, v3(-6, 0, -6), v3(-5, 3, 6), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(5, 0, -6), v3(6, 3, 6), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-1, 0.2f, 3), v3(1, 0.4f, 4), 0.3f, 0.5f, KYU_KINEMATIC, v3(0.5f, 0, 0));
+    kyu_collider_def cap = kyu_collider_def_default();
+    cap.type = KYU_SHAPE_CAPSULE;
+    cap.capsule_a = v3(-2, 0.3f, -3), cap.capsule_b = v3(2, 0.3f, -3), cap.radius = 0.3f;
+    kyu_collider_create(w, &cap, NULL);
+    vec3s hull_pts[5] = {v3(3, 0, 0), v3(4, 0, 0), v3(3.5f, 0, 1), v3(3.5f, 1, 0.5f), v3(3.5f, 0.1f, 0.4f)};
+    kyu_collider_def hull = kyu_collider_def_default();
+    hull.type = KYU_SHAPE_HULL, hull.points = hull_pts, hull.point_count = 5;
+    kyu_collider_create(w, &hull, NULL);
+    vec3s mesh_pts[4] = {v3(-4, 0.05f, -5), v3(-2, 0.05f, -5), v3(-2, 0.5f, -3), v3(-4, 0.5f, -3)};
+    int32_t tris[6] = {0, 1, 2, 0, 2, 3};
+    kyu_collider_def mesh = kyu_collider_def_default();
+    mesh.type = KYU_SHAPE_MESH, mesh.points = mesh_pts, mesh.point_count = 4;
+    mesh.indices = tris, mesh.triangle_count = 2;
+    kyu_collider_create(w, &mesh, NULL);
+    kyu_collider_id doomed = add_box(w, v3(-1, 5, -1), v3(1, 5.2f, 1), 0, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.2f;
+    bd.restitution = 0.3f;
+    kyu_body_id ids[400];
+    for (int i = 0; i < 400; i++) {
+        bd.position = v3(-4.0f + (float)(i % 20) * 0.42f, 0.25f + (float)(i / 80) * 0.42f,
+                         -2.0f + (float)(i / 20 % 4) * 0.42f + (float)(i % 3) * 0.01f);
+        bd.velocity = i % 50 == 0 ? v3(3, 6, -1) : v3(0, 0, 0);
+        kyu_body_create(w, &bd, &ids[i]);
+    }
+    bd.position = v3(4, 3, -5.5f); // bounces for ever: part of the world stays awake
+    bd.velocity = v3(0, 0, 0);
+    bd.restitution = 1.0f;
+    bd.allow_sleep = false;
+    kyu_body_create(w, &bd, NULL);
+    for (int s = 0; s < 30; s++) kyu_world_step(w);
+    for (int i = 0; i < 400; i += 37) kyu_body_destroy(w, ids[i]);
+    kyu_collider_destroy(w, doomed);
+    return w;
+}
+
+// A ball fired into the sleeping piles: their islands, contacts and sleep grid must come back.
+static void fire(kyu_world *w) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.25f;
+    bd.position = v3(-4.5f, 1.5f, 4.0f);
+    bd.velocity = v3(4.0f, -1.0f, -9.0f);
+    kyu_body_create(w, &bd, NULL);
+}
+
+static void step_n(kyu_world *w, int n) {
+    for (int i = 0; i < n; i++) kyu_world_step(w);
+}
+
+static void *save(kyu_world *w, size_t *size) {
+    if (kyu_world_save_memory(w, NULL, 0, size) != KYU_OK) return NULL;
+    void *buf = malloc(*size);
+    if (buf && kyu_world_save_memory(w, buf, *size, size) != KYU_OK) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static uint64_t fnv(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void test_snapshot_resumed_at_300_matches_600_uninterrupted(void) {
+    kyu_world *a = build_scene(1);
+    ENSURE(a != NULL);
+    step_n(a, 270); // 300 steps in all
+    ENSURE(kyu_world_sleeping_body_count(a) > 0); // islands, sleep grid and woken lists are in play
+    ENSURE(kyu_world_sleeping_body_count(a) < kyu_world_body_count(a));
+    size_t n = 0;
+    void *snap = save(a, &n);
+    ENSURE(snap != NULL);
+    int asleep = kyu_world_sleeping_body_count(a);
+    fire(a);
+    step_n(a, 300);
+    uint64_t want = kyu_world_state_hash(a);
+    ENSURE(kyu_world_stats(a).islands_woken > 0 || kyu_world_sleeping_body_count(a) != asleep);
+
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = 2; // threading is the loader's, and results are bit-identical for any count
+    kyu_world *b = NULL;
+    ENSURE(kyu_world_create(&wd, &b) == KYU_OK);
+    kyu_status st = kyu_world_load_memory(b, snap, n);
+    free(snap);
+    ENSURE(st == KYU_OK);
+    ENSURE(kyu_world_body_count(b) == kyu_world_body_count(a) - 1);
+    fire(b);
+    step_n(b, 300);
+    ENSURE(kyu_world_state_hash(b) == want);
+    ENSURE(kyu_world_sleeping_body_count(b) == kyu_world_sleeping_body_count(a));
+    kyu_world_destroy(a);
+    kyu_world_destroy(b);
+}
+
+static void test_snapshot_through_a_file_rewinds_the_same_world(void) {
+    kyu_world *w = build_scene(1);
+    ENSURE(w != NULL);
+    step_n(w, 100);
+    kyu_body_id ids[401];
+    int count = kyu_world_get_bodies(w, ids, 401);
+    ENSURE(count > 300 && count < 401);
+    char path[] = "/tmp/kyu-snap-XXXXXX";
+    int fd = mkstemp(path);
+    ENSURE(fd >= 0);
+    ENSURE(kyu_world_save(w, path) == KYU_OK);
+    uint64_t at_save = kyu_world_state_hash(w);
+    step_n(w, 200);
+    uint64_t later = kyu_world_state_hash(w);
+    ENSURE(later != at_save);
+    ENSURE(kyu_world_load(w, path) == KYU_OK); // rewind
+    remove(path);
+    ENSURE(kyu_world_state_hash(w) == at_save);
+    for (int i = 0; i < count; i++) ENSURE(kyu_body_is_valid(w, ids[i])); // handles stay good
+    step_n(w, 200);
+    ENSURE(kyu_world_state_hash(w) == later);
+    kyu_world_destroy(w);
+}
+
+static void test_snapshot_saves_the_same_bytes_twice(void) {
+    kyu_world *w = build_scene(1);
+    ENSURE(w != NULL);
+    step_n(w, 50);
+    size_t n1 = 0, n2 = 0;
+    uint8_t *s1 = save(w, &n1), *s2 = save(w, &n2);
+    int same = s1 && s2 && n1 == n2 && memcmp(s1, s2, n1) == 0;
+    // and a loaded world saves to the very bytes it was loaded from
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *b = NULL;
+    kyu_world_create(&wd, &b);
+    int loaded = s1 && kyu_world_load_memory(b, s1, n1) == KYU_OK;
+    size_t n3 = 0;
+    uint8_t *s3 = loaded ? save(b, &n3) : NULL;
+    int again = s3 && n3 == n1 && memcmp(s1, s3, n1) == 0;
+    free(s1), free(s2), free(s3);
+    kyu_world_destroy(w);
+    kyu_world_destroy(b);
+    ENSURE(same);
+    ENSURE(loaded);
+    ENSURE(again);
+}
+
+// The world that refuses a snapshot is left exactly as it was.
+typedef struct world_mark {
+    uint64_t hash;
+    int bodies, sleeping;
+} world_mark;
+
+static world_mark mark(kyu_world *w) {
+    return (world_mark){kyu_world_state_hash(w), kyu_world_body_count(w), kyu_world_sleeping_body_count(w)};
+}
+
+static int unchanged(kyu_world *w, world_mark m) {
+    world_mark now = mark(w);
+    return now.hash == m.hash && now.bodies == m.bodies && now.sleeping == m.sleeping;
+}
+
+static void test_snapshot_truncated_or_corrupt_is_refused_whole(void) {
+    kyu_world *src = build_scene(1);
+    ENSURE(src != NULL);
+    step_n(src, 120);
+    size_t n = 0;
+    uint8_t *snap = save(src, &n);
+    ENSURE(snap != NULL);
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    kyu_body_create(w, &bd, NULL);
+    world_mark before = mark(w);
+    int refused = 0, tries = 0;
+    for (size_t len = 0; len < n; len += 1 + len / 7, tries++) // every prefix length class
+        refused += kyu_world_load_memory(w, snap, len) == KYU_ERR_BAD_SNAPSHOT && unchanged(w, before);
+    ENSURE(refused == tries);
+    ENSURE(strstr(kyu_world_last_error(w), "truncated") || strstr(kyu_world_last_error(w), "header"));
+    uint8_t *bad = malloc(n);
+    ENSURE(bad != NULL);
+    uint32_t rng = 12345u;
+    refused = 0;
+    for (int t = 0; t < 300; t++) { // one flipped bit anywhere: the checksum or the header catches it
+        memcpy(bad, snap, n);
+        rng = rng * 1664525u + 1013904223u;
+        size_t at = (size_t)(rng >> 8) % n;
+        bad[at] ^= (uint8_t)(1u << (rng & 7u));
+        refused += kyu_world_load_memory(w, bad, n) == KYU_ERR_BAD_SNAPSHOT && unchanged(w, before);
+    }
+    ENSURE(refused == 300);
+    free(bad);
+    free(snap);
+    kyu_world_destroy(src);
+    kyu_world_destroy(w);
+}
+
+// A forged snapshot (a changed byte with the checksum recomputed) must be refused or load into a
+// world that steps without a crash: never half loaded. Run under ASan and UBSan in CI.
+static void test_snapshot_forged_bytes_never_crash(void) {
+    kyu_world *src = build_scene(1);
+    ENSURE(src != NULL);
+    step_n(src, 120);
+    size_t n = 0;
+    uint8_t *snap = save(src, &n);
+    ENSURE(snap != NULL);
+    uint8_t *bad = malloc(n);
+    ENSURE(bad != NULL);
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    world_mark before = mark(w);
+    uint32_t rng = 777u;
+    int refused = 0, loaded = 0, kept = 1;
+    for (int t = 0; t < 400; t++) {
+        memcpy(bad, snap, n);
+        rng = rng * 1664525u + 1013904223u;
+        size_t at = 32 + (size_t)(rng >> 8) % (n - 32);
+        bad[at] = (uint8_t)(rng >> 24) | 0x80u; // large values: counts, indices and floats go wild
+        uint64_t sum = fnv(bad + 32, n - 32);
+        memcpy(bad + 24, &sum, 8);
+        kyu_status st = kyu_world_load_memory(w, bad, n);
+        if (st == KYU_OK) {
+            loaded++;
+            step_n(w, 3);
+            kyu_world_destroy(w);
+            kyu_world_create(&wd, &w);
+            before = mark(w);
+        } else {
+            refused++;
+            kept &= st == KYU_ERR_BAD_SNAPSHOT && unchanged(w, before);
+        }
+    }
+    free(bad);
+    free(snap);
+    kyu_world_destroy(src);
+    kyu_world_destroy(w);
+    ENSURE(kept);
+    ENSURE(refused > 0);
+    ENSURE(loaded + refused == 400);
+}
+
+static void test_snapshot_refuses_a_negative_radius_with_a_reason(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.375f; // a bit pattern to find in the file
+    kyu_body_create(w, &bd, NULL);
+    size_t n = 0;
+    uint8_t *snap = save(w, &n);
+    ENSURE(snap != NULL);
+    float r = 0.375f, neg = -0.375f;
+    size_t at = 32;
+    while (at + 4 <= n && memcmp(snap + at, &r, 4) != 0) at++;
+    ENSURE(at + 4 <= n);
+    memcpy(snap + at, &neg, 4);
+    uint64_t sum = fnv(snap + 32, n - 32);
+    memcpy(snap + 24, &sum, 8);
+    ENSURE(kyu_world_load_memory(w, snap, n) == KYU_ERR_BAD_SNAPSHOT);
+    ENSURE(strstr(kyu_world_last_error(w), "radius") != NULL);
+    free(snap);
+    kyu_world_destroy(w);
+}
+
+static void test_snapshot_bad_arguments(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    size_t n = 0;
+    uint8_t small[8];
+    ENSURE(kyu_world_save(NULL, "/tmp/x") == KYU_ERR_NULL);
+    ENSURE(kyu_world_save(w, NULL) == KYU_ERR_NULL);
+    ENSURE(kyu_world_save_memory(w, NULL, 0, NULL) == KYU_ERR_NULL);
+    ENSURE(kyu_world_save_memory(w, small, sizeof small, &n) == KYU_ERR_CAPACITY);
+    ENSURE(n > sizeof small);
+    ENSURE(kyu_world_load(w, "/nonexistent/kyu.snap") == KYU_ERR_IO);
+    ENSURE(strstr(kyu_world_last_error(w), "/nonexistent/kyu.snap") != NULL);
+    ENSURE(kyu_world_save(w, "/nonexistent/dir/kyu.snap") == KYU_ERR_IO);
+    ENSURE(kyu_world_load(NULL, "/tmp/x") == KYU_ERR_NULL);
+    ENSURE(kyu_world_load_memory(w, NULL, 10) == KYU_ERR_NULL);
+    ENSURE(kyu_world_load_memory(w, "not a snapshot at all, clearly..", 32) == KYU_ERR_BAD_SNAPSHOT);
+    kyu_body_id ids[2];
+    ENSURE(kyu_world_get_bodies(NULL, ids, 2) == -1);
+    ENSURE(kyu_world_get_bodies(w, ids, -1) == -1);
+    ENSURE(kyu_world_get_bodies(w, NULL, 0) == 0);
+    kyu_world_destroy(w);
+}
+
+void suite_snapshot(void) {
+    RUN_TEST(test_snapshot_resumed_at_300_matches_600_uninterrupted);
+    RUN_TEST(test_snapshot_through_a_file_rewinds_the_same_world);
+    RUN_TEST(test_snapshot_saves_the_same_bytes_twice);
+    RUN_TEST(test_snapshot_truncated_or_corrupt_is_refused_whole);
+    RUN_TEST(test_snapshot_forged_bytes_never_crash);
+    RUN_TEST(test_snapshot_refuses_a_negative_radius_with_a_reason);
+    RUN_TEST(test_snapshot_bad_arguments);
+}
