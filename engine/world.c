@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -145,11 +146,18 @@ static void sweeps_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 kyu_status kyu_world_step(kyu_world *w) {
     if (!w) return KYU_ERR_NULL;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
     w->locked = 1;
     memset(&w->stats, 0, sizeof w->stats);
+    double t0 = now_ms();
     int fail = kyu_events_begin_step(w);
     if (!fail) fail = kyu_bodies_drop_removed_contacts(w); // removed bodies leave the cache (end events)
     if (!fail) fail = kyu_islands_wake_touched(w); // 8. what awake bodies will touch wakes up
@@ -157,20 +165,30 @@ kyu_status kyu_world_step(kyu_world *w) {
     collect_active(w);
     int awake_at_start = w->active_count;
     w->stats.awake_bodies = w->active_count;
+    double t1 = now_ms();
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w); // 7a. kept contacts: no approach (resting piles)
     kyu_contacts_mark_supported(w);        //     bodies not held by a contact fly exact parabolas
     kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 2. swept boxes
     kyu_colliders_update_bounds(w);
+    double t2 = now_ms();
     if (!fail) fail = kyu_broadphase_build(w); // 3. candidate pairs
     w->stats.candidate_pairs = w->pair_count;
+    double t3 = now_ms();
     if (!fail) fail = kyu_impacts_resolve(w); // 4-6. exact impacts in time order, response
     kyu_colliders_advance(w);
     if (w->active_count != awake_at_start) sort_active(w);  // islands woken mid-step joined
+    double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w);   // 7b. new + kept contacts
     if (!fail) kyu_contacts_escape(w);        //     and de-penetration
+    double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w);  // 8. resting islands fall asleep
+    double t6 = now_ms();
+    kyu_step_stats *st = &w->stats;
+    st->ms_solve = (float)(t2 - t1), st->ms_broadphase = (float)(t3 - t2), st->ms_impacts = (float)(t4 - t3);
+    st->ms_contacts = (float)(t5 - t4), st->ms_islands = (float)((t1 - t0) + (t6 - t5));
+    st->ms_total = (float)(t6 - t0);
     w->locked = 0;
     kyu_query_invalidate(w);
     if (fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "during the step (state may be partly stepped)");

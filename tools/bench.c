@@ -62,6 +62,7 @@ typedef struct options {
     int repeat;
     int json;
     int no_sleep;
+    int phases; // print the mean ms per step of each stage
 } options;
 
 typedef struct result {
@@ -76,6 +77,8 @@ typedef struct result {
     int passed;
     uint64_t state_hash;
     double peak_rss_mb;
+    double phase_ms[5]; // per step: solve, broadphase, impacts, contacts, islands (kyu_step_stats)
+    double per_step[4]; // mean awake bodies, candidate pairs, impacts, late inserts
 } result;
 
 static const char *scene_name(scene_kind s) {
@@ -142,6 +145,13 @@ static void run_steps(kyu_world *w, int steps, result *r) {
         if (s == half)
             t_half = now_seconds();
         CHECK(w, kyu_world_step(w));
+        kyu_step_stats st = kyu_world_stats(w);
+        float ph[5] = {st.ms_solve, st.ms_broadphase, st.ms_impacts, st.ms_contacts, st.ms_islands};
+        for (int k = 0; k < 5; k++)
+            r->phase_ms[k] += ph[k] / steps;
+        int counts[4] = {st.awake_bodies, st.candidate_pairs, st.impacts, st.late_inserts};
+        for (int k = 0; k < 4; k++)
+            r->per_step[k] += (double)counts[k] / steps;
     }
     double t1 = now_seconds();
     r->steps = steps;
@@ -372,6 +382,14 @@ static void print_result(const options *o, const result *r) {
     // The hash is a string in JSON: a 64-bit integer does not survive a double.
     emit_raw(&e, "state_hash", hash, o->json);
     emit_num(&e, "peak_rss_mb", "%.1f", r->peak_rss_mb);
+    if (o->phases) {
+        static const char *names[5] = {"ms_solve", "ms_broadphase", "ms_impacts", "ms_contacts", "ms_islands"};
+        for (int k = 0; k < 5; k++)
+            emit_num(&e, names[k], "%.3f", r->phase_ms[k]);
+        static const char *counts[4] = {"awake", "pairs", "impacts", "late_inserts"};
+        for (int k = 0; k < 4; k++)
+            emit_num(&e, counts[k], "%.0f", r->per_step[k]);
+    }
     emit_end(&e);
 }
 
@@ -405,7 +423,7 @@ static void print_median(const options *o, const result *runs) {
 // ---- command line -------------------------------------------------------------------------------
 
 static void usage(void) {
-    fprintf(stderr, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep]\n"
+    fprintf(stderr, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--phases]\n"
                     "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
     exit(2);
 }
@@ -435,6 +453,8 @@ static options parse_args(int argc, char **argv) {
             o.json = 1;
         else if (strcmp(a, "--no-sleep") == 0)
             o.no_sleep = 1;
+        else if (strcmp(a, "--phases") == 0)
+            o.phases = 1;
         else if (strcmp(a, "--steps") == 0 && i + 1 < argc)
             o.steps = parse_count(argv[++i], 1 << 30);
         else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)

@@ -200,6 +200,10 @@ typedef struct kyu_step_stats {
     float max_overlap;      ///< m, the deepest overlap left after the position escape
     int islands_woken;      ///< sleeping islands woken during the step
     int bodies_fell_asleep; ///< bodies that fell asleep at the end of the step
+    /// Wall-clock milliseconds of the step's stages (a monotonic clock; for profiling, not results):
+    /// forces, sweeps and the kept contacts' velocity solve; the broadphase; the impact queue; the
+    /// contact search and escape; waking and falling asleep; and the whole step.
+    float ms_solve, ms_broadphase, ms_impacts, ms_contacts, ms_islands, ms_total;
 } kyu_step_stats;
 
 #ifdef __cplusplus
