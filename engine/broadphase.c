@@ -262,30 +262,93 @@ static inline int entry_pair(kyu_world *w, const grid_entry *x, const grid_entry
     return push_pair(w, x->body < y->body ? x->body : y->body, x->body < y->body ? y->body : x->body);
 }
 
-// The dense grid: neighbours by index arithmetic, boxes read from the entries in memory order.
-static int small_pairs_dense(kyu_world *w) {
+static int chunk_push(const kyu_world *w, pair_chunk *c, uint32_t x, uint32_t y) {
+    uint32_t a = x < y ? x : y, b = x < y ? y : x;
+    if (!kyu_pair_allowed(w, a, b)) return 0;
+    if (c->count == c->cap) {
+        int cap_a = c->cap, cap_b = c->cap;
+        if (RESERVE(c->a, cap_a, c->count + 1) || RESERVE(c->b, cap_b, c->count + 1)) return c->failed = -1;
+        c->cap = cap_a < cap_b ? cap_a : cap_b;
+    }
+    c->a[c->count] = a;
+    c->b[c->count++] = b;
+    return 0;
+}
+
+// Pairs of the entries [from, to) of one slice, and of each with the cells ahead of it: its own
+// cell, the next cell of its row, and the three cells (x - 1 .. x + 1) of each of the four rows
+// ahead (the 13 neighbours of AHEAD, read a row at a time, in the same order).
+static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
+    static const int8_t ROWS[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}}; // (dy, dz)
     const grid *g = &w->grid;
     const grid_entry *e = g->entries;
     const uint32_t *start = g->dense_start;
-    int64_t off[13];
-    for (int k = 0; k < 13; k++)
-        off[k] = ((int64_t)AHEAD[k][2] * g->dims[1] + AHEAD[k][1]) * g->dims[0] + AHEAD[k][0];
-    for (int i = 0; i < g->entry_count;) {
+    for (int i = out->first; i < out->last;) {
         uint32_t idx = e[i].key;
         int end = (int)start[idx + 1];
         for (int a = i; a < end; a++)
             for (int b = a + 1; b < end; b++)
-                if (entry_pair(w, &e[a], &e[b])) return -1;
+                if (boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
         int32_t x = e[i].c[0] - g->origin[0], y = e[i].c[1] - g->origin[1], z = e[i].c[2] - g->origin[2];
-        for (int k = 0; k < 13; k++) {
-            int32_t nx = x + AHEAD[k][0], ny = y + AHEAD[k][1], nz = z + AHEAD[k][2];
-            if (nx < 0 || ny < 0 || nz < 0 || nx >= g->dims[0] || ny >= g->dims[1] || nz >= g->dims[2]) continue;
-            int64_t n = (int64_t)idx + off[k];
-            for (int b = (int)start[n]; b < (int)start[n + 1]; b++)
+        uint32_t nb = end, ne = x + 1 < g->dims[0] ? start[idx + 2] : (uint32_t)end; // x + 1, same row
+        for (int r = -1; r < 4; r++) {
+            if (r >= 0) {
+                int32_t ny = y + ROWS[r][0], nz = z + ROWS[r][1];
+                if (ny < 0 || nz < 0 || ny >= g->dims[1] || nz >= g->dims[2]) continue;
+                size_t row = ((size_t)nz * (size_t)g->dims[1] + (size_t)ny) * (size_t)g->dims[0];
+                int32_t x0 = x > 0 ? x - 1 : 0, x1 = x + 1 < g->dims[0] ? x + 1 : x;
+                nb = start[row + (size_t)x0], ne = start[row + (size_t)x1 + 1];
+            }
+            for (uint32_t b = nb; b < ne; b++)
                 for (int a = i; a < end; a++)
-                    if (entry_pair(w, &e[a], &e[b])) return -1;
+                    if (boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
         }
         i = end;
+    }
+    return 0;
+}
+
+static void dense_pairs_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int c = begin; c < end; c++) {
+        w->grid.chunks[c].count = 0;
+        dense_slice_pairs(w, &w->grid.chunks[c]);
+    }
+}
+
+// The dense grid: neighbours by index arithmetic, boxes read from the entries in memory order.
+// The entries are cut into slices of whole cells, a fixed number for a given entry count (never
+// by worker count); slices find their pairs in parallel and are joined in order, so the pair list
+// is the same for any number of workers.
+static int small_pairs_dense(kyu_world *w) {
+    grid *g = &w->grid;
+    int n = g->entry_count, slices = n / 2048 + 1;
+    if (slices > 64) slices = 64;
+    int cap = g->chunk_cap;
+    if (RESERVE(g->chunks, cap, slices)) return -1;
+    for (int c = g->chunk_cap; c < cap; c++) memset(&g->chunks[c], 0, sizeof g->chunks[c]);
+    g->chunk_cap = cap;
+    for (int c = 0; c <= slices; c++) {
+        int at = (int)((int64_t)n * c / slices);
+        while (at > 0 && at < n && g->entries[at].key == g->entries[at - 1].key) at++; // whole cells
+        if (c < slices) g->chunks[c].first = at, g->chunks[c].failed = 0;
+        if (c > 0) g->chunks[c - 1].last = at;
+    }
+    kyu_parallel_for(w, slices, 1, dense_pairs_task, w);
+    int total = w->pair_count;
+    for (int c = 0; c < slices; c++) {
+        if (g->chunks[c].failed) return -1;
+        total += g->chunks[c].count;
+    }
+    int cap_a = w->pair_cap, cap_b = w->pair_cap;
+    if (RESERVE(w->pair_a, cap_a, total + 1) || RESERVE(w->pair_b, cap_b, total + 1)) return -1;
+    w->pair_cap = cap_a < cap_b ? cap_a : cap_b;
+    for (int c = 0; c < slices; c++) {
+        const pair_chunk *ch = &g->chunks[c];
+        memcpy(w->pair_a + w->pair_count, ch->a, (size_t)ch->count * sizeof *ch->a);
+        memcpy(w->pair_b + w->pair_count, ch->b, (size_t)ch->count * sizeof *ch->b);
+        w->pair_count += ch->count;
     }
     return 0;
 }
@@ -307,6 +370,26 @@ static int small_pairs(kyu_world *w) {
     return 0;
 }
 
+// The dense grid stores a row of cells (x fastest) as one run of entries: a query reads each row
+// of its range as one slice, with no per-cell lookup or coordinate check.
+static int query_small_dense(kyu_world *w, uint32_t a, const aabb *box, int32_t lo[3], int32_t hi[3],
+                             int (*visit)(kyu_world *, uint32_t, uint32_t)) {
+    const grid *g = &w->grid;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = lo[k] > g->origin[k] ? lo[k] - g->origin[k] : 0;
+        hi[k] = hi[k] - g->origin[k] < g->dims[k] - 1 ? hi[k] - g->origin[k] : g->dims[k] - 1;
+        if (lo[k] > hi[k]) return 0;
+    }
+    for (int32_t z = lo[2]; z <= hi[2]; z++)
+        for (int32_t y = lo[1]; y <= hi[1]; y++) {
+            size_t row = ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0];
+            uint32_t b = g->dense_start[row + (size_t)lo[0]], e = g->dense_start[row + (size_t)hi[0] + 1];
+            for (uint32_t j = b; j < e; j++)
+                if (boxes_overlap(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
+        }
+    return 0;
+}
+
 // Small boxes whose low corner lies in the cells over [lo - cell, hi] of a box: every small box
 // that can overlap it.
 static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(kyu_world *, uint32_t, uint32_t)) {
@@ -315,6 +398,7 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(k
     for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
     int32_t lo[3], hi[3], c[3];
     cell_range(g, &wide, lo, hi);
+    if (g->dense) return query_small_dense(w, a, box, lo, hi, visit);
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
@@ -577,5 +661,7 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
 void kyu_grid_free(grid *g) {
     free(g->entries); free(g->entries_tmp); free(g->table_key); free(g->table_start);
     free(g->late_key); free(g->late_head); free(g->late); free(g->big); free(g->dense_start); free(g->huge); free(g->stamp);
+    for (int c = 0; c < g->chunk_cap; c++) free(g->chunks[c].a), free(g->chunks[c].b);
+    free(g->chunks);
     memset(g, 0, sizeof *g);
 }

@@ -179,7 +179,17 @@ typedef struct grid {
     int huge_count, huge_cap;
     uint32_t *stamp;                   // per body: last query that saw it
     uint32_t stamp_now;
+    struct pair_chunk *chunks;         // the dense grid's pairs, found in parallel slices
+    int chunk_cap;
 } grid;
+
+// The pairs of one slice of the dense grid's entries (whole cells), in the sequential order.
+typedef struct pair_chunk {
+    uint32_t *a, *b;
+    int count, cap;
+    int first, last; // entries [first, last)
+    int failed;      // out of memory
+} pair_chunk;
 
 // Sleeping islands (engine/island.c).
 typedef struct sleep_entry {
