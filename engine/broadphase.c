@@ -190,6 +190,13 @@ static int cell_entries(const grid *g, const int32_t c[3], int *b, int *e) {
     return 1;
 }
 
+// The index of cell c in the dense grid, or -1 outside its box.
+static int64_t dense_index(const grid *g, const int32_t c[3]) {
+    for (int k = 0; k < 3; k++)
+        if (c[k] < g->origin[k] || c[k] >= g->origin[k] + g->dims[k]) return -1;
+    return ((int64_t)(c[2] - g->origin[2]) * g->dims[1] + (c[1] - g->origin[1])) * g->dims[0] + (c[0] - g->origin[0]);
+}
+
 // A compact world (the occupied cells fit in a box of at most 4 cells a body): counting-sort the
 // entries by cell index, so a neighbour is found by arithmetic instead of hashing.
 static int try_dense(grid *g) {
@@ -225,6 +232,8 @@ static int try_dense(grid *g) {
     int cap = g->entry_cap;
     g->entry_cap = g->entry_tmp_cap;
     g->entry_tmp_cap = cap;
+    if (RESERVE(g->late_dense, g->late_dense_cap, (int)n)) return -1;
+    memset(g->late_dense, 0xff, (size_t)n * sizeof *g->late_dense);
     g->dense = 1;
     return 1;
 }
@@ -257,10 +266,6 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
     return 0;
 }
 
-static inline int entry_pair(kyu_world *w, const grid_entry *x, const grid_entry *y) {
-    if (!boxes_overlap(&x->box, &y->box)) return 0;
-    return push_pair(w, x->body < y->body ? x->body : y->body, x->body < y->body ? y->body : x->body);
-}
 
 static int chunk_push(const kyu_world *w, pair_chunk *c, uint32_t x, uint32_t y) {
     uint32_t a = x < y ? x : y, b = x < y ? y : x;
@@ -346,6 +351,7 @@ static int small_pairs_dense(kyu_world *w) {
     w->pair_cap = cap_a < cap_b ? cap_a : cap_b;
     for (int c = 0; c < slices; c++) {
         const pair_chunk *ch = &g->chunks[c];
+        if (ch->count == 0) continue; // its arrays may never have been allocated
         memcpy(w->pair_a + w->pair_count, ch->a, (size_t)ch->count * sizeof *ch->a);
         memcpy(w->pair_b + w->pair_count, ch->b, (size_t)ch->count * sizeof *ch->b);
         w->pair_count += ch->count;
@@ -515,7 +521,7 @@ int kyu_broadphase_build(kyu_world *w) {
     grid *g = &w->grid;
     choose_cell_size(w);
     w->pair_count = 0;
-    g->late_count = 0;
+    g->late_count = g->late_hashed = 0;
     if (emit_entries(w)) return -1;
     int dense = try_dense(g);
     if (dense < 0) return -1;
@@ -591,6 +597,7 @@ static int consider(kyu_world *w, uint32_t a, uint32_t j) {
 static int late_table_grow(grid *g) {
     if (table_reserve(&g->late_key, &g->late_head, &g->late_table_size, g->late_table_size)) return -1;
     for (int e = 0; e < g->late_count; e++) {
+        if (g->dense && dense_index(g, g->late[e].c) >= 0) continue; // listed by the dense heads
         uint32_t h = kyu_cell_hash(g->late[e].c);
         uint32_t s = kyu_table_find(g->late_key, g->late_head, g->late_table_size, h);
         g->late_key[s] = h;
@@ -602,7 +609,17 @@ static int late_table_grow(grid *g) {
 
 static int late_add_entry(grid *g, const int32_t c[3], uint32_t body) {
     if (RESERVE(g->late, g->late_cap, g->late_count + 1)) return -1;
-    if (2 * (g->late_count + 1) > g->late_table_size && late_table_grow(g)) return -1;
+    int64_t idx = g->dense ? dense_index(g, c) : -1;
+    if (idx >= 0) { // in the dense box: a list per cell, found by arithmetic as the small entries are
+        late_entry *e = &g->late[g->late_count];
+        memcpy(e->c, c, sizeof e->c);
+        e->body = body;
+        e->next = g->late_dense[idx];
+        g->late_dense[idx] = (uint32_t)g->late_count++;
+        return 0;
+    }
+    if (2 * (g->late_hashed + 1) > g->late_table_size && late_table_grow(g)) return -1;
+    g->late_hashed++;
     uint32_t h = kyu_cell_hash(c);
     uint32_t s = kyu_table_find(g->late_key, g->late_head, g->late_table_size, h);
     late_entry *e = &g->late[g->late_count];
@@ -625,6 +642,13 @@ static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint3
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+                int64_t idx = g->dense ? dense_index(g, c) : -1;
+                if (idx >= 0) {
+                    for (uint32_t e = g->late_dense[idx]; e != UINT32_MAX; e = g->late[e].next)
+                        if (visit(w, a, g->late[e].body)) return -1;
+                    continue;
+                }
+                if (g->late_hashed == 0) continue;
                 uint32_t h = kyu_cell_hash(c);
                 uint32_t s = kyu_table_find(g->late_key, g->late_head, g->late_table_size, h);
                 for (uint32_t e = g->late_head[s]; e != UINT32_MAX; e = g->late[e].next)
@@ -662,6 +686,6 @@ void kyu_grid_free(grid *g) {
     free(g->entries); free(g->entries_tmp); free(g->table_key); free(g->table_start);
     free(g->late_key); free(g->late_head); free(g->late); free(g->big); free(g->dense_start); free(g->huge); free(g->stamp);
     for (int c = 0; c < g->chunk_cap; c++) free(g->chunks[c].a), free(g->chunks[c].b);
-    free(g->chunks);
+    free(g->chunks); free(g->late_dense);
     memset(g, 0, sizeof *g);
 }

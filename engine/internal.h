@@ -181,6 +181,9 @@ typedef struct grid {
     uint32_t stamp_now;
     struct pair_chunk *chunks;         // the dense grid's pairs, found in parallel slices
     int chunk_cap;
+    uint32_t *late_dense;              // dense grid: cell index -> newest late entry there (a list);
+    int late_dense_cap;                //   late entries outside the dense box go in the hash table
+    int late_hashed;                   // late entries in the hash table
 } grid;
 
 // The pairs of one slice of the dense grid's entries (whole cells), in the sequential order.
