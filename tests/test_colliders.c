@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "kyu/kyu.h"
+#include <string.h>
+
 #include "test.h"
 
 static kyu_world *world_with(vec3s gravity) {
@@ -261,7 +263,30 @@ static void test_queries_hit_capsules_hulls_and_meshes(void) {
     kyu_world_destroy(w);
 }
 
+static void test_flat_hulls_are_refused(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_HULL;
+    vec3s square[4] = {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(1, 1, 0)};
+    vec3s line[5] = {v3(0, 0, 0), v3(1, 1, 1), v3(2, 2, 2), v3(3, 3, 3), v3(-1, -1, -1)};
+    vec3s same[4] = {v3(2, 2, 2), v3(2, 2, 2), v3(2, 2, 2), v3(2, 2, 2)};
+    vec3s tet[4] = {v3(0, 0, 0), v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 0.01f)};
+    cd.point_count = 4, cd.points = square;
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(kyu_world_last_error(w), "flat") != NULL);
+    cd.point_count = 5, cd.points = line;
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_ERR_INVALID_ARGUMENT);
+    cd.point_count = 4, cd.points = same;
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_ERR_INVALID_ARGUMENT);
+    cd.point_count = 4, cd.points = tet; // thin, but a volume
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+    kyu_world_destroy(w);
+}
+
 void suite_colliders(void) {
+    RUN_TEST(test_flat_hulls_are_refused);
     RUN_TEST(test_ball_crosses_a_tiled_floor_without_snagging);
     RUN_TEST(test_ball_slides_down_a_ramp_mesh_onto_the_floor);
     RUN_TEST(test_bullets_stay_inside_a_closed_mesh_box);
