@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: MIT
+// kyu-sim: runs a scene file headless, records frames and writes a summary.
+//
+//     kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR] [--format csv|jsonl|both|none]
+//                   [--every K] [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]
+//
+// Exit codes: 0 done, 2 bad input (the scene, an argument, a snapshot to resume), 1 internal error
+// (the engine refused a step, an output file could not be written). See docs/scenes.md.
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "scene.h"
+
+enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
+enum { MAX_SNAPSHOTS = 16 };
+
+typedef struct snapshot_req {
+    long step;
+    const char *file;
+} snapshot_req;
+
+typedef struct options {
+    const char *scene;
+    const char *out;
+    const char *resume;
+    int threads;
+    int has_seed;
+    uint64_t seed;
+    long steps;  // -1: the scene's
+    int every;   // 0: the scene's
+    int format;  // -1: the scene's
+    int quiet;
+    snapshot_req snap[MAX_SNAPSHOTS];
+    int snap_count;
+} options;
+
+// ---- messages ----------------------------------------------------------------------------------
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int die(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kyu-sim: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+static void usage(FILE *f) {
+    fputs("usage: kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR]\n"
+          "               [--format csv|jsonl|both|none] [--every K]\n"
+          "               [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]\n"
+          "  runs SCENE (docs/scenes.md) headless; writes DIR/frames.csv, DIR/frames.jsonl,\n"
+          "  DIR/series.csv and DIR/summary.json (DIR defaults to kyu-out).\n"
+          "  --steps N ends the run at step N (counted from the scene's start, also when resuming).\n"
+          "  exit codes: 0 done, 2 bad input, 1 internal error\n",
+          f);
+}
+
+// ---- arguments ---------------------------------------------------------------------------------
+
+static int parse_long(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+    char *end;
+    errno = 0;
+    if (s[0] == '-' || s[0] == '\0')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int parse_format(const char *s) {
+    static const char *const names[] = {"none", "csv", "jsonl", "both"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i; // the index is the KYU_RECORD_* bit set
+    return -1;
+}
+
+static int parse_snapshot_arg(options *o, const char *arg) {
+    const char *colon = strchr(arg, ':');
+    char num[32];
+    long step;
+    if (colon == NULL || colon == arg || (size_t)(colon - arg) >= sizeof num || colon[1] == '\0')
+        return -1;
+    memcpy(num, arg, (size_t)(colon - arg));
+    num[colon - arg] = '\0';
+    if (parse_long(num, 0, 2147483647L, &step) != 0 || o->snap_count == MAX_SNAPSHOTS)
+        return -1;
+    o->snap[o->snap_count++] = (snapshot_req){step, colon + 1};
+    return 0;
+}
+
+// One option with its value; returns 0, or -1 after printing why.
+static int parse_option(options *o, const char *name, const char *val) {
+    long v;
+    int bad = 0;
+    if (strcmp(name, "--threads") == 0)
+        bad = parse_long(val, 1, 256, &v) || (o->threads = (int)v, 0);
+    else if (strcmp(name, "--seed") == 0)
+        bad = parse_u64(val, &o->seed) || (o->has_seed = 1, 0);
+    else if (strcmp(name, "--steps") == 0)
+        bad = parse_long(val, 0, 2147483647L, &o->steps);
+    else if (strcmp(name, "--every") == 0)
+        bad = parse_long(val, 1, 2147483647L, &v) || (o->every = (int)v, 0);
+    else if (strcmp(name, "--format") == 0)
+        bad = (o->format = parse_format(val)) < 0;
+    else if (strcmp(name, "--out") == 0)
+        o->out = val;
+    else if (strcmp(name, "--save-snapshot") == 0)
+        bad = parse_snapshot_arg(o, val);
+    else if (strcmp(name, "--resume") == 0)
+        o->resume = val;
+    else
+        return die(-1, "unknown option %s (try --help)", name);
+    if (bad)
+        return die(-1, "bad value for %s: \"%s\" (try --help)", name, val);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+    *o = (options){.steps = -1, .format = -1, .out = "kyu-out"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = 1;
+        } else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
+            if (i + 1 >= argc)
+                return die(-1, "%s needs a value (try --help)", a);
+            if (parse_option(o, a, argv[++i]) != 0)
+                return -1;
+        } else if (o->scene == NULL) {
+            o->scene = a;
+        } else {
+            return die(-1, "one scene only: \"%s\" is extra (try --help)", a);
+        }
+    }
+    if (o->scene == NULL)
+        return die(-1, "no scene file given (try --help)");
+    return 0;
+}
+
+// ---- files -------------------------------------------------------------------------------------
+
+// mkdir -p: every missing directory of path.
+static int make_dirs(const char *path) {
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf)
+        return -1;
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        buf[i] = saved;
+    }
+    struct stat st;
+    return (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) ? 0 : -1;
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path, size_t cap) {
+    snprintf(path, cap, "%s/%s", dir, name);
+    return fopen(path, "w");
+}
+
+// A JSON string literal (the scene path goes into headers and the summary).
+static void put_json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+// FNV-1a of the scene file, so a snapshot is resumed only with the scene it came from.
+static uint64_t file_hash(const char *path) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) h = (h ^ (uint64_t)c) * 0x100000001b3ull;
+    fclose(f);
+    return h;
+}
+
+// ---- recording ---------------------------------------------------------------------------------
+
+// Time of a step: the engine's float dt makes 30 steps 0.500000026 s; a record shows microseconds.
+static double step_time(const kyu_scene *s, long step) {
+    return round((double)step * kyu_scene_world_def(s)->fixed_dt * 1e6) / 1e6;
+}
+
+typedef struct recorder {
+    FILE *csv, *jsonl, *series;
+    kyu_body_id *ids;
+    int cap;
+    long frames;
+    long rows;
+    char failed_path[4200];
+} recorder;
+
+static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int every) {
+    char path[4200];
+    const kyu_world_def *wd = kyu_scene_world_def(s);
+    if ((format & KYU_RECORD_CSV) && (r->csv = open_out(o->out, "frames.csv", path, sizeof path)) == NULL)
+        return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+    if ((format & KYU_RECORD_JSONL) &&
+        (r->jsonl = open_out(o->out, "frames.jsonl", path, sizeof path)) == NULL)
+        return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+    if ((r->series = open_out(o->out, "series.csv", path, sizeof path)) == NULL)
+        return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+    if (r->csv)
+        fputs("step,t,id,x,y,z,vx,vy,vz,r,awake\n", r->csv);
+    if (r->jsonl) {
+        fputs("{\"kyu_recording\":1,\"scene\":", r->jsonl);
+        put_json_string(r->jsonl, o->scene);
+        fprintf(r->jsonl, ",\"dt\":%.9g,\"every\":%d}\n", (double)wd->fixed_dt, every);
+    }
+    fputs("step,t,kinetic,potential,total,px,py,pz,bodies,awake,sleeping,contacts,max_overlap\n",
+          r->series);
+    return 0;
+}
+
+static int rec_close(recorder *r) {
+    int bad = 0;
+    FILE *files[3] = {r->csv, r->jsonl, r->series};
+    for (int i = 0; i < 3; i++)
+        if (files[i] != NULL)
+            bad |= ferror(files[i]) | (fclose(files[i]) != 0);
+    free(r->ids);
+    return bad ? -1 : 0;
+}
+
+static int wanted(const uint32_t *only, int only_count, uint32_t id) {
+    if (only == NULL)
+        return 1;
+    for (int i = 0; i < only_count; i++)
+        if (only[i] == id)
+            return 1;
+    return 0;
+}
+
+static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, double t) {
+    vec3s p, v;
+    float rad;
+    kyu_body_get_position(w, id, &p);
+    kyu_body_get_velocity(w, id, &v);
+    kyu_body_get_radius(w, id, &rad);
+    int awake = kyu_body_is_awake(w, id);
+    if (r->csv)
+        fprintf(r->csv, "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", step, t, id.index1,
+                (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
+                (double)rad, awake);
+    if (r->jsonl)
+        fprintf(r->jsonl, "{\"step\":%ld,\"t\":%.9g,\"id\":%u,\"p\":[%.9g,%.9g,%.9g],"
+                "\"v\":[%.9g,%.9g,%.9g],\"r\":%.9g,\"awake\":%s}\n", step, t, id.index1,
+                (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
+                (double)rad, awake ? "true" : "false");
+    r->rows++;
+}
+
+static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
+    kyu_world *w = kyu_scene_world(s);
+    double ke = kyu_world_kinetic_energy(w), pe = kyu_scene_potential_energy(s), mom[3] = {0};
+    kyu_world_momentum(w, mom);
+    kyu_step_stats st = kyu_world_stats(w);
+    int n = kyu_world_body_count(w), sleeping = kyu_world_sleeping_body_count(w);
+    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g\n", step, t,
+            ke, pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, st.contacts,
+            (double)st.max_overlap);
+}
+
+// One frame: every body (or the scene's record ids), in slot order.
+static int rec_frame(recorder *r, kyu_scene *s, long step, int format) {
+    kyu_world *w = kyu_scene_world(s);
+    double t = step_time(s, step);
+    rec_series(r, s, step, t);
+    r->frames++;
+    if (format == 0)
+        return 0;
+    int n = kyu_world_get_bodies(w, NULL, 0);
+    if (n > r->cap) {
+        kyu_body_id *ids = realloc(r->ids, (size_t)n * sizeof *ids);
+        if (ids == NULL)
+            return -1;
+        r->ids = ids;
+        r->cap = n;
+    }
+    n = kyu_world_get_bodies(w, r->ids, r->cap);
+    int only_count;
+    const uint32_t *only = kyu_scene_record_ids(s, &only_count);
+    for (int i = 0; i < n; i++)
+        if (wanted(only, only_count, r->ids[i].index1))
+            rec_body(r, w, r->ids[i], step, t);
+    return 0;
+}
+
+// ---- progress ----------------------------------------------------------------------------------
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void format_duration(char *buf, size_t cap, double s) {
+    if (!(s >= 0) || s > 1e7) {
+        snprintf(buf, cap, "--:--");
+        return;
+    }
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, cap, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, cap, "%ld:%02ld", t / 60, t % 60);
+}
+
+typedef struct progress {
+    int on;
+    double start, last;
+    long first, end;
+    float dt;
+} progress;
+
+static void progress_draw(progress *p, long step, int final) {
+    double now = now_seconds();
+    if (!p->on || (!final && now - p->last < 0.1))
+        return;
+    p->last = now;
+    long done = step - p->first, total = p->end - p->first;
+    double frac = total > 0 ? (double)done / (double)total : 1.0;
+    double rate = now > p->start ? done / (now - p->start) : 0;
+    char eta[32], bar[31];
+    format_duration(eta, sizeof eta, rate > 0 ? (double)(p->end - step) / rate : -1);
+    int fill = (int)(frac * 30);
+    for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
+    bar[30] = '\0';
+    fprintf(stderr, "\r[%s] %ld/%ld steps  t=%.2f s  %.0f steps/s  ETA %s \033[K", bar, step,
+            p->end, step * (double)p->dt, rate, eta);
+    if (final)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+// ---- snapshots -----------------------------------------------------------------------------------
+
+// Beside FILE, FILE.json says which step of which scene it holds: the engine's snapshot has the
+// world but not the scene's clock, which the emitters need.
+static int save_snapshot(kyu_scene *s, const options *o, const char *file) {
+    kyu_world *w = kyu_scene_world(s);
+    kyu_status st = kyu_world_save(w, file);
+    if (st != KYU_OK)
+        return die(-1, "%s: could not save the snapshot: %s (%s)", file, kyu_status_string(st),
+                   kyu_world_last_error(w));
+    char side[4200];
+    snprintf(side, sizeof side, "%s.json", file);
+    FILE *f = fopen(side, "w");
+    if (f == NULL)
+        return die(-1, "%s: cannot write: %s", side, strerror(errno));
+    fprintf(f, "{\"kyu_sim_snapshot\":1,\"step\":%ld,\"seed\":%llu,\"scene_hash\":\"%016llx\","
+            "\"scene\":", kyu_scene_step_index(s), (unsigned long long)kyu_scene_seed(s),
+            (unsigned long long)file_hash(o->scene));
+    put_json_string(f, o->scene);
+    fputs("}\n", f);
+    return (ferror(f) | fclose(f)) ? die(-1, "%s: cannot write", side) : 0;
+}
+
+typedef struct resume_info {
+    long step;
+    uint64_t seed;
+    uint64_t scene_hash;
+} resume_info;
+
+static int read_sidecar(const char *file, resume_info *ri) {
+    char side[4200];
+    snprintf(side, sizeof side, "%s.json", file);
+    FILE *f = fopen(side, "rb");
+    if (f == NULL)
+        return die(-1, "%s: cannot open (kyu-sim writes it beside the snapshot with "
+                   "--save-snapshot; it holds the step): %s", side, strerror(errno));
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cJSON *j = cJSON_Parse(buf);
+    const cJSON *step = cJSON_GetObjectItemCaseSensitive(j, "step");
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(j, "seed");
+    const cJSON *hash = cJSON_GetObjectItemCaseSensitive(j, "scene_hash");
+    int ok = cJSON_IsNumber(step) && step->valuedouble >= 0 && step->valuedouble < 2147483648.0 &&
+             step->valuedouble == floor(step->valuedouble) && cJSON_IsNumber(seed) &&
+             cJSON_IsString(hash);
+    if (ok) {
+        ri->step = (long)step->valuedouble;
+        ri->seed = (uint64_t)seed->valuedouble;
+        ri->scene_hash = strtoull(hash->valuestring, NULL, 16);
+    }
+    cJSON_Delete(j);
+    return ok ? 0 : die(-1, "%s: not a kyu-sim snapshot description", side);
+}
+
+// ---- the run -----------------------------------------------------------------------------------
+
+typedef struct run_result {
+    long first, end;
+    double e0, wall, step_wall;
+    float max_overlap;
+    long impacts, cap_hits;
+} run_result;
+
+static int is_frame(long step, long first, long end, int every) {
+    return step == first || step == end || step % every == 0;
+}
+
+static int maybe_save(kyu_scene *s, const options *o) {
+    for (int i = 0; i < o->snap_count; i++)
+        if (o->snap[i].step == kyu_scene_step_index(s) && save_snapshot(s, o, o->snap[i].file))
+            return -1;
+    return 0;
+}
+
+static double total_energy(kyu_scene *s) {
+    return kyu_world_kinetic_energy(kyu_scene_world(s)) + kyu_scene_potential_energy(s);
+}
+
+// Steps from the scene's clock to `end`, recording and saving on the way. Returns an exit code.
+static int run(kyu_scene *s, const options *o, recorder *rec, int format, int every,
+               run_result *res) {
+    double t0 = now_seconds();
+    // The first draw waits 0.1 s, so the rate it shows is measured over more than a step.
+    progress bar = {isatty(2) && !o->quiet, t0, t0, res->first, res->end,
+                    kyu_scene_world_def(s)->fixed_dt};
+    res->e0 = total_energy(s);
+    if (maybe_save(s, o) != 0)
+        return EXIT_INTERNAL;
+    if (rec_frame(rec, s, res->first, format) != 0)
+        return die(EXIT_INTERNAL, "out of memory recording");
+    for (long step = res->first; step < res->end;) {
+        double ts = now_seconds();
+        if (kyu_scene_step(s) != 0)
+            return die(EXIT_INTERNAL, "%s: %s", o->scene, kyu_scene_last_error(s));
+        res->step_wall += now_seconds() - ts;
+        step = kyu_scene_step_index(s);
+        kyu_step_stats st = kyu_world_stats(kyu_scene_world(s));
+        if (st.max_overlap > res->max_overlap) res->max_overlap = st.max_overlap;
+        res->impacts += st.impacts;
+        res->cap_hits += st.event_cap_hit;
+        if (maybe_save(s, o) != 0)
+            return EXIT_INTERNAL;
+        if (is_frame(step, res->first, res->end, every) && rec_frame(rec, s, step, format) != 0)
+            return die(EXIT_INTERNAL, "out of memory recording");
+        progress_draw(&bar, step, 0);
+    }
+    progress_draw(&bar, res->end, 1);
+    res->wall = now_seconds() - t0;
+    return EXIT_DONE;
+}
+
+// ---- summary -----------------------------------------------------------------------------------
+
+typedef struct figures {
+    int bodies, sleeping, contacts, touching;
+    double ke, pe, mom[3];
+    float overlap;
+    uint64_t hash;
+} figures;
+
+// Pairs touching now, sleeping islands included (the step's counter sees awake bodies only): each
+// body-body pair is listed by both bodies, each body-collider pair once. Sensor overlaps are not
+// contacts.
+static int count_touching(kyu_world *w) {
+    int n = kyu_world_get_bodies(w, NULL, 0), cap = 64, twice = 0;
+    kyu_body_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
+    kyu_contact_event *ev = malloc((size_t)cap * sizeof *ev);
+    if (ids == NULL || ev == NULL) {
+        free(ids);
+        free(ev);
+        return -1;
+    }
+    n = kyu_world_get_bodies(w, ids, n);
+    for (int i = 0; i < n; i++) {
+        int total = 0;
+        kyu_body_get_contacts(w, ids[i], ev, cap, &total);
+        if (total > cap) {
+            kyu_contact_event *more = realloc(ev, (size_t)total * sizeof *ev);
+            if (more == NULL)
+                break;
+            ev = more;
+            cap = total;
+            kyu_body_get_contacts(w, ids[i], ev, cap, &total);
+        }
+        for (int k = 0; k < total && k < cap; k++)
+            if (!ev[k].sensor)
+                twice += ev[k].other.index1 != 0 ? 1 : 2;
+    }
+    free(ids);
+    free(ev);
+    return twice / 2;
+}
+
+static figures measure(kyu_scene *s) {
+    kyu_world *w = kyu_scene_world(s);
+    figures f = {0};
+    f.bodies = kyu_world_body_count(w);
+    f.sleeping = kyu_world_sleeping_body_count(w);
+    kyu_step_stats st = kyu_world_stats(w);
+    f.contacts = st.contacts;
+    f.touching = count_touching(w);
+    f.overlap = st.max_overlap;
+    f.ke = kyu_world_kinetic_energy(w);
+    f.pe = kyu_scene_potential_energy(s);
+    kyu_world_momentum(w, f.mom);
+    f.hash = kyu_world_state_hash(w);
+    return f;
+}
+
+// digits: 17 for doubles, 9 for floats (enough to give back the same value).
+static void put_number(FILE *f, double v, int digits) {
+    if (isfinite(v))
+        fprintf(f, "%.*g", digits, v);
+    else
+        fputs("null", f);
+}
+
+static void put_field(FILE *f, const char *key, double v, int digits) {
+    fprintf(f, "  \"%s\": ", key);
+    put_number(f, v, digits);
+    fputs(",\n", f);
+}
+
+static int write_summary(kyu_scene *s, const options *o, const run_result *r, const recorder *rec,
+                         const figures *f) {
+    char path[4200];
+    FILE *out = open_out(o->out, "summary.json", path, sizeof path);
+    if (out == NULL)
+        return die(-1, "%s: cannot write: %s", path, strerror(errno));
+    const kyu_world_def *wd = kyu_scene_world_def(s);
+    long steps = r->end - r->first;
+    double total = f->ke + f->pe;
+    fputs("{\n  \"kyu_sim\": 1,\n  \"scene\": ", out);
+    put_json_string(out, o->scene);
+    fprintf(out, ",\n  \"resumed_from\": ");
+    if (o->resume) put_json_string(out, o->resume); else fputs("null", out);
+    fprintf(out, ",\n  \"first_step\": %ld,\n  \"last_step\": %ld,\n  \"steps_run\": %ld,\n"
+            "  \"dt\": %.9g,\n  \"time\": %.9g,\n  \"threads\": %d,\n  \"seed\": %llu,\n",
+            r->first, r->end, steps, (double)wd->fixed_dt, step_time(s, r->end),
+            wd->worker_count, (unsigned long long)kyu_scene_seed(s));
+    fprintf(out, "  \"bodies\": %d,\n  \"awake\": %d,\n  \"sleeping\": %d,\n  \"contacts\": %d,\n"
+            "  \"contacts_last_step\": %d,\n", f->bodies, f->bodies - f->sleeping, f->sleeping,
+            f->touching, f->contacts);
+    // A world that blew up has NaN energies, which JSON cannot hold: they are written as null.
+    put_field(out, "kinetic_energy", f->ke, 17);
+    put_field(out, "potential_energy", f->pe, 17);
+    put_field(out, "total_energy", total, 17);
+    put_field(out, "total_energy_start", r->e0, 17);
+    fputs("  \"momentum\": [", out);
+    for (int i = 0; i < 3; i++) {
+        put_number(out, f->mom[i], 17);
+        fputs(i < 2 ? ", " : "],\n", out);
+    }
+    put_field(out, "max_overlap", f->overlap, 9);
+    put_field(out, "max_overlap_run", r->max_overlap, 9);
+    fprintf(out, "  \"impacts\": %ld,\n  \"event_cap_hits\": %ld,\n", r->impacts, r->cap_hits);
+    fprintf(out, "  \"wall_seconds\": %.6f,\n  \"step_seconds\": %.6f,\n  \"ms_per_step\": %.6f,\n"
+            "  \"steps_per_second\": %.3f,\n", r->wall, r->step_wall,
+            steps > 0 ? 1e3 * r->step_wall / steps : 0.0,
+            r->step_wall > 0 ? steps / r->step_wall : 0.0);
+    fprintf(out, "  \"frames\": %ld,\n  \"rows\": %ld,\n  \"state_hash\": \"%016llx\"\n}\n",
+            rec->frames, rec->rows, (unsigned long long)f->hash);
+    if (ferror(out) | fclose(out))
+        return die(-1, "%s: cannot write", path);
+    return 0;
+}
+
+static void print_summary(const options *o, const run_result *r, const figures *f) {
+    long steps = r->end - r->first;
+    printf("%s: %ld steps (to step %ld) in %.2f s (%.3f ms/step)\n", o->scene, steps, r->end,
+           r->wall, steps > 0 ? 1e3 * r->step_wall / steps : 0.0);
+    printf("  bodies %d (%d sleeping), contacts %d, max overlap %.3g m\n", f->bodies, f->sleeping,
+           f->touching, (double)f->overlap);
+    printf("  energy %.6g J (kinetic %.6g, potential %.6g; %.6g at the start)\n", f->ke + f->pe,
+           f->ke, f->pe, r->e0);
+    printf("  momentum (%.6g, %.6g, %.6g) kg m/s, state hash %016llx\n", f->mom[0], f->mom[1],
+           f->mom[2], (unsigned long long)f->hash);
+    printf("  output in %s/\n", o->out);
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+// Loads the scene (with the seed a snapshot was saved with) and resumes it when asked.
+static int prepare(const options *o, kyu_scene **out) {
+    kyu_scene_options so = {o->threads, o->has_seed, o->seed, 0, 0, 0};
+    resume_info ri = {0, 0, 0};
+    char err[1024];
+    if (o->resume != NULL) {
+        if (read_sidecar(o->resume, &ri) != 0)
+            return EXIT_BAD_INPUT;
+        if (ri.scene_hash != file_hash(o->scene))
+            return die(EXIT_BAD_INPUT, "%s: saved from another scene than %s (or the scene "
+                       "changed since)", o->resume, o->scene);
+        if (o->has_seed && o->seed != ri.seed)
+            return die(EXIT_BAD_INPUT, "%s: saved with --seed %llu, not %llu", o->resume,
+                       (unsigned long long)ri.seed, (unsigned long long)o->seed);
+        so.has_seed = 1;
+        so.seed = ri.seed;
+    }
+    kyu_scene *s = kyu_scene_load(o->scene, &so, err, sizeof err);
+    if (s == NULL)
+        return die(EXIT_BAD_INPUT, "%s", err);
+    if (o->resume != NULL && kyu_scene_resume(s, o->resume, ri.step, err, sizeof err) != 0) {
+        kyu_scene_destroy(s);
+        return die(EXIT_BAD_INPUT, "%s", err);
+    }
+    *out = s;
+    return EXIT_DONE;
+}
+
+static int finish(kyu_scene *s, const options *o, recorder *rec, run_result *res) {
+    figures f = measure(s);
+    if (rec_close(rec) != 0)
+        return die(EXIT_INTERNAL, "%s: writing the records failed", o->out);
+    if (write_summary(s, o, res, rec, &f) != 0)
+        return EXIT_INTERNAL;
+    if (!o->quiet)
+        print_summary(o, res, &f);
+    return EXIT_DONE;
+}
+
+int main(int argc, char **argv) {
+    options o;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return usage(stdout), EXIT_DONE;
+    if (parse_args(argc, argv, &o) != 0)
+        return EXIT_BAD_INPUT;
+    kyu_scene *s = NULL;
+    int code = prepare(&o, &s);
+    if (code != EXIT_DONE)
+        return code;
+    run_result res = {0};
+    res.first = kyu_scene_step_index(s);
+    res.end = o.steps >= 0 ? o.steps : kyu_scene_run_steps(s);
+    int every = o.every ? o.every : kyu_scene_record_every(s);
+    int format = o.format >= 0 ? o.format : kyu_scene_record_format(s);
+    recorder rec = {0};
+    if (res.end < res.first)
+        code = die(EXIT_BAD_INPUT, "--steps %ld ends before the snapshot's step %ld", res.end,
+                   res.first);
+    else if (make_dirs(o.out) != 0)
+        code = die(EXIT_BAD_INPUT, "%s: cannot create the output directory: %s", o.out,
+                   strerror(errno));
+    else if (rec_open(&rec, &o, s, format, every) != 0)
+        code = die(EXIT_BAD_INPUT, "%s: cannot write: %s", rec.failed_path, strerror(errno));
+    else
+        code = run(s, &o, &rec, format, every, &res);
+    if (code == EXIT_DONE)
+        code = finish(s, &o, &rec, &res);
+    else
+        rec_close(&rec);
+    kyu_scene_destroy(s);
+    return code;
+}
