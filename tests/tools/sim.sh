@@ -10,27 +10,14 @@ BUILD=${BUILD:-build}
 SIM="$BUILD/tools/kyu-sim"
 PLOT=tools/kyu-plot
 SCENES=samples/scenes
-passed=0 failed=0 skipped=0
-
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() { echo "skip $1: $2"; skipped=$((skipped + 1)); }
-finish() {
-    if [ "$skipped" -gt 0 ]; then
-        echo "$passed passed, $failed failed, $skipped skipped"
-    else
-        echo "$passed passed, $failed failed"
-    fi
-    [ "$failed" -eq 0 ]
-    exit $?
-}
+. tests/tools/lib.sh
 
 if ! pkg-config --exists libcjson 2>/dev/null; then
-    skip "kyu-sim" "libcjson is not installed (apt-get install -y libcjson-dev)"
+    skipped "kyu-sim" "libcjson is not installed (apt-get install -y libcjson-dev)"
     finish
 fi
 if [ ! -x "$SIM" ]; then
-    bad "kyu-sim" "$SIM was not built (make $SIM)"
+    no "kyu-sim" "$SIM was not built (make $SIM)"
     finish
 fi
 
@@ -49,10 +36,10 @@ for scene in "$SCENES"/*.json; do
         if [ "$(field "$out" last_step)" = 5 ] && [ -s "$out/series.csv" ]; then
             ok "sample_${name}_runs"
         else
-            bad "sample_${name}_runs" "no summary of 5 steps in $out"
+            no "sample_${name}_runs" "no summary of 5 steps in $out"
         fi
     else
-        bad "sample_${name}_runs" "exit $?: $(head -c 300 "$T/stderr")"
+        no "sample_${name}_runs" "exit $?: $(head -c 300 "$T/stderr")"
     fi
 done
 
@@ -66,11 +53,11 @@ expect_bad() {
     code=$?
     msg=$(cat "$T/stderr")
     if [ "$code" -ne 2 ]; then
-        bad "bad_scene_$1" "exit $code, want 2 ($msg)"
+        no "bad_scene_$1" "exit $code, want 2 ($msg)"
     elif ! grep -qF "$T/$1.json" "$T/stderr" || ! grep -qF "$3" "$T/stderr"; then
-        bad "bad_scene_$1" "message does not name the file and \"$3\": $msg"
+        no "bad_scene_$1" "message does not name the file and \"$3\": $msg"
     elif [ "$(wc -l < "$T/stderr")" -ne 1 ]; then
-        bad "bad_scene_$1" "want one line, got: $msg"
+        no "bad_scene_$1" "want one line, got: $msg"
     else
         ok "bad_scene_$1"
     fi
@@ -133,7 +120,7 @@ code=$?
 if [ "$code" -eq 2 ] && grep -qF "$T/missing.json: cannot open" "$T/stderr"; then
     ok "missing_scene_file"
 else
-    bad "missing_scene_file" "exit $code: $(cat "$T/stderr")"
+    no "missing_scene_file" "exit $code: $(cat "$T/stderr")"
 fi
 for args in "--steps -3" "--threads 0" "--format xml" "--bogus 1" "--save-snapshot 12" "--every"; do
     # shellcheck disable=SC2086
@@ -142,11 +129,11 @@ for args in "--steps -3" "--threads 0" "--format xml" "--bogus 1" "--save-snapsh
     if [ "$code" -eq 2 ] && grep -q "try --help" "$T/stderr"; then
         ok "bad_argument $args"
     else
-        bad "bad_argument $args" "exit $code: $(cat "$T/stderr")"
+        no "bad_argument $args" "exit $code: $(cat "$T/stderr")"
     fi
 done
 "$SIM" > "$T/stdout" 2> "$T/stderr"
-[ $? -eq 2 ] && ok "no_scene_argument" || bad "no_scene_argument" "want exit 2"
+[ $? -eq 2 ] && ok "no_scene_argument" || no "no_scene_argument" "want exit 2"
 
 # ---- records ------------------------------------------------------------------------------------
 
@@ -159,32 +146,32 @@ series=$(wc -l < "$out/series.csv" | tr -d ' ')
 if [ "$csv" = 45 ] && [ "$jsonl" = 45 ] && [ "$series" = 12 ] && [ "$(field "$out" rows)" = 44 ]; then
     ok "record_row_counts"
 else
-    bad "record_row_counts" "csv $csv, jsonl $jsonl, series $series lines; want 45, 45, 12"
+    no "record_row_counts" "csv $csv, jsonl $jsonl, series $series lines; want 45, 45, 12"
 fi
 if [ "$(head -n 1 "$out/frames.csv")" = "step,t,id,x,y,z,vx,vy,vz,r,awake" ] &&
     head -n 1 "$out/frames.jsonl" | grep -q '^{"kyu_recording":1,"scene":"samples/scenes/bounce.json","dt":0.0041666[0-9]*,"every":10}$' &&
     sed -n 2p "$out/frames.jsonl" | grep -q '^{"step":0,"t":0,"id":1,"p":\[0,2.0999999[0-9]*,0\],"v":\[0,0,0\],"r":0.100000001[0-9]*,"awake":true}$'; then
     ok "record_format"
 else
-    bad "record_format" "$(head -n 2 "$out/frames.jsonl")"
+    no "record_format" "$(head -n 2 "$out/frames.jsonl")"
 fi
 # The same frame in CSV and JSONL.
 last_csv=$(tail -n 1 "$out/frames.csv")
 last_json=$(tail -n 1 "$out/frames.jsonl" | sed -e 's/"[a-z]*"://g' -e 's/[][{}]//g' -e 's/true$/1/' -e 's/false$/0/')
 [ "$last_csv" = "$last_json" ] && ok "record_csv_matches_jsonl" ||
-    bad "record_csv_matches_jsonl" "$last_csv vs $last_json"
+    no "record_csv_matches_jsonl" "$last_csv vs $last_json"
 # Only the records asked for.
 "$SIM" "$SCENES/bounce.json" --steps 7 --every 3 --format csv --out "$T/csv-only" --quiet
 frames=$(cut -d, -f1 "$T/csv-only/frames.csv" | tail -n +2 | sort -un | tr '\n' ' ')
 if [ ! -e "$T/csv-only/frames.jsonl" ] && [ "$frames" = "0 3 6 7 " ]; then
     ok "record_every_and_last_frame"
 else
-    bad "record_every_and_last_frame" "frames at steps: $frames"
+    no "record_every_and_last_frame" "frames at steps: $frames"
 fi
 if [ "$(cat "$T/stdout" | grep -c "bodies 4")" = 1 ] && [ "$(field "$out" bodies)" = 4 ]; then
     ok "summary_text_and_json"
 else
-    bad "summary_text_and_json" "$(cat "$T/stdout")"
+    no "summary_text_and_json" "$(cat "$T/stdout")"
 fi
 
 # ---- the physics seen through the tool ---------------------------------------------------------
@@ -196,7 +183,7 @@ v_first=$(awk -F, '$1 == 60 && $3 == 1 { print $7 }' "$out/frames.csv")
 if awk -v a="$v_last" -v b="$v_first" 'BEGIN { exit !(a > 1.999 && a < 2.001 && b * b < 1e-4) }'; then
     ok "newtons_cradle_passes_momentum"
 else
-    bad "newtons_cradle_passes_momentum" "last ball $v_last m/s, first $v_first m/s"
+    no "newtons_cradle_passes_momentum" "last ball $v_last m/s, first $v_first m/s"
 fi
 out="$T/gas"
 "$SIM" "$SCENES/gas.json" --steps 300 --format none --out "$out" --quiet
@@ -205,18 +192,18 @@ e1=$(field "$out" total_energy)
 if awk -v a="$e0" -v b="$e1" 'BEGIN { r = b / a; exit !(a > 1000 && r > 0.9999 && r < 1.0001) }'; then
     ok "gas_keeps_its_energy"
 else
-    bad "gas_keeps_its_energy" "energy $e0 -> $e1"
+    no "gas_keeps_its_energy" "energy $e0 -> $e1"
 fi
 out="$T/bullets"
 "$SIM" "$SCENES/bullets.json" --out "$out" --format csv --quiet
-passed_wall=$(awk -F, 'NR > 1 && $4 > 10' "$out/frames.csv" | wc -l | tr -d ' ')
-[ "$passed_wall" = 0 ] && ok "bullets_never_pass_the_wall" ||
-    bad "bullets_never_pass_the_wall" "$passed_wall rows beyond the wall"
+beyond_wall=$(awk -F, 'NR > 1 && $4 > 10' "$out/frames.csv" | wc -l | tr -d ' ')
+[ "$beyond_wall" = 0 ] && ok "bullets_never_pass_the_wall" ||
+    no "bullets_never_pass_the_wall" "$beyond_wall rows beyond the wall"
 out="$T/bowl"
 "$SIM" "$SCENES/pour-bowl.json" --steps 360 --every 360 --format csv --out "$out" --quiet
 inside=$(awk -F, 'NR > 1 && $1 == 360 && $5 > -0.05 && $4 * $4 + $6 * $6 < 2.25' "$out/frames.csv" | wc -l | tr -d ' ')
 [ "$(field "$out" bodies)" = 400 ] && [ "$inside" = 400 ] && ok "pour_fills_the_bowl" ||
-    bad "pour_fills_the_bowl" "$(field "$out" bodies) bodies, $inside inside the bowl"
+    no "pour_fills_the_bowl" "$(field "$out" bodies) bodies, $inside inside the bowl"
 
 # ---- determinism: threads, seeds ----------------------------------------------------------------
 
@@ -227,9 +214,9 @@ inside=$(awk -F, 'NR > 1 && $1 == 360 && $5 > -0.05 && $4 * $4 + $6 * $6 < 2.25'
 h1=$(field "$T/t1" state_hash) h2=$(field "$T/t2" state_hash)
 h3=$(field "$T/s99" state_hash) h4=$(field "$T/s99b" state_hash)
 [ -n "$h1" ] && [ "$h1" = "$h2" ] && ok "threads_give_the_same_state" ||
-    bad "threads_give_the_same_state" "$h1 vs $h2"
+    no "threads_give_the_same_state" "$h1 vs $h2"
 [ -n "$h3" ] && [ "$h3" = "$h4" ] && [ "$h3" != "$h1" ] && ok "seed_changes_the_random_box" ||
-    bad "seed_changes_the_random_box" "seed 99: $h3 and $h4, scene seed: $h1"
+    no "seed_changes_the_random_box" "seed 99: $h3 and $h4, scene seed: $h1"
 
 # ---- snapshots and resume ------------------------------------------------------------------------
 
@@ -246,11 +233,11 @@ resume_check() {
     a=$(field "$d/full" state_hash) b=$(field "$d/resumed" state_hash)
     first=$(field "$d/resumed" first_step)
     if [ "$code" -ne 0 ]; then
-        bad "resume_$1" "exit $code: $(cat "$d/stderr")"
+        no "resume_$1" "exit $code: $(cat "$d/stderr")"
     elif [ -z "$a" ] || [ "$a" != "$b" ] || [ "$first" != "$3" ]; then
-        bad "resume_$1" "hash $a uninterrupted, $b resumed from step $first"
+        no "resume_$1" "hash $a uninterrupted, $b resumed from step $first"
     elif [ "$(field "$d/half" state_hash)" = "$a" ]; then
-        bad "resume_$1" "the state did not change between steps $3 and $4: a weak check"
+        no "resume_$1" "the state did not change between steps $3 and $4: a weak check"
     else
         ok "resume_$1"
     fi
@@ -265,13 +252,13 @@ if [ -f "$d/snap.kys" ]; then
     "$SIM" "$SCENES/gas.json" --resume "$d/cut.kys" --out "$d/cut" > "$d/stdout" 2> "$d/stderr"
     code=$?
     [ "$code" -eq 2 ] && grep -qF "$d/cut.kys" "$d/stderr" && ok "resume_refuses_a_truncated_snapshot" ||
-        bad "resume_refuses_a_truncated_snapshot" "exit $code: $(cat "$d/stderr")"
+        no "resume_refuses_a_truncated_snapshot" "exit $code: $(cat "$d/stderr")"
     "$SIM" "$SCENES/pile.json" --resume "$d/snap.kys" --out "$d/other" > "$d/stdout" 2> "$d/stderr"
     code=$?
     [ "$code" -eq 2 ] && grep -q "another scene" "$d/stderr" && ok "resume_refuses_another_scene" ||
-        bad "resume_refuses_another_scene" "exit $code: $(cat "$d/stderr")"
+        no "resume_refuses_another_scene" "exit $code: $(cat "$d/stderr")"
 else
-    bad "resume_refuses_a_truncated_snapshot" "no snapshot was saved"
+    no "resume_refuses_a_truncated_snapshot" "no snapshot was saved"
 fi
 
 # ---- progress bar --------------------------------------------------------------------------------
@@ -280,15 +267,15 @@ fi
 if [ ! -s "$T/stderr" ]; then
     ok "no_progress_bar_when_stderr_is_not_a_terminal"
 else
-    bad "no_progress_bar_when_stderr_is_not_a_terminal" "stderr: $(head -c 200 "$T/stderr")"
+    no "no_progress_bar_when_stderr_is_not_a_terminal" "stderr: $(head -c 200 "$T/stderr")"
 fi
 if command -v script > /dev/null 2>&1 && script -qec true /dev/null > /dev/null 2>&1; then
     script -qec "$SIM $SCENES/pile.json --steps 120 --format none --out $T/tty" /dev/null \
         > "$T/tty.txt" 2>&1 < /dev/null
     grep -q "120/120 steps .*steps/s  ETA" "$T/tty.txt" && ok "progress_bar_on_a_terminal" ||
-        bad "progress_bar_on_a_terminal" "$(head -c 300 "$T/tty.txt")"
+        no "progress_bar_on_a_terminal" "$(head -c 300 "$T/tty.txt")"
 else
-    skip "progress_bar_on_a_terminal" "no util-linux script(1) to fake a terminal"
+    skipped "progress_bar_on_a_terminal" "no util-linux script(1) to fake a terminal"
 fi
 
 # ---- plots ---------------------------------------------------------------------------------------
@@ -300,16 +287,16 @@ if command -v gnuplot > /dev/null 2>&1; then
         done; then
         ok "plot_makes_three_pngs"
     else
-        bad "plot_makes_three_pngs" "$(cat "$T/stderr")"
+        no "plot_makes_three_pngs" "$(cat "$T/stderr")"
     fi
     "$SIM" "$SCENES/bounce.json" --steps 20 --format jsonl --out "$T/jsonl-only" --quiet
     sh "$PLOT" "$T/jsonl-only" > "$T/stdout" 2> "$T/stderr" && [ -s "$T/jsonl-only/heights.png" ] &&
-        ok "plot_reads_jsonl" || bad "plot_reads_jsonl" "$(cat "$T/stderr")"
+        ok "plot_reads_jsonl" || no "plot_reads_jsonl" "$(cat "$T/stderr")"
     sh "$PLOT" "$T/nowhere" > "$T/stdout" 2> "$T/stderr"
     [ $? -eq 2 ] && grep -q "not a directory" "$T/stderr" && ok "plot_bad_directory" ||
-        bad "plot_bad_directory" "$(cat "$T/stderr")"
+        no "plot_bad_directory" "$(cat "$T/stderr")"
 else
-    skip "plots" "gnuplot is not installed (apt-get install -y gnuplot-nox)"
+    skipped "plots" "gnuplot is not installed (apt-get install -y gnuplot-nox)"
 fi
 
 finish
