@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
     suite_sweeps();
     suite_colliders();
     suite_query();
+    suite_draw();
     suite_snapshot();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;

@@ -79,5 +79,6 @@ void suite_convex(void);
 void suite_sweeps(void);
 void suite_colliders(void);
 void suite_query(void);
+void suite_draw(void);
 
 #endif

@@ -3,7 +3,10 @@
 /// Debug drawing, renderer-agnostic (in the style of Box2D's b2DebugDraw): fill a kyu_debug_draw
 /// with the callbacks your renderer has (any may be NULL: that primitive is skipped), choose the
 /// layers in `flags`, and call kyu_world_draw(world, &draw) between steps. kyu calls back with
-/// world-space primitives and colours; it never allocates, draws or keeps state of its own.
+/// world-space primitives and colours; it reads the world only (several threads may draw one world
+/// at once) and keeps no state; the islands layer allocates one scratch array for the call.
+/// Bodies come in slot order (the order of kyu_world_get_bodies), one draw_sphere each, at their
+/// stepped positions: draw them at kyu_body_get_interpolated_position yourself if you interpolate.
 ///
 ///     kyu_debug_draw d = kyu_debug_draw_default();
 ///     d.draw_sphere = my_sphere; d.draw_segment = my_line; d.context = &renderer;
@@ -30,10 +33,12 @@ typedef enum kyu_draw_flags {
     KYU_DRAW_SLEEP = 1u << 1,      ///< sleeping bodies dark, awake ones bright
     KYU_DRAW_ISLANDS = 1u << 2,    ///< one colour per island (touching group) instead of per body
     KYU_DRAW_AABBS = 1u << 3,      ///< each body's bounding box, and each bounded collider's
-    KYU_DRAW_SWEPT = 1u << 4,      ///< the last step's swept volume of each moving body (a capsule)
+    KYU_DRAW_SWEPT = 1u << 4,      ///< the last frame's swept volume of each moving body (a capsule
+                                   ///< from where kyu_world_update's last step began)
     KYU_DRAW_GRID = 1u << 5,       ///< the broadphase grid cells in use at the last step
     KYU_DRAW_CONTACTS = 1u << 6,   ///< kept contacts: point, normal, depth (text with KYU_DRAW_TEXT)
-    KYU_DRAW_IMPACTS = 1u << 7,    ///< the last step's impacts: point, normal, time of impact
+    KYU_DRAW_IMPACTS = 1u << 7,    ///< the last step's impacts: point, normal, time of impact (they
+                                   ///< are recorded only with kyu_world_def.enable_impact_events)
     KYU_DRAW_PAIRS = 1u << 8,      ///< touching pairs as centre-to-centre segments, new vs kept
     KYU_DRAW_VELOCITIES = 1u << 9, ///< velocity arrows (segments of length v * velocity_scale)
     KYU_DRAW_TEXT = 1u << 10,      ///< numbers beside contacts and impacts (depth, time of impact)
