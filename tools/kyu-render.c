@@ -398,7 +398,7 @@ static kyu_scene *load_scene(const options *o, const char *path, char *err, size
     kyu_scene_options so = {.threads = o->threads, .has_seed = o->has_seed, .seed = (uint64_t)o->seed};
     char why[512] = "";
     kyu_scene *s = kyu_scene_load(path, &so, why, sizeof why);
-    if (!s) snprintf(err, errlen, "%s: %s", path, why);
+    if (!s) snprintf(err, errlen, "%s", why); // the loader names the file itself
     return s;
 }
 
