@@ -26,7 +26,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
         GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->group, n) ||
         GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->awake, n) ||
         GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) || GROW(w->active, n) ||
-        GROW(w->uf_parent, n) || GROW(w->cf_offset, n) || GROW(w->cf_count, n) || GROW(w->uf_rest, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
+        GROW(w->uf_parent, n) || GROW(w->cf_offset, n) || GROW(w->cf_count, n) || GROW(w->slab, n) || GROW(w->uf_rest, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
         GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
         GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
         GROW(w->grid.stamp, n))

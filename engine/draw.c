@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Debug drawing (include/kyu/draw.h): reads the world's storage and calls the user's callbacks,
-// layer after layer. Nothing is allocated and nothing is kept between calls. Bodies are drawn in
-// slot order, one draw_sphere call each (the order of kyu_world_get_bodies), so a renderer can match
-// a sphere to its body, e.g. to draw it at its interpolated position. Spheres and colliders need
-// KYU_DRAW_SHAPES; SLEEP and ISLANDS only colour them. The impacts layer shows kyu_world_impact_events,
-// which the step records only with kyu_world_def.enable_impact_events (otherwise it draws nothing).
+// layer after layer. Nothing is kept between calls; only the islands layer allocates (scratch for
+// one call). Bodies are drawn in slot order, one draw_sphere call each (the order of
+// kyu_world_get_bodies), so a renderer can match a sphere to its body, e.g. to draw it at its
+// interpolated position. Spheres and colliders need KYU_DRAW_SHAPES; SLEEP and ISLANDS only colour
+// them. The impacts layer shows kyu_world_impact_events, which the step records only with
+// kyu_world_def.enable_impact_events (otherwise it draws nothing).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

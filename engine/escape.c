@@ -61,6 +61,7 @@ static void apply(kyu_world *w, const contact *c, vec3s impulse) {
 }
 
 static void solve_one(kyu_world *w, contact *c) {
+    if (c->skip) return;
     vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
     float vn = glms_vec3_dot(vrel, c->normal);
     float jn = fmaxf(c->jn - (vn - c->target) * c->k, 0.0f);
@@ -76,6 +77,69 @@ static void solve_one(kyu_world *w, contact *c) {
     impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
     c->jt = jt;
     apply(w, c, impulse);
+}
+
+static int domain_of(const kyu_world *w, const contact *c) {
+    int da = w->slab[c->a];
+    return is_collider(c->b) || w->slab[c->b] == da ? da : KYU_SOLVE_DOMAINS;
+}
+
+// ---- domains: the solves run slab by slab in parallel, then the pairs across slabs -------------
+
+// Splits the contacts by the slab of space their bodies are in, along the awake bodies' widest axis
+// (positions now): a contact whose bodies share a slab belongs to it (a collider takes its body's),
+// any other to the boundary. Two slabs never write the same body, so they can be solved at once.
+static int partition(kyu_world *w) {
+    const body_store *s = &w->bodies;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int k = 0; k < w->active_count; k++)
+        for (int d = 0; d < 3; d++) {
+            float x = s->pos[w->active[k]].raw[d];
+            lo[d] = fminf(lo[d], x), hi[d] = fmaxf(hi[d], x);
+        }
+    int axis = 0;
+    for (int d = 1; d < 3; d++)
+        if (hi[d] - lo[d] > hi[axis] - lo[axis]) axis = d;
+    float scale = hi[axis] > lo[axis] ? (float)KYU_SOLVE_DOMAINS / (hi[axis] - lo[axis]) : 0.0f;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        int slab = (int)((s->pos[i].raw[axis] - lo[axis]) * scale);
+        w->slab[i] = (uint8_t)(slab < 0 ? 0 : slab >= KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : slab);
+    }
+    if (RESERVE(w->solve_order, w->solve_order_cap, w->contact_count + 1)) return -1;
+    int *start = w->solve_start;
+    memset(start, 0, sizeof w->solve_start);
+    for (int i = 0; i < w->contact_count; i++) start[domain_of(w, &w->contacts[i]) + 1]++;
+    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) start[d + 1] += start[d];
+    int at[KYU_SOLVE_DOMAINS + 1];
+    memcpy(at, start, sizeof at);
+    for (int i = 0; i < w->contact_count; i++) w->solve_order[at[domain_of(w, &w->contacts[i])]++] = i;
+    return 0;
+}
+
+typedef void contact_fn(kyu_world *w, contact *c);
+
+typedef struct domain_pass {
+    kyu_world *w;
+    contact_fn *fn;
+} domain_pass;
+
+static void domain_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    const domain_pass *p = ctx;
+    kyu_world *w = p->w;
+    for (int d = begin; d < end; d++)
+        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++) p->fn(w, &w->contacts[w->solve_order[k]]);
+}
+
+// One pass of fn over every contact: the slabs (in parallel when it pays), then the boundary.
+static void domain_pass_run(kyu_world *w, contact_fn *fn) {
+    domain_pass p = {w, fn};
+    if (w->contact_count >= 4096)
+        kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, domain_task, &p);
+    else
+        domain_task(0, KYU_SOLVE_DOMAINS, 0, &p);
+    domain_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
 }
 
 // Which contacts the solver owns, and the normal velocity each must reach:
@@ -105,9 +169,8 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
         const contact *c = &w->contacts[i];
         if (!c->skip) apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
     }
-    for (int it = 0; it < w->def.solver_iterations; it++)
-        for (int i = 0; i < w->contact_count; i++)
-            if (!w->contacts[i].skip) solve_one(w, &w->contacts[i]);
+    if (partition(w)) return -1;
+    for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, solve_one);
     return 0;
 }
 
@@ -286,9 +349,9 @@ static void push_out(kyu_world *w, contact *c) {
     if (!is_collider(c->b)) s->pos[c->b] = glms_vec3_sub(s->pos[c->b], glms_vec3_scale(n, share * ib));
 }
 
-void kyu_contacts_escape(kyu_world *w) {
-    for (int it = 0; it < w->def.solver_iterations; it++)
-        for (int i = 0; i < w->contact_count; i++) push_out(w, &w->contacts[i]);
+int kyu_contacts_escape(kyu_world *w) {
+    if (partition(w)) return -1;
+    for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, push_out);
     float worst = 0.0f;
     for (int i = 0; i < w->contact_count; i++) {
         contact *c = &w->contacts[i];
@@ -296,4 +359,5 @@ void kyu_contacts_escape(kyu_world *w) {
         if (!c->sensor && -c->gap > worst) worst = -c->gap;
     }
     w->stats.max_overlap = worst;
+    return 0;
 }

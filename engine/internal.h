@@ -16,6 +16,10 @@
 #define KYU_MIN_MASS 1.0e-20f
 #define KYU_MAX_MASS 1.0e20f
 
+// The contact solves run in this many slabs of space at once (a fixed number, so the order of the
+// solve, and the answer, is the same for any worker count); pairs across slabs are solved after.
+#define KYU_SOLVE_DOMAINS 8
+
 // A partner in an adjacency list or a contact: a body slot, or a collider index with this bit.
 #define KYU_COLLIDER_BIT 0x80000000u
 
@@ -273,6 +277,10 @@ struct kyu_world {
     uint64_t **worker_scratch; // per worker: a body's partner list (partner << 1 | hit)
     int *worker_scratch_cap;
     int *cf_offset, *cf_count; // per active body: its region of contacts_new, and how many it kept
+    uint8_t *slab;             // per body: its domain (slab of space) in the contact solves
+    int *solve_order;          // contact indices by domain, then the boundary (engine/escape.c)
+    int solve_order_cap;
+    int solve_start[KYU_SOLVE_DOMAINS + 2]; // domain d: solve_order[solve_start[d] .. solve_start[d+1])
     impact_event *heap;
     int heap_count, heap_cap;
 
@@ -381,7 +389,7 @@ void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n);
 // escape.c
 int kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);
-void kyu_contacts_escape(kyu_world *w);
+int kyu_contacts_escape(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contacts_swap(kyu_world *w, int n);
 

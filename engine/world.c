@@ -96,6 +96,7 @@ void kyu_world_destroy(kyu_world *w) {
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
     kyu_islands_free(w);
     free(w->contacts); free(w->contacts_new); free(w->cf_offset); free(w->cf_count);
+    free(w->slab); free(w->solve_order);
     if (w->worker_scratch)
         for (int i = 0; i < w->def.worker_count; i++) free(w->worker_scratch[i]);
     free(w->worker_scratch); free(w->worker_scratch_cap);
@@ -181,7 +182,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w);   // 7b. new + kept contacts
-    if (!fail) kyu_contacts_escape(w);        //     and de-penetration
+    if (!fail) fail = kyu_contacts_escape(w); //     and de-penetration
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w);  // 8. resting islands fall asleep
     double t6 = now_ms();
