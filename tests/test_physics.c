@@ -506,7 +506,32 @@ static void gas_clusters_never_interpenetrate(float spacing) {
 static void test_broadphase_misses_no_pair_in_a_compact_world(void) { gas_clusters_never_interpenetrate(12.0f); }
 static void test_broadphase_misses_no_pair_in_a_sparse_world(void) { gas_clusters_never_interpenetrate(5000.0f); }
 
+// The stage times of the step stats add up: each is >= 0 and their sum is the step's total (the
+// stages tile the step), and a step that does work takes some time.
+static void test_step_stats_stage_times_add_up(void) {
+    float L = 0.0f;
+    kyu_body_id ids[400];
+    kyu_world *w = make_pile(400, ids, &L);
+    ENSURE(w != NULL);
+    double total = 0.0;
+    for (int s = 0; s < 30; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        kyu_step_stats st = kyu_world_stats(w);
+        float parts[5] = {st.ms_solve, st.ms_broadphase, st.ms_impacts, st.ms_contacts, st.ms_islands};
+        double sum = 0.0;
+        for (int k = 0; k < 5; k++) {
+            ENSURE(parts[k] >= 0.0f);
+            sum += parts[k];
+        }
+        ENSURE_NEAR(sum, st.ms_total, 1e-3 + 1e-4 * st.ms_total);
+        total += st.ms_total;
+    }
+    ENSURE(total > 0.0);
+    kyu_world_destroy(w);
+}
+
 void suite_physics(void) {
+    RUN_TEST(test_step_stats_stage_times_add_up);
     RUN_TEST(test_equal_spheres_head_on_swap_velocities);
     RUN_TEST(test_unequal_masses_match_textbook);
     RUN_TEST(test_two_body_impacts_conserve_momentum_and_elastic_energy);
