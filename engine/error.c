@@ -51,6 +51,17 @@ int kyu_bounded3(vec3s v, float limit) {
     return kyu_finite3(v) && fabsf(v.x) <= limit && fabsf(v.y) <= limit && fabsf(v.z) <= limit;
 }
 
+// Gives back most of an array that holds far fewer than it has room for (n in use): a pile that
+// falls asleep moves its contacts to island records, and the cache it leaves would stay resident.
+void kyu_shrink(void **data, int *capacity, int n, size_t elem) {
+    if (*capacity <= 4096 || n > *capacity / 4) return;
+    int cap = n + n / 2 + 1024;
+    void *p = realloc(*data, (size_t)cap * elem);
+    if (!p) return; // keeping the larger array is fine
+    *data = p;
+    *capacity = cap;
+}
+
 int kyu_reserve(void **data, int *capacity, int n, size_t elem) {
     if (n <= *capacity) return 0;
     int cap = *capacity > 0 ? *capacity : 16;

@@ -145,6 +145,8 @@ static inline uint32_t kyu_table_find(const uint32_t *key, const uint32_t *val, 
 // Growable array helpers: grow to at least n elements, never shrink. 0 on success.
 int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 #define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))
+void kyu_shrink(void **data, int *capacity, int n, size_t elem);
+#define SHRINK(arr, cap, n) kyu_shrink((void **)&(arr), &(cap), (n), sizeof *(arr))
 
 // The uniform grid over swept boxes (hashed, so the world is unbounded). A body whose box fits in a
 // cell is entered once, in the cell of its box's low corner, and meets its partners in its own cell

@@ -398,6 +398,8 @@ int kyu_islands_update(kyu_world *w) {
         isl->contacts[isl->contact_count++] = *ct;
     }
     w->contact_count = n;
+    SHRINK(w->contacts, w->contact_cap, n);
+    SHRINK(w->contacts_new, w->contact_new_cap, n);
     w->stats.bodies_fell_asleep = sleeping;
     return sg_compact(w);
 }
