@@ -29,7 +29,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
         GROW(w->uf_parent, n) || GROW(w->cf_offset, n) || GROW(w->cf_count, n) || GROW(w->slab, n) || GROW(w->uf_rest, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
         GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
         GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
-        GROW(w->grid.stamp, n))
+        GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n))
         return -1;
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));

@@ -404,6 +404,11 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(k
     for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
     int32_t lo[3], hi[3], c[3];
     cell_range(g, &wide, lo, hi);
+    if (cell_count(lo, hi) > (int64_t)g->entry_count) { // a box wider than the world: scan instead
+        for (int j = 0; j < g->entry_count; j++)
+            if (boxes_overlap(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
+        return 0;
+    }
     if (g->dense) return query_small_dense(w, a, box, lo, hi, visit);
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
@@ -424,14 +429,30 @@ static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
 
 // Into the multi-cell table: a box that fits in a cell takes only the cell of its low corner (like
 // the small table, so queries look one cell further down); a larger box takes every cell it covers.
+// A body entered in many cells and entered again (a bouncing big ball) adds only the cells it is not
+// in yet: its old entries stay (a query checks the body's current box), so the lists do not grow by
+// thousands of copies per bounce.
 static int multi_insert(kyu_world *w, uint32_t a) {
+    grid *g = &w->grid;
     int32_t lo[3], hi[3], c[3];
-    cell_range(&w->grid, &w->box[a], lo, hi);
-    if (box_extent(&w->box[a]) <= 0.99f * w->grid.cell) return late_add_entry(&w->grid, lo, a);
+    cell_range(g, &w->box[a], lo, hi);
+    if (box_extent(&w->box[a]) <= 0.99f * g->cell) return late_add_entry(g, lo, a);
+    int32_t r = g->multi_rec[a];
+    const int32_t *old = r >= 0 ? g->multi_range[r] : NULL;
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
-                if (late_add_entry(&w->grid, c, a)) return -1;
+            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+                if (old && c[0] >= old[0] && c[0] <= old[3] && c[1] >= old[1] && c[1] <= old[4] &&
+                    c[2] >= old[2] && c[2] <= old[5])
+                    continue;
+                if (late_add_entry(g, c, a)) return -1;
+            }
+    if (r < 0) {
+        if (RESERVE(g->multi_range, g->multi_range_cap, g->multi_range_count + 1)) return -1;
+        r = g->multi_rec[a] = g->multi_range_count++;
+    }
+    memcpy(g->multi_range[r], lo, sizeof lo);
+    memcpy(g->multi_range[r] + 3, hi, sizeof hi);
     return 0;
 }
 
@@ -521,7 +542,8 @@ int kyu_broadphase_build(kyu_world *w) {
     grid *g = &w->grid;
     choose_cell_size(w);
     w->pair_count = 0;
-    g->late_count = g->late_hashed = 0;
+    g->late_count = g->late_hashed = g->multi_range_count = 0;
+    memset(g->multi_rec, 0xff, (size_t)w->bodies.high * sizeof *g->multi_rec);
     if (emit_entries(w)) return -1;
     int dense = try_dense(g);
     if (dense < 0) return -1;
@@ -639,6 +661,15 @@ static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint3
     aabb wide = w->box[a];
     for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
     cell_range(g, &wide, lo, hi);
+    if (cell_count(lo, hi) > (int64_t)g->late_count) { // more cells than entries: scan the entries
+        for (int e = 0; e < g->late_count; e++) {
+            const int32_t *ec = g->late[e].c;
+            if (ec[0] >= lo[0] && ec[0] <= hi[0] && ec[1] >= lo[1] && ec[1] <= hi[1] && ec[2] >= lo[2] &&
+                ec[2] <= hi[2] && visit(w, a, g->late[e].body))
+                return -1;
+        }
+        return 0;
+    }
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
@@ -686,6 +717,6 @@ void kyu_grid_free(grid *g) {
     free(g->entries); free(g->entries_tmp); free(g->table_key); free(g->table_start);
     free(g->late_key); free(g->late_head); free(g->late); free(g->big); free(g->dense_start); free(g->huge); free(g->stamp);
     for (int c = 0; c < g->chunk_cap; c++) free(g->chunks[c].a), free(g->chunks[c].b);
-    free(g->chunks); free(g->late_dense);
+    free(g->chunks); free(g->late_dense); free(g->multi_rec); free(g->multi_range);
     memset(g, 0, sizeof *g);
 }

@@ -25,6 +25,8 @@ $(BUILD)/tools/kyu-sim: $(SIM_SRC) tools/scene.h $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SIM_SRC) $(BUILD)/libkyu.a -o $@ $(CJSON_LIBS) $(LDLIBS_ALL)
 
+# The corpus starts from the sample scenes and the inputs that once failed (tests/fuzz-regressions/:
+# big-and-tiny-overlapping.json took 12 s a step before multi_insert stopped re-adding cells).
 # The fuzzer builds the engine again with clang's coverage, so a scene that crashes the engine
 # (not only the loader) is found too. The engine's warnings are the main build's business (-Werror
 # there), so this build only shows them.
@@ -42,7 +44,7 @@ $(FUZZ_DIR)/fuzz_scene: tools/fuzz_scene.c tools/scene.c tools/scene.h $(FUZZ_OB
 
 fuzz: $(FUZZ_DIR)/fuzz_scene
 	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/crashes
-	cp samples/scenes/*.json $(FUZZ_DIR)/corpus/
+	cp samples/scenes/*.json tests/fuzz-regressions/* $(FUZZ_DIR)/corpus/
 	$(FUZZ_DIR)/fuzz_scene -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 		-rss_limit_mb=4096 -dict=tools/fuzz_scene.dict -artifact_prefix=$(FUZZ_DIR)/crashes/ \
 		$(FUZZ_DIR)/corpus
