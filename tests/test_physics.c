@@ -530,7 +530,60 @@ static void test_step_stats_stage_times_add_up(void) {
     kyu_world_destroy(w);
 }
 
+// Big balls among tiny fast ones: a big ball is entered in many grid cells and, bouncing, entered
+// again mid-step (only the cells it is not in yet). No tiny ball may pass into a big one or out of
+// the box: the late entries must keep every cell the big balls' paths cover.
+static void test_big_balls_among_tiny_fast_ones_let_nothing_through(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    const float G = 12.0f;
+    add_box(w, v3(-1, -1, -1), v3(0, G + 1, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(G, -1, -1), v3(G + 1, G + 1, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-1, -1, -1), v3(G + 1, 0, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-1, G, -1), v3(G + 1, G + 1, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-1, -1, -1), v3(G + 1, G + 1, 0), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-1, -1, G), v3(G + 1, G + 1, G + 1), 1, 0, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 1.0f;
+    bd.friction = 0.0f;
+    bd.allow_sleep = false;
+    kyu_body_id big[2], tiny[300];
+    bd.radius = 1.5f, bd.mass = 50.0f;
+    bd.position = v3(3, 6, 6), bd.velocity = v3(90, 25, -30);
+    kyu_body_create(w, &bd, &big[0]);
+    bd.position = v3(9, 6, 6), bd.velocity = v3(-80, -40, 35);
+    kyu_body_create(w, &bd, &big[1]);
+    lcg = 4242;
+    bd.radius = 0.06f, bd.mass = 0.01f;
+    for (int i = 0; i < 300; i++) {
+        vec3s p;
+        do p = v3(0.2f + (G - 0.4f) * (float)frand(), 0.2f + (G - 0.4f) * (float)frand(), 0.2f + (G - 0.4f) * (float)frand());
+        while (glms_vec3_distance(p, v3(3, 6, 6)) < 1.7f || glms_vec3_distance(p, v3(9, 6, 6)) < 1.7f);
+        bd.position = p;
+        bd.velocity = v3(60 * ((float)frand() - 0.5f), 60 * ((float)frand() - 0.5f), 60 * ((float)frand() - 0.5f));
+        ENSURE(kyu_body_create(w, &bd, &tiny[i]) == KYU_OK);
+    }
+    int late = 0;
+    for (int s = 0; s < 300; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        late += kyu_world_stats(w).late_inserts;
+        vec3s b0 = pos(w, big[0]), b1 = pos(w, big[1]);
+        ENSURE(glms_vec3_distance(b0, b1) > 3.0f - 0.01f);
+        for (int i = 0; i < 300; i++) {
+            vec3s p = pos(w, tiny[i]);
+            ENSURE(glms_vec3_distance(p, b0) > 1.56f - 0.01f);
+            ENSURE(glms_vec3_distance(p, b1) > 1.56f - 0.01f);
+            ENSURE(p.x > 0 && p.y > 0 && p.z > 0 && p.x < G && p.y < G && p.z < G);
+        }
+    }
+    ENSURE(late > 1000); // the big balls were entered again mid-step, many times
+    kyu_world_destroy(w);
+}
+
 void suite_physics(void) {
+    RUN_TEST(test_big_balls_among_tiny_fast_ones_let_nothing_through);
     RUN_TEST(test_step_stats_stage_times_add_up);
     RUN_TEST(test_equal_spheres_head_on_swap_velocities);
     RUN_TEST(test_unequal_masses_match_textbook);
