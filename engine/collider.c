@@ -304,7 +304,7 @@ void kyu_colliders_update_bounds(kyu_world *w) {
         aabb a, b;
         kyu_shape_world_bounds(c, c->box.center, &a);
         kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &b);
-        for (int k = 0; k < 3; k++) c->bounds.lo[k] = fminf(a.lo[k], b.lo[k]), c->bounds.hi[k] = fmaxf(a.hi[k], b.hi[k]);
+        for (int k = 0; k < 3; k++) c->bounds.lo[k] = kyu_minf(a.lo[k], b.lo[k]), c->bounds.hi[k] = kyu_maxf(a.hi[k], b.hi[k]);
     }
 }
 

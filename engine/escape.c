@@ -64,7 +64,7 @@ static void solve_one(kyu_world *w, contact *c) {
     if (c->skip) return;
     vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
     float vn = glms_vec3_dot(vrel, c->normal);
-    float jn = fmaxf(c->jn - (vn - c->target) * c->k, 0.0f);
+    float jn = kyu_maxf(c->jn - (vn - c->target) * c->k, 0.0f);
     float djn = jn - c->jn;
     c->jn = jn;
     vec3s impulse = glms_vec3_scale(c->normal, djn);
@@ -95,7 +95,7 @@ static int partition(kyu_world *w) {
     for (int k = 0; k < w->active_count; k++)
         for (int d = 0; d < 3; d++) {
             float x = s->pos[w->active[k]].raw[d];
-            lo[d] = fminf(lo[d], x), hi[d] = fmaxf(hi[d], x);
+            lo[d] = kyu_minf(lo[d], x), hi[d] = kyu_maxf(hi[d], x);
         }
     int axis = 0;
     for (int d = 1; d < 3; d++)
@@ -160,7 +160,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
             c->jt = glms_vec3_zero();
             continue;
         }
-        c->target = -vn0 > threshold ? -c->restitution * vn0 : -fmaxf(c->gap, 0.0f) / dt;
+        c->target = -vn0 > threshold ? -c->restitution * vn0 : -kyu_maxf(c->gap, 0.0f) / dt;
         if (-vn0 > threshold && kyu_impact_record(w, c->a, c->b, c->normal, -vn0, 0.0f)) return -1;
     }
     // Warm start with last step's impulses (a resting pile starts from its answer), only after

@@ -258,8 +258,8 @@ int kyu_islands_wake_touched(kyu_world *w) {
         aabb b;
         float g = s->radius[i] + w->def.contact_margin;
         for (int k = 0; k < 3; k++) {
-            b.lo[k] = fminf(s->pos[i].raw[k], p1.raw[k]) - g;
-            b.hi[k] = fmaxf(s->pos[i].raw[k], p1.raw[k]) + g;
+            b.lo[k] = kyu_minf(s->pos[i].raw[k], p1.raw[k]) - g;
+            b.hi[k] = kyu_maxf(s->pos[i].raw[k], p1.raw[k]) + g;
         }
         w->sleep.probe_p0 = s->pos[i];
         w->sleep.probe_p1 = p1;
@@ -292,8 +292,8 @@ void kyu_wake_near_collider(kyu_world *w, const collider *c) {
     kyu_shape_world_bounds(c, c->box.center, &b);
     kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &e);
     for (int k = 0; k < 3; k++) {
-        b.lo[k] = fminf(b.lo[k], e.lo[k]) - reach;
-        b.hi[k] = fmaxf(b.hi[k], e.hi[k]) + reach;
+        b.lo[k] = kyu_minf(b.lo[k], e.lo[k]) - reach;
+        b.hi[k] = kyu_maxf(b.hi[k], e.hi[k]) + reach;
     }
     w->sleep.probe_r = -1.0f;
     (void)sg_query(w, &b, wake_visit);

@@ -34,7 +34,7 @@ static aabb tri_box(const kyu_mesh *m, int t) {
     for (int k = 0; k < 3; k++) b.lo[k] = 1e30f, b.hi[k] = -1e30f;
     for (int v = 0; v < 3; v++) {
         vec3s p = m->verts[m->tris[3 * t + v]];
-        for (int k = 0; k < 3; k++) b.lo[k] = fminf(b.lo[k], p.raw[k]), b.hi[k] = fmaxf(b.hi[k], p.raw[k]);
+        for (int k = 0; k < 3; k++) b.lo[k] = kyu_minf(b.lo[k], p.raw[k]), b.hi[k] = kyu_maxf(b.hi[k], p.raw[k]);
     }
     return b;
 }
@@ -58,7 +58,7 @@ static int bvh_build(kyu_mesh *m, int first, int count) {
     for (int k = 0; k < 3; k++) n->box.lo[k] = 1e30f, n->box.hi[k] = -1e30f;
     for (int i = first; i < first + count; i++) {
         aabb b = tri_box(m, m->order[i]);
-        for (int k = 0; k < 3; k++) n->box.lo[k] = fminf(n->box.lo[k], b.lo[k]), n->box.hi[k] = fmaxf(n->box.hi[k], b.hi[k]);
+        for (int k = 0; k < 3; k++) n->box.lo[k] = kyu_minf(n->box.lo[k], b.lo[k]), n->box.hi[k] = kyu_maxf(n->box.hi[k], b.hi[k]);
     }
     if (count <= 4) {
         n->first = first;
@@ -317,7 +317,7 @@ kyu_hit kyu_shape_sweep(const collider *c, vec3s center, vec3s q0, vec3s dq, flo
         aabb q;
         vec3s q1 = glms_vec3_add(lq, ld);
         for (int k = 0; k < 3; k++)
-            q.lo[k] = fminf(lq.raw[k], q1.raw[k]) - r, q.hi[k] = fmaxf(lq.raw[k], q1.raw[k]) + r;
+            q.lo[k] = kyu_minf(lq.raw[k], q1.raw[k]) - r, q.hi[k] = kyu_maxf(lq.raw[k], q1.raw[k]) + r;
         bvh_query(c->mesh, &q, sweep_visit, &x);
         h = x.best;
         break;
@@ -343,14 +343,14 @@ void kyu_shape_local_bounds(const collider *c, aabb *b) {
         break;
     case KYU_SHAPE_CAPSULE:
         for (int k = 0; k < 3; k++) {
-            b->lo[k] = fminf(c->cap_a.raw[k], c->cap_b.raw[k]) - c->cap_radius;
-            b->hi[k] = fmaxf(c->cap_a.raw[k], c->cap_b.raw[k]) + c->cap_radius;
+            b->lo[k] = kyu_minf(c->cap_a.raw[k], c->cap_b.raw[k]) - c->cap_radius;
+            b->hi[k] = kyu_maxf(c->cap_a.raw[k], c->cap_b.raw[k]) + c->cap_radius;
         }
         break;
     case KYU_SHAPE_HULL:
         for (int i = 0; i < c->hull_count; i++)
             for (int k = 0; k < 3; k++)
-                b->lo[k] = fminf(b->lo[k], c->hull_points[i].raw[k]), b->hi[k] = fmaxf(b->hi[k], c->hull_points[i].raw[k]);
+                b->lo[k] = kyu_minf(b->lo[k], c->hull_points[i].raw[k]), b->hi[k] = kyu_maxf(b->hi[k], c->hull_points[i].raw[k]);
         break;
     case KYU_SHAPE_MESH:
         *b = c->mesh->nodes[0].box;
@@ -431,8 +431,8 @@ int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, v
     aabb q;
     vec3s q1 = glms_vec3_add(x.q0, x.chord);
     for (int k = 0; k < 3; k++) {
-        q.lo[k] = fminf(x.q0.raw[k], q1.raw[k]) - r - x.dev;
-        q.hi[k] = fmaxf(x.q0.raw[k], q1.raw[k]) + r + x.dev;
+        q.lo[k] = kyu_minf(x.q0.raw[k], q1.raw[k]) - r - x.dev;
+        q.hi[k] = kyu_maxf(x.q0.raw[k], q1.raw[k]) + r + x.dev;
     }
     bvh_query(c->mesh, &q, mesh_next_visit, &x);
     if (x.best_tri < 0) return 0;

@@ -32,12 +32,12 @@ void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out) {
     vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t), a = w->accel[i];
     for (int k = 0; k < 3; k++) {
         float p1 = p.raw[k] + v.raw[k] * S + 0.5f * a.raw[k] * S * S;
-        float lo = fminf(p.raw[k], p1), hi = fmaxf(p.raw[k], p1);
+        float lo = kyu_minf(p.raw[k], p1), hi = kyu_maxf(p.raw[k], p1);
         if (a.raw[k] != 0.0f) { // the turning point of the parabola, if inside the step
             float s = -v.raw[k] / a.raw[k];
             if (s > 0.0f && s < S) {
                 float pt = p.raw[k] + v.raw[k] * s + 0.5f * a.raw[k] * s * s;
-                lo = fminf(lo, pt), hi = fmaxf(hi, pt);
+                lo = kyu_minf(lo, pt), hi = kyu_maxf(hi, pt);
             }
         }
         out->lo[k] = lo - grow;
