@@ -63,7 +63,7 @@ $(BUILD)/libkyu.so: $(PIC_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) -o $(BUILD)/$(SONAME) $^ $(LDLIBS_ALL)
 	ln -sf $(SONAME) $@
 
-$(BUILD)/tests/run_tests: $(TEST_SRC) tests/test.h $(BUILD)/libkyu.a
+$(BUILD)/tests/run_tests: $(TEST_SRC) tests/test.h tests/oracle.h $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests $(TEST_SRC) $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
 

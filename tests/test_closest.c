@@ -22,72 +22,19 @@
 // segment routine in float is off by ~2e-4). A returned point and normal are rounded to float
 // (U |x| per component), and a check that combines a point, a normal times a length and a distance
 // adds a few of those: 8 U S.
-#include <math.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-
 #include <kyu/geometry.h>
 
-#include "test.h"
+#include "oracle.h"
 
-typedef long double real;
-typedef struct lv3 {
-    real x, y, z;
-} lv3;
-
-static const real U = 5.9604644775390625e-8L;
 #define CASES 10000
 
-static lv3 lv(vec3s v) { return (lv3){v.raw[0], v.raw[1], v.raw[2]}; }
-static vec3s f3(lv3 v) { return v3((float)v.x, (float)v.y, (float)v.z); }
-static lv3 ladd(lv3 a, lv3 b) { return (lv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static lv3 lsub(lv3 a, lv3 b) { return (lv3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static lv3 lscale(lv3 a, real s) { return (lv3){a.x * s, a.y * s, a.z * s}; }
-static lv3 lmad(lv3 a, lv3 b, real s) { return (lv3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
-static real ldot(lv3 a, lv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static real llen(lv3 a) { return sqrtl(ldot(a, a)); }
-static lv3 lnorm(lv3 a) { return lscale(a, 1 / llen(a)); }
-static lv3 lcross(lv3 a, lv3 b) {
-    return (lv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static real lmax(real a, real b) { return a > b ? a : b; }
-static real lmin(real a, real b) { return a < b ? a : b; }
-static bool finite3(vec3s v) { return isfinite(v.raw[0]) && isfinite(v.raw[1]) && isfinite(v.raw[2]); }
 static bool unit3(vec3s v) { return finite3(v) && fabsl(llen(lv(v)) - 1) <= 4 * U; }
 static bool same3(vec3s a, vec3s b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
 
 // ---- Random cases ---------------------------------------------------------------------------------
 
-typedef struct rng {
-    uint32_t s;
-} rng;
-static real rnd(rng *g) {
-    g->s = g->s * 1664525u + 1013904223u;
-    return (real)(g->s >> 8) / 16777216.0L;
-}
-static real rnd_in(rng *g, real lo, real hi) { return lo + (hi - lo) * rnd(g); }
-static real rnd_log(rng *g, real lo, real hi) { return lo * powl(hi / lo, rnd(g)); }
-static lv3 rnd_dir(rng *g) {
-    real z = rnd_in(g, -1, 1), phi = rnd_in(g, 0, 6.283185307179586476925L);
-    real s = sqrtl(1 - z * z);
-    return (lv3){s * cosl(phi), s * sinl(phi), z};
-}
-static lv3 rnd_perp(rng *g, lv3 dir) {
-    lv3 p = lcross(dir, rnd_dir(g));
-    return llen(p) > 1e-3L ? lnorm(p) : rnd_perp(g, dir);
-}
-// Often at the origin, sometimes far from it (large coordinates, small shapes).
-static lv3 rnd_world(rng *g) {
-    static const real far[4] = {0, 1, 100, 10000};
-    return lscale(rnd_dir(g), far[(g->s >> 12) & 3] * rnd(g));
-}
+static lv3 rnd_world(rng *g) { return rnd_world_upto(g, 10000); }
 static lv3 rnd_ball(rng *g, lv3 c, real size) { return lmad(c, rnd_dir(g), size * rnd(g)); }
-
-static void print_v(const char *name, vec3s v) {
-    printf("      %s = (%a, %a, %a) = (%.9g, %.9g, %.9g)\n", name, v.raw[0], v.raw[1], v.raw[2], v.raw[0],
-           v.raw[1], v.raw[2]);
-}
 
 // The size of the numbers in a case: coordinates and lengths (the S of the tolerances).
 static real scale_of(const vec3s *v, int n, real extra) {

@@ -15,75 +15,21 @@
 // minimum distance is within 1e-4 (relative) of the contact distance, are undecidable: they are
 // counted and skipped, and each random test ENSUREs that fewer than 1% of its cases are skipped.
 // Random cases come from a fixed-seed LCG and a failure prints the case in hex floats.
-#include <math.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-
 #include <kyu/geometry.h>
 
-#include "test.h"
+#include "oracle.h"
 
-typedef long double real;
-typedef struct lv3 {
-    real x, y, z;
-} lv3;
-
-static const real U = 5.9604644775390625e-8L;
 #define AMBIG_K 8
 #define RANDOM_CASES 10000
 #define SAMPLES 16
 
 // ---- Small helpers ------------------------------------------------------------------------------
 
-static lv3 lv(vec3s v) { return (lv3){v.raw[0], v.raw[1], v.raw[2]}; }
-static vec3s f3(lv3 v) { return v3((float)v.x, (float)v.y, (float)v.z); }
-static lv3 ladd(lv3 a, lv3 b) { return (lv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static lv3 lsub(lv3 a, lv3 b) { return (lv3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-static lv3 lscale(lv3 a, real s) { return (lv3){a.x * s, a.y * s, a.z * s}; }
-static real ldot(lv3 a, lv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static real llen(lv3 a) { return sqrtl(ldot(a, a)); }
-static lv3 lnorm(lv3 a) { return lscale(a, 1 / llen(a)); }
-static lv3 lcross(lv3 a, lv3 b) {
-    return (lv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static real ldist(vec3s a, lv3 b) { return llen(lsub(lv(a), b)); }
-static real lmax(real a, real b) { return a > b ? a : b; }
-static bool finite3(vec3s v) {
-    return isfinite(v.raw[0]) && isfinite(v.raw[1]) && isfinite(v.raw[2]);
-}
 static bool unit3(vec3s v) { return finite3(v) && fabsl(llen(lv(v)) - 1) <= 1e-5L; }
 static bool hit_is_finite(kyu_hit h) {
     return isfinite(h.t) && finite3(h.point) && finite3(h.normal);
 }
-
-typedef struct rng {
-    uint32_t s;
-} rng;
-static real rnd(rng *g) {
-    g->s = g->s * 1664525u + 1013904223u;
-    return (real)(g->s >> 8) / 16777216.0L;
-}
-static real rnd_in(rng *g, real lo, real hi) { return lo + (hi - lo) * rnd(g); }
-static real rnd_log(rng *g, real lo, real hi) { return lo * powl(hi / lo, rnd(g)); }
-static lv3 rnd_dir(rng *g) {
-    real z = rnd_in(g, -1, 1), phi = rnd_in(g, 0, 6.283185307179586476925L);
-    real s = sqrtl(1 - z * z);
-    return (lv3){s * cosl(phi), s * sinl(phi), z};
-}
-static lv3 rnd_perp(rng *g, lv3 dir) {
-    lv3 p = lcross(dir, rnd_dir(g));
-    return llen(p) > 1e-3L ? lnorm(p) : rnd_perp(g, dir);
-}
-static lv3 rnd_world(rng *g) {
-    static const real far[4] = {0, 1, 100, 1000};
-    return lscale(rnd_dir(g), far[(g->s >> 12) & 3] * rnd(g));
-}
-
-static void print_v(const char *name, vec3s v) {
-    printf("      %s = (%a, %a, %a) = (%.9g, %.9g, %.9g)\n", name, v.raw[0], v.raw[1], v.raw[2],
-           v.raw[0], v.raw[1], v.raw[2]);
-}
+static lv3 rnd_world(rng *g) { return rnd_world_upto(g, 1000); }
 
 // ---- Shapes as the oracle sees them -------------------------------------------------------------
 
