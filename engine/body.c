@@ -35,6 +35,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
     memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);
     memset(w->grid.stamp + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *w->grid.stamp);
+    memset(w->grid.multi_rec + b->capacity, 0xff, (size_t)(n - b->capacity) * sizeof *w->grid.multi_rec);
     b->capacity = n;
     return 0;
 }

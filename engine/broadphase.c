@@ -450,6 +450,7 @@ static int multi_insert(kyu_world *w, uint32_t a) {
     if (r < 0) {
         if (RESERVE(g->multi_range, g->multi_range_cap, g->multi_range_count + 1)) return -1;
         r = g->multi_rec[a] = g->multi_range_count++;
+        g->multi_range[r][6] = (int32_t)a;
     }
     memcpy(g->multi_range[r], lo, sizeof lo);
     memcpy(g->multi_range[r] + 3, hi, sizeof hi);
@@ -542,8 +543,8 @@ int kyu_broadphase_build(kyu_world *w) {
     grid *g = &w->grid;
     choose_cell_size(w);
     w->pair_count = 0;
+    for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
     g->late_count = g->late_hashed = g->multi_range_count = 0;
-    memset(g->multi_rec, 0xff, (size_t)w->bodies.high * sizeof *g->multi_rec);
     if (emit_entries(w)) return -1;
     int dense = try_dense(g);
     if (dense < 0) return -1;

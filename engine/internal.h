@@ -180,7 +180,7 @@ typedef struct grid {
     late_entry *late;
     int late_count, late_cap;
     int32_t *multi_rec;                // per body: its cell range in multi_range this step, or -1
-    int32_t (*multi_range)[6];         //   (lo, hi): a body entered again skips the cells it has
+    int32_t (*multi_range)[7];         //   (lo, hi, body): a body entered again skips the cells it has
     int multi_range_count, multi_range_cap;
     uint32_t *big;                     // bodies entered in the multi-cell table at the build
     int big_count, big_cap;
