@@ -10,7 +10,6 @@ passed=0 failed=0 skipped=0
 run_part() {
     out="$(mktemp)"
     "$@" 2>&1 | tee "$out"
-    status=$(cat "$out.status" 2>/dev/null || echo 0)
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
     if [ -z "$line" ]; then
         echo "FAIL $*: ended without a 'N passed, N failed' line"
@@ -21,7 +20,7 @@ run_part() {
         s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
         passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
     fi
-    rm -f "$out" "$out.status"
+    rm -f "$out"
 }
 run_part "$units"
 for script in "$@"; do
