@@ -12,19 +12,11 @@
 #include "internal.h"
 
 #define MAX_CELLS_PER_BODY 4096 // beyond this a body is "huge" and tested against every body
-#define CELL_LIMIT 1048575.0f   // cell coordinates are clamped to +-2^20 (monotonic, so still exact)
-
-static int32_t cell_of(float x, float inv_cell) {
-    float c = floorf(x * inv_cell);
-    if (c > CELL_LIMIT) c = CELL_LIMIT;
-    if (c < -CELL_LIMIT) c = -CELL_LIMIT;
-    return (int32_t)c;
-}
 
 static void cell_range(const grid *g, const aabb *b, int32_t lo[3], int32_t hi[3]) {
     for (int k = 0; k < 3; k++) {
-        lo[k] = cell_of(b->lo[k], g->inv_cell);
-        hi[k] = cell_of(b->hi[k], g->inv_cell);
+        lo[k] = kyu_cell_of(b->lo[k], g->inv_cell);
+        hi[k] = kyu_cell_of(b->hi[k], g->inv_cell);
     }
 }
 
@@ -117,23 +109,72 @@ static float box_extent(const aabb *b) {
     return e;
 }
 
+// A box that fits in one cell (margin: its corners stay within one cell despite rounding).
+static int fits_cell(const grid *g, const aabb *b) { return box_extent(b) <= 0.99f * g->cell; }
+
+// The index of cell c in the dense grid, or -1 outside its box.
+static int64_t dense_index(const grid *g, const int32_t c[3]) {
+    for (int k = 0; k < 3; k++)
+        if (c[k] < g->origin[k] || c[k] >= g->origin[k] + g->dims[k]) return -1;
+    return ((int64_t)(c[2] - g->origin[2]) * g->dims[1] + (c[1] - g->origin[1])) * g->dims[0] + (c[0] - g->origin[0]);
+}
+
+// A compact world (the occupied cells fit in a box of at most 4 cells a body): the small boxes are
+// counting-sorted by cell index straight from the bodies (in active order within a cell, as a
+// stable sort would leave them), so a neighbour is found by arithmetic instead of hashing.
+static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], int64_t n) {
+    grid *g = &w->grid;
+    if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1) || RESERVE(g->late_dense, g->late_dense_cap, (int)n))
+        return -1;
+    for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
+    uint32_t *start = g->dense_start;
+    memset(start, 0, (size_t)(n + 1) * sizeof *start);
+    int32_t c[3], unused[3];
+    for (int k = 0; k < w->active_count; k++) {
+        const aabb *b = &w->box[w->active[k]];
+        if (!fits_cell(g, b)) continue;
+        cell_range(g, b, c, unused);
+        start[dense_index(g, c) + 1]++;
+    }
+    for (int64_t i = 0; i < n; i++) start[i + 1] += start[i];
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        const aabb *b = &w->box[i];
+        if (!fits_cell(g, b)) continue;
+        cell_range(g, b, c, unused);
+        uint32_t idx = (uint32_t)dense_index(g, c);
+        grid_entry *e = &g->entries[start[idx]++];
+        e->key = idx;
+        e->body = i;
+        e->box = *b;
+    }
+    for (int64_t i = n; i > 0; i--) start[i] = start[i - 1]; // back to first-entry offsets
+    start[0] = 0;
+    memset(g->late_dense, 0xff, (size_t)n * sizeof *g->late_dense);
+    g->dense = 1;
+    return 0;
+}
+
 // Small boxes become one entry each; large ones are listed as big (multi-cell) or huge (too many
-// cells: tested against every body).
+// cells: tested against every body). A compact world fills the dense grid; any other one gets its
+// entries by cell hash, radix-sorted.
 static int emit_entries(kyu_world *w) {
     grid *g = &w->grid;
     g->entry_count = g->huge_count = g->big_count = 0;
-    if (RESERVE(g->entries, g->entry_cap, w->bodies.count)) return -1;
+    g->dense = 0;
+    int32_t span_lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, span_hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+    int small = 0;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
         const aabb *b = &w->box[i];
         int32_t lo[3], hi[3];
         cell_range(g, b, lo, hi);
-        if (box_extent(b) <= 0.99f * g->cell) { // margin: corners stay within one cell despite rounding
-            grid_entry *e = &g->entries[g->entry_count++];
-            memcpy(e->c, lo, sizeof e->c);
-            e->key = kyu_cell_hash(e->c);
-            e->body = i;
-            e->box = *b;
+        if (fits_cell(g, b)) {
+            small++;
+            for (int d = 0; d < 3; d++) {
+                if (lo[d] < span_lo[d]) span_lo[d] = lo[d];
+                if (lo[d] > span_hi[d]) span_hi[d] = lo[d];
+            }
         } else if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
             if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
             g->huge[g->huge_count++] = i;
@@ -142,11 +183,36 @@ static int emit_entries(kyu_world *w) {
             g->big[g->big_count++] = i;
         }
     }
-    return RESERVE(g->entries_tmp, g->entry_tmp_cap, g->entry_count);
+    if (small == 0) return 0;
+    if (RESERVE(g->entries, g->entry_cap, small)) return -1;
+    g->entry_count = small;
+    int64_t n = cell_count(span_lo, span_hi);
+    if (n <= 4 * (int64_t)small + 4096) return fill_dense(w, span_lo, span_hi, n);
+    int e = 0;
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        const aabb *b = &w->box[i];
+        if (!fits_cell(g, b)) continue;
+        int32_t lo[3], hi[3];
+        cell_range(g, b, lo, hi);
+        g->entries[e].key = kyu_cell_hash(lo);
+        g->entries[e].body = i;
+        g->entries[e++].box = *b;
+    }
+    if (RESERVE(g->entries_tmp, g->entry_tmp_cap, small)) return -1;
+    sort_entries(g);
+    return 0;
 }
 
 static int same_cell(const int32_t a[3], const int32_t b[3]) {
     return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+// Whether entry e is in cell c (a hashed run may also hold another cell with the same key).
+static int in_cell(const grid *g, const grid_entry *e, const int32_t c[3]) {
+    int32_t ec[3];
+    kyu_entry_cell(g, e, ec);
+    return same_cell(ec, c);
 }
 
 static inline int pair_if_overlap(kyu_world *w, uint32_t i, uint32_t j) {
@@ -190,54 +256,6 @@ static int cell_entries(const grid *g, const int32_t c[3], int *b, int *e) {
     return 1;
 }
 
-// The index of cell c in the dense grid, or -1 outside its box.
-static int64_t dense_index(const grid *g, const int32_t c[3]) {
-    for (int k = 0; k < 3; k++)
-        if (c[k] < g->origin[k] || c[k] >= g->origin[k] + g->dims[k]) return -1;
-    return ((int64_t)(c[2] - g->origin[2]) * g->dims[1] + (c[1] - g->origin[1])) * g->dims[0] + (c[0] - g->origin[0]);
-}
-
-// A compact world (the occupied cells fit in a box of at most 4 cells a body): counting-sort the
-// entries by cell index, so a neighbour is found by arithmetic instead of hashing.
-static int try_dense(grid *g) {
-    g->dense = 0;
-    if (g->entry_count == 0) return 0;
-    int32_t lo[3], hi[3];
-    memcpy(lo, g->entries[0].c, sizeof lo);
-    memcpy(hi, g->entries[0].c, sizeof hi);
-    for (int i = 1; i < g->entry_count; i++)
-        for (int k = 0; k < 3; k++) {
-            if (g->entries[i].c[k] < lo[k]) lo[k] = g->entries[i].c[k];
-            if (g->entries[i].c[k] > hi[k]) hi[k] = g->entries[i].c[k];
-        }
-    int64_t n = cell_count(lo, hi);
-    if (n > 4 * (int64_t)g->entry_count + 4096) return 0;
-    if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1)) return -1;
-    for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
-    uint32_t *start = g->dense_start;
-    memset(start, 0, (size_t)(n + 1) * sizeof *start);
-    for (int i = 0; i < g->entry_count; i++) {
-        const int32_t *c = g->entries[i].c;
-        uint32_t idx = (uint32_t)(((c[2] - lo[2]) * g->dims[1] + (c[1] - lo[1])) * g->dims[0] + (c[0] - lo[0]));
-        g->entries[i].key = idx;
-        start[idx + 1]++;
-    }
-    for (int64_t i = 0; i < n; i++) start[i + 1] += start[i];
-    for (int i = 0; i < g->entry_count; i++) g->entries_tmp[start[g->entries[i].key]++] = g->entries[i];
-    for (int64_t i = n; i > 0; i--) start[i] = start[i - 1]; // back to first-entry offsets
-    start[0] = 0;
-    grid_entry *t = g->entries;
-    g->entries = g->entries_tmp;
-    g->entries_tmp = t;
-    int cap = g->entry_cap;
-    g->entry_cap = g->entry_tmp_cap;
-    g->entry_tmp_cap = cap;
-    if (RESERVE(g->late_dense, g->late_dense_cap, (int)n)) return -1;
-    memset(g->late_dense, 0xff, (size_t)n * sizeof *g->late_dense);
-    g->dense = 1;
-    return 1;
-}
-
 // The 13 neighbour cells "ahead" of a cell: each pair of adjacent cells is visited once.
 static const int8_t AHEAD[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},  {-1, -1, 1},
                                     {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},  {1, 0, 1},
@@ -247,9 +265,9 @@ static const int8_t AHEAD[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0
 static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
     const grid *g = &w->grid;
     for (int i = start; i < end; i++) {
-        if (!same_cell(g->entries[i].c, c)) continue;
+        if (!in_cell(g, &g->entries[i], c)) continue;
         for (int j = i + 1; j < end; j++)
-            if (same_cell(g->entries[j].c, c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
+            if (in_cell(g, &g->entries[j], c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
                 return -1;
     }
     for (int k = 0; k < 13; k++) {
@@ -257,9 +275,9 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
         int nb, ne;
         if (!cell_entries(g, n, &nb, &ne)) continue;
         for (int j = nb; j < ne; j++) {
-            if (!same_cell(g->entries[j].c, n)) continue;
+            if (!in_cell(g, &g->entries[j], n)) continue;
             for (int i = start; i < end; i++)
-                if (same_cell(g->entries[i].c, c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
+                if (in_cell(g, &g->entries[i], c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
                     return -1;
         }
     }
@@ -294,7 +312,8 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
         for (int a = i; a < end; a++)
             for (int b = a + 1; b < end; b++)
                 if (boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
-        int32_t x = e[i].c[0] - g->origin[0], y = e[i].c[1] - g->origin[1], z = e[i].c[2] - g->origin[2];
+        int32_t x = (int32_t)(idx % (uint32_t)g->dims[0]), y = (int32_t)(idx / (uint32_t)g->dims[0] % (uint32_t)g->dims[1]),
+                z = (int32_t)(idx / (uint32_t)g->dims[0] / (uint32_t)g->dims[1]);
         uint32_t nb = end, ne = x + 1 < g->dims[0] ? start[idx + 2] : (uint32_t)end; // x + 1, same row
         for (int r = -1; r < 4; r++) {
             if (r >= 0) {
@@ -367,9 +386,11 @@ static int small_pairs(kyu_world *w) {
         while (end < g->entry_count && g->entries[end].key == g->entries[i].key) end++;
         // A run holds one cell, except when two cells share a hash: each distinct cell once.
         for (int k = i; k < end; k++) {
+            int32_t c[3];
+            kyu_entry_cell(g, &g->entries[k], c);
             int first = 1;
-            for (int m = i; m < k && first; m++) first = !same_cell(g->entries[m].c, g->entries[k].c);
-            if (first && pairs_of_cell(w, i, end, g->entries[k].c)) return -1;
+            for (int m = i; m < k && first; m++) first = !in_cell(g, &g->entries[m], c);
+            if (first && pairs_of_cell(w, i, end, c)) return -1;
         }
         i = end;
     }
@@ -416,7 +437,7 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(k
                 int b, e;
                 if (!cell_entries(g, c, &b, &e)) continue;
                 for (int j = b; j < e; j++)
-                    if (same_cell(g->entries[j].c, c) && boxes_overlap(box, &g->entries[j].box) &&
+                    if (in_cell(g, &g->entries[j], c) && boxes_overlap(box, &g->entries[j].box) &&
                         visit(w, a, g->entries[j].body))
                         return -1;
             }
@@ -429,24 +450,32 @@ static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
 
 // Into the multi-cell table: a box that fits in a cell takes only the cell of its low corner (like
 // the small table, so queries look one cell further down); a larger box takes every cell it covers.
-// A body entered in many cells and entered again (a bouncing big ball) adds only the cells it is not
-// in yet: its old entries stay (a query checks the body's current box), so the lists do not grow by
-// thousands of copies per bounce.
+// A body entered again adds only the cells it is not in yet: its old entries stay (a query checks
+// the body's current box), so a ball bouncing several times a step, or a big ball re-entered in
+// thousands of cells, does not add a copy per bounce. The record of a body is the range of cells it
+// is known to be in.
 static int multi_insert(kyu_world *w, uint32_t a) {
     grid *g = &w->grid;
     int32_t lo[3], hi[3], c[3];
     cell_range(g, &w->box[a], lo, hi);
-    if (box_extent(&w->box[a]) <= 0.99f * g->cell) return late_add_entry(g, lo, a);
     int32_t r = g->multi_rec[a];
     const int32_t *old = r >= 0 ? g->multi_range[r] : NULL;
-    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-                if (old && c[0] >= old[0] && c[0] <= old[3] && c[1] >= old[1] && c[1] <= old[4] &&
-                    c[2] >= old[2] && c[2] <= old[5])
-                    continue;
-                if (late_add_entry(g, c, a)) return -1;
-            }
+    if (fits_cell(g, &w->box[a])) {
+        if (old && lo[0] >= old[0] && lo[0] <= old[3] && lo[1] >= old[1] && lo[1] <= old[4] && lo[2] >= old[2] &&
+            lo[2] <= old[5])
+            return 0; // already in that cell
+        if (late_add_entry(g, lo, a)) return -1;
+        memcpy(hi, lo, sizeof hi);
+    } else {
+        for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+            for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+                for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+                    if (old && c[0] >= old[0] && c[0] <= old[3] && c[1] >= old[1] && c[1] <= old[4] &&
+                        c[2] >= old[2] && c[2] <= old[5])
+                        continue;
+                    if (late_add_entry(g, c, a)) return -1;
+                }
+    }
     if (r < 0) {
         if (RESERVE(g->multi_range, g->multi_range_cap, g->multi_range_count + 1)) return -1;
         r = g->multi_rec[a] = g->multi_range_count++;
@@ -546,12 +575,9 @@ int kyu_broadphase_build(kyu_world *w) {
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
     g->late_count = g->late_hashed = g->multi_range_count = 0;
     if (emit_entries(w)) return -1;
-    int dense = try_dense(g);
-    if (dense < 0) return -1;
-    if (!dense) sort_entries(g);
     // The multi-cell table holds the big boxes now and the late inserts later in the step.
     int multi = 256 + w->bodies.count / 16 + 8 * g->big_count;
-    if ((!dense && index_runs(g)) || table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
+    if ((!g->dense && index_runs(g)) || table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
         return -1;
     if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || collider_pairs(w) || build_adjacency(w)) return -1;
     return 0;

@@ -302,10 +302,14 @@ static void layer_grid(const draw_ctx *x) {
     const grid *g = &x->w->grid;
     if (!(g->cell > 0.0f)) return; // no step yet
     for (int i = 0; i < g->entry_count; i++) {
+        int32_t c[3], cm[3];
+        kyu_entry_cell(g, &g->entries[i], c);
         int first = 1;
-        for (int m = i - 1; m >= 0 && g->entries[m].key == g->entries[i].key && first; m--)
-            first = !same_cell(g->entries[m].c, g->entries[i].c);
-        if (first) grid_cell(x, g->entries[i].c);
+        for (int m = i - 1; m >= 0 && g->entries[m].key == g->entries[i].key && first; m--) {
+            kyu_entry_cell(g, &g->entries[m], cm);
+            first = !same_cell(cm, c);
+        }
+        if (first) grid_cell(x, c);
     }
     for (int i = 0; i < g->late_count; i++) grid_cell(x, g->late[i].c); // big boxes and late inserts
 }

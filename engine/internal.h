@@ -153,11 +153,18 @@ void kyu_shrink(void **data, int *capacity, int n, size_t elem);
 // and the 13 cells ahead of it. A larger box is entered in every cell it covers (the multi-cell
 // table), and so is every body whose path changes mid-step.
 typedef struct grid_entry {
-    uint32_t key;  // hash of the cell (the dense index in a dense grid)
-    int32_t c[3];  // cell coordinates
+    uint32_t key;  // hash of the cell (the dense index in a dense grid); the cell is the box's low corner
     uint32_t body;
     aabb box;      // a copy of the body's box: pair tests read the entries in order, not w->box
 } grid_entry;
+
+// The cell of coordinate x. Coordinates are clamped to +-2^20 (monotonic, so still exact).
+static inline int32_t kyu_cell_of(float x, float inv_cell) {
+    float c = floorf(x * inv_cell);
+    if (c > 1048575.0f) c = 1048575.0f;
+    if (c < -1048575.0f) c = -1048575.0f;
+    return (int32_t)c;
+}
 
 typedef struct late_entry {
     int32_t c[3];
@@ -167,7 +174,7 @@ typedef struct late_entry {
 
 typedef struct grid {
     float cell, inv_cell;
-    grid_entry *entries, *entries_tmp;
+    grid_entry *entries, *entries_tmp; // entries_tmp: the radix sort of a hashed grid only
     int entry_count, entry_cap, entry_tmp_cap;
     uint32_t *table_key, *table_start; // hash -> first entry of its run; start UINT32_MAX = empty
     int table_size;
@@ -202,6 +209,11 @@ typedef struct pair_chunk {
     int first, last; // entries [first, last)
     int failed;      // out of memory
 } pair_chunk;
+
+// The cell an entry is in: the cell of its box's low corner.
+static inline void kyu_entry_cell(const grid *g, const grid_entry *e, int32_t c[3]) {
+    for (int k = 0; k < 3; k++) c[k] = kyu_cell_of(e->box.lo[k], g->inv_cell);
+}
 
 // Sleeping islands (engine/island.c).
 typedef struct sleep_entry {
