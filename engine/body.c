@@ -18,7 +18,7 @@ static int grow(void **p, size_t elem, int n) {
 int kyu_bodies_reserve(kyu_world *w, int slots) {
     body_store *b = &w->bodies;
     if (slots <= b->capacity) return 0;
-    int n = b->capacity > 0 ? b->capacity : 64;
+    int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
     if (GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
         GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||

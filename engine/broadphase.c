@@ -448,34 +448,38 @@ static int big_small_visit(kyu_world *w, uint32_t a, uint32_t j) { return pair_i
 
 static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
 
+static int in_range(const int32_t c[3], const int32_t range[6]) {
+    return c[0] >= range[0] && c[0] <= range[3] && c[1] >= range[1] && c[1] <= range[4] && c[2] >= range[2] &&
+           c[2] <= range[5];
+}
+
 // Into the multi-cell table: a box that fits in a cell takes only the cell of its low corner (like
 // the small table, so queries look one cell further down); a larger box takes every cell it covers.
 // A body entered again adds only the cells it is not in yet: its old entries stay (a query checks
 // the body's current box), so a ball bouncing several times a step, or a big ball re-entered in
-// thousands of cells, does not add a copy per bounce. The record of a body is the range of cells it
-// is known to be in.
+// thousands of cells, does not add a copy per bounce. A body's record says which cells it is known
+// to be in: its one late entry (multi_rec = -2 - entry) or a range of cells (multi_rec = range).
 static int multi_insert(kyu_world *w, uint32_t a) {
     grid *g = &w->grid;
-    int32_t lo[3], hi[3], c[3];
+    int32_t lo[3], hi[3], c[3], old[6];
     cell_range(g, &w->box[a], lo, hi);
     int32_t r = g->multi_rec[a];
-    const int32_t *old = r >= 0 ? g->multi_range[r] : NULL;
-    if (fits_cell(g, &w->box[a])) {
-        if (old && lo[0] >= old[0] && lo[0] <= old[3] && lo[1] >= old[1] && lo[1] <= old[4] && lo[2] >= old[2] &&
-            lo[2] <= old[5])
-            return 0; // already in that cell
-        if (late_add_entry(g, lo, a)) return -1;
-        memcpy(hi, lo, sizeof hi);
-    } else {
-        for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-            for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-                for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-                    if (old && c[0] >= old[0] && c[0] <= old[3] && c[1] >= old[1] && c[1] <= old[4] &&
-                        c[2] >= old[2] && c[2] <= old[5])
-                        continue;
-                    if (late_add_entry(g, c, a)) return -1;
-                }
+    if (r >= 0) {
+        memcpy(old, g->multi_range[r], sizeof old);
+    } else if (r < -1) {
+        memcpy(old, g->late[-2 - r].c, 3 * sizeof *old);
+        memcpy(old + 3, g->late[-2 - r].c, 3 * sizeof *old);
     }
+    int known = r != -1;
+    if (fits_cell(g, &w->box[a])) {
+        if (known && in_range(lo, old)) return 0; // already in that cell
+        g->multi_rec[a] = -2 - g->late_count;
+        return late_add_entry(g, lo, a);
+    }
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++)
+                if (!(known && in_range(c, old)) && late_add_entry(g, c, a)) return -1;
     if (r < 0) {
         if (RESERVE(g->multi_range, g->multi_range_cap, g->multi_range_count + 1)) return -1;
         r = g->multi_rec[a] = g->multi_range_count++;
@@ -573,6 +577,7 @@ int kyu_broadphase_build(kyu_world *w) {
     choose_cell_size(w);
     w->pair_count = 0;
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
+    for (int e = 0; e < g->late_count; e++) g->multi_rec[g->late[e].body] = -1;
     g->late_count = g->late_hashed = g->multi_range_count = 0;
     if (emit_entries(w)) return -1;
     // The multi-cell table holds the big boxes now and the late inserts later in the step.

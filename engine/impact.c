@@ -160,12 +160,55 @@ static void stop_at_next_impacts(kyu_world *w) {
     }
 }
 
-// Every candidate pair's first impact, one result per pair (any split gives the same answer).
+// The first impact of every candidate pair of a slice that has one, in pair order (any split of
+// the slices over workers gives the same list).
 static void first_impacts_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
-    for (int p = begin; p < end; p++)
-        if (!next_impact(w, w->pair_a[p], w->pair_b[p], 0.0f, &w->heap[p])) w->heap[p].t = -1.0f;
+    for (int c = begin; c < end; c++) {
+        event_chunk *ch = &w->event_chunks[c];
+        ch->count = 0;
+        for (int p = ch->first; p < ch->last; p++) {
+            impact_event ev;
+            if (!next_impact(w, w->pair_a[p], w->pair_b[p], 0.0f, &ev)) continue;
+            if (ch->count == ch->cap && RESERVE(ch->ev, ch->cap, ch->count + 1)) {
+                ch->failed = 1;
+                return;
+            }
+            ch->ev[ch->count++] = ev;
+        }
+    }
+}
+
+// The first impacts of all pairs, found in up to 64 fixed slices of the pair list at once and
+// joined in pair order: only pairs that have an impact take room (most candidate pairs have none).
+static int first_impacts(kyu_world *w) {
+    int slices = w->pair_count / 2048 + 1;
+    if (slices > 64) slices = 64;
+    int cap = w->event_chunk_cap;
+    if (RESERVE(w->event_chunks, cap, slices)) return -1;
+    for (int c = w->event_chunk_cap; c < cap; c++) memset(&w->event_chunks[c], 0, sizeof w->event_chunks[c]);
+    w->event_chunk_cap = cap;
+    for (int c = 0; c < slices; c++) {
+        w->event_chunks[c].first = (int)((int64_t)w->pair_count * c / slices);
+        w->event_chunks[c].last = (int)((int64_t)w->pair_count * (c + 1) / slices);
+        w->event_chunks[c].failed = 0;
+    }
+    kyu_parallel_for(w, slices, 1, first_impacts_task, w);
+    int n = 0;
+    for (int c = 0; c < slices; c++) {
+        if (w->event_chunks[c].failed) return -1;
+        n += w->event_chunks[c].count;
+    }
+    if (RESERVE(w->heap, w->heap_cap, n + 1)) return -1;
+    w->heap_count = 0;
+    for (int c = 0; c < slices; c++) {
+        const event_chunk *ch = &w->event_chunks[c];
+        if (ch->count == 0) continue; // its array may never have been allocated
+        memcpy(w->heap + w->heap_count, ch->ev, (size_t)ch->count * sizeof *ch->ev);
+        w->heap_count += ch->count;
+    }
+    return 0;
 }
 
 static void sift_down(impact_event *h, int n, int i) {
@@ -188,13 +231,8 @@ int kyu_impacts_resolve(kyu_world *w) {
         w->version[i] = 0;
         w->limit_t[i] = 1.0f;
     }
-    if (RESERVE(w->heap, w->heap_cap, w->pair_count + 1)) return -1;
-    kyu_parallel_for(w, w->pair_count, 2048, first_impacts_task, w);
-    int n = 0; // keep the pairs that have an impact, in pair order, and make them a heap
-    for (int p = 0; p < w->pair_count; p++)
-        if (w->heap[p].t >= 0.0f) w->heap[n++] = w->heap[p];
-    w->heap_count = n;
-    for (int i = n / 2 - 1; i >= 0; i--) sift_down(w->heap, n, i);
+    if (first_impacts(w)) return -1;
+    for (int i = w->heap_count / 2 - 1; i >= 0; i--) sift_down(w->heap, w->heap_count, i);
     impact_event ev;
     int cap = w->def.max_events_per_step > 0 ? w->def.max_events_per_step : 16 * s->count + 1024;
     while (w->heap_count > 0) {

@@ -186,8 +186,8 @@ typedef struct grid {
     int late_table_size;
     late_entry *late;
     int late_count, late_cap;
-    int32_t *multi_rec;                // per body: its cell range in multi_range this step, or -1
-    int32_t (*multi_range)[7];         //   (lo, hi, body): a body entered again skips the cells it has
+    int32_t *multi_rec;                // per body: -1, or the cells it is in this step: a range in
+    int32_t (*multi_range)[7];         //   multi_range (lo, hi, body), or -2 - its one late entry
     int multi_range_count, multi_range_cap;
     uint32_t *big;                     // bodies entered in the multi-cell table at the build
     int big_count, big_cap;
@@ -201,6 +201,14 @@ typedef struct grid {
     int late_dense_cap;                //   late entries outside the dense box go in the hash table
     int late_hashed;                   // late entries in the hash table
 } grid;
+
+// The first impacts of one slice of the candidate pairs [first, last), in pair order.
+typedef struct event_chunk {
+    impact_event *ev;
+    int count, cap;
+    int first, last;
+    int failed; // out of memory
+} event_chunk;
 
 // The pairs of one slice of the dense grid's entries (whole cells), in the sequential order.
 typedef struct pair_chunk {
@@ -300,6 +308,8 @@ struct kyu_world {
     int solve_start[KYU_SOLVE_DOMAINS + 2]; // domain d: solve_order[solve_start[d] .. solve_start[d+1])
     impact_event *heap;
     int heap_count, heap_cap;
+    struct event_chunk *event_chunks; // the first impacts of slices of the pair list, in parallel
+    int event_chunk_cap;
 
     contact *contacts, *contacts_new;
     int contact_count, contact_cap, contact_new_count, contact_new_cap;

@@ -94,6 +94,8 @@ void kyu_world_destroy(kyu_world *w) {
     free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj); free(w->adj_hit); free(w->late_hit);
     free(w->late_head); free(w->late_partner); free(w->late_next);
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
+    for (int c = 0; c < w->event_chunk_cap; c++) free(w->event_chunks[c].ev);
+    free(w->event_chunks);
     kyu_islands_free(w);
     free(w->contacts); free(w->contacts_new); free(w->cf_offset); free(w->cf_count);
     free(w->slab); free(w->solve_order);
