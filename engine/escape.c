@@ -53,6 +53,20 @@ static vec3s other_velocity(const kyu_world *w, uint32_t b) {
     return w->bodies.vel[b];
 }
 
+static float inv_mass_of(const kyu_world *w, uint32_t b) {
+    return is_collider(b) ? 0.0f : w->bodies.inv_mass[b];
+}
+
+// The pair's effective mass: 1 / (inverse mass sum).
+float kyu_contact_mass(const kyu_world *w, const contact *c) {
+    return 1.0f / (w->bodies.inv_mass[c->a] + inv_mass_of(w, c->b));
+}
+
+float kyu_contact_restitution(const kyu_world *w, const contact *c) {
+    float eb = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].restitution : w->bodies.restitution[c->b];
+    return kyu_pair_restitution(w->bodies.restitution[c->a], eb);
+}
+
 static void apply(kyu_world *w, const contact *c, vec3s impulse) {
     body_store *s = &w->bodies;
     s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, s->inv_mass[c->a]));
@@ -63,15 +77,15 @@ static void apply(kyu_world *w, const contact *c, vec3s impulse) {
 static void solve_one(kyu_world *w, contact *c) {
     if (c->skip) return;
     vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
-    float vn = glms_vec3_dot(vrel, c->normal);
-    float jn = kyu_maxf(c->jn - (vn - c->target) * c->k, 0.0f);
+    float vn = glms_vec3_dot(vrel, c->normal), k = kyu_contact_mass(w, c);
+    float jn = kyu_maxf(c->jn - (vn - c->target) * k, 0.0f);
     float djn = jn - c->jn;
     c->jn = jn;
     vec3s impulse = glms_vec3_scale(c->normal, djn);
     // Friction: cancel the tangential velocity, within the Coulomb cone of the normal impulse.
-    vrel = glms_vec3_add(vrel, glms_vec3_scale(c->normal, djn / c->k));
+    vrel = glms_vec3_add(vrel, glms_vec3_scale(c->normal, djn / k));
     vec3s vt = glms_vec3_sub(vrel, glms_vec3_scale(c->normal, glms_vec3_dot(vrel, c->normal)));
-    vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, c->k));
+    vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, k));
     float jt_len = glms_vec3_norm(jt), jt_max = c->friction * c->jn;
     if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
     impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
@@ -160,7 +174,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
             c->jt = glms_vec3_zero();
             continue;
         }
-        c->target = -vn0 > threshold ? -c->restitution * vn0 : -kyu_maxf(c->gap, 0.0f) / dt;
+        c->target = -vn0 > threshold ? -kyu_contact_restitution(w, c) * vn0 : -kyu_maxf(c->gap, 0.0f) / dt;
         if (-vn0 > threshold && kyu_impact_record(w, c->a, c->b, c->normal, -vn0, 0.0f)) return -1;
     }
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
@@ -202,15 +216,7 @@ static void fill(const kyu_world *w, contact *c) {
     const body_store *s = &w->bodies;
     c->ga = s->generation[c->a];
     c->gb = is_collider(c->b) ? 0 : s->generation[c->b];
-    float ib = 0.0f, eb, mub;
-    if (is_collider(c->b)) {
-        const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
-        eb = col->restitution, mub = col->friction;
-    } else {
-        ib = s->inv_mass[c->b], eb = s->restitution[c->b], mub = s->friction[c->b];
-    }
-    c->k = 1.0f / (s->inv_mass[c->a] + ib);
-    c->restitution = kyu_pair_restitution(s->restitution[c->a], eb);
+    float mub = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].friction : s->friction[c->b];
     c->friction = kyu_pair_friction(s->friction[c->a], mub);
 }
 

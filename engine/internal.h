@@ -93,8 +93,7 @@ typedef struct contact {
     float gap;            // signed distance when detected (negative = overlap)
     float jn;             // accumulated normal impulse of the velocity solve (warm start)
     vec3s jt;             // accumulated friction impulse
-    float k;              // 1 / (inverse mass sum)
-    float friction, restitution;
+    float friction;       // of the pair (its restitution and mass are read from the bodies)
     float target;         // normal velocity the velocity solve must reach this step
     uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
     uint8_t touching;     // touched this step: an impact, a gap within the slop, a sensor overlap
@@ -419,6 +418,8 @@ int kyu_contacts_find(kyu_world *w);
 int kyu_contacts_escape(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contacts_swap(kyu_world *w, int n);
+float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
+float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
 
 // min and max of finite floats, inlined: without -ffinite-math-only, fminf and fmaxf are calls into
 // libm, which showed up at 4% of a GAS step.

@@ -365,26 +365,71 @@ static void size_sleep_grid(kyu_world *w) {
     if (w->sleep.table_size) memset(w->sleep.head, 0xff, (size_t)w->sleep.table_size * sizeof *w->sleep.head);
 }
 
+// Room for exactly n elements (island records are written once and never grow).
+static int reserve_exact(void **data, int *capacity, int n, size_t elem) {
+    if (n <= *capacity) return 0;
+    void *p = realloc(*data, (size_t)n * elem);
+    if (!p) return -1;
+    *data = p;
+    *capacity = n;
+    return 0;
+}
+
+// Whether active body i is the root of an island that falls asleep now.
+static int sleeping_root(const kyu_world *w, uint32_t i) {
+    return w->uf_parent[i] == i && w->uf_rest[i] >= w->def.sleep_time;
+}
+
 // After the step: the islands whose bodies all rested long enough go to sleep, taking their
-// contacts along (the cache keeps the rest, still sorted).
+// contacts along (the cache keeps the rest, still sorted). Each record is counted first and given
+// exactly its room, and the idle half of the contact double buffer is shrunk before the copies are
+// made: the step where a big pile falls asleep is the step of peak memory.
 int kyu_islands_update(kyu_world *w) {
     body_store *s = &w->bodies;
     int sleeping = find_resting_islands(w);
     if (sleeping == 0) return 0;
     size_sleep_grid(w);
     int *record = w->uf_record;
-    for (int k = 0; k < w->active_count; k++) {
+    for (int k = 0; k < w->active_count; k++) { // count each island's bodies
         uint32_t i = w->active[k], r = find(w->uf_parent, i);
         if (w->uf_rest[r] < w->def.sleep_time) continue;
         if (record[r] < 0 && (record[r] = island_new(w)) < 0) return -1;
+        w->islands[record[r]].body_count++;
+    }
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        if (!sleeping_root(w, i)) continue;
+        sleep_island *isl = &w->islands[record[i]];
+        if (reserve_exact((void **)&isl->bodies, &isl->body_cap, isl->body_count, sizeof *isl->bodies)) return -1;
+        isl->body_count = 0;
+    }
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k], r = find(w->uf_parent, i);
+        if (w->uf_rest[r] < w->def.sleep_time) continue;
         sleep_island *isl = &w->islands[record[r]];
-        if (RESERVE(isl->bodies, isl->body_cap, isl->body_count + 1)) return -1;
         isl->bodies[isl->body_count++] = i;
         s->island[i] = (uint32_t)record[r];
         s->awake[i] = 0;
         s->vel[i] = glms_vec3_zero();
         s->sleep_epoch[i]++;
         if (sg_insert(w, i)) return -1;
+    }
+    int stay = 0;
+    for (int c = 0; c < w->contact_count; c++) { // count each island's contacts
+        const contact *ct = &w->contacts[c];
+        if (s->awake[ct->a])
+            stay++;
+        else
+            w->islands[s->island[ct->a]].contact_count++;
+    }
+    SHRINK(w->contacts_new, w->contact_new_cap, stay); // idle until the next contact search
+    for (int k = 0; k < w->active_count; k++) {
+        uint32_t i = w->active[k];
+        if (!sleeping_root(w, i)) continue;
+        sleep_island *isl = &w->islands[record[i]];
+        if (reserve_exact((void **)&isl->contacts, &isl->contact_cap, isl->contact_count, sizeof *isl->contacts))
+            return -1;
+        isl->contact_count = 0;
     }
     int n = 0;
     for (int c = 0; c < w->contact_count; c++) {
@@ -394,12 +439,10 @@ int kyu_islands_update(kyu_world *w) {
             continue;
         }
         sleep_island *isl = &w->islands[s->island[ct->a]];
-        if (RESERVE(isl->contacts, isl->contact_cap, isl->contact_count + 1)) return -1;
         isl->contacts[isl->contact_count++] = *ct;
     }
     w->contact_count = n;
     SHRINK(w->contacts, w->contact_cap, n);
-    SHRINK(w->contacts_new, w->contact_new_cap, n);
     w->stats.bodies_fell_asleep = sleeping;
     return sg_compact(w);
 }

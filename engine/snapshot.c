@@ -93,16 +93,19 @@ static void put_collider(writer *o, const collider *c) {
     }
 }
 
-static void put_contact(writer *o, const contact *c) {
+// The format keeps each contact's effective mass and restitution (from version 1), which the engine
+// now reads from the bodies: they are written as computed, and checked but not kept on load.
+static void put_contact(writer *o, const kyu_world *w, const contact *c) {
     put_u32(o, c->a); put_u32(o, c->b); put_u32(o, c->ga); put_u32(o, c->gb);
     put_vec(o, c->normal); put_f32(o, c->gap); put_f32(o, c->jn); put_vec(o, c->jt);
-    put_f32(o, c->k); put_f32(o, c->friction); put_f32(o, c->restitution); put_f32(o, c->target);
+    put_f32(o, kyu_contact_mass(w, c)); put_f32(o, c->friction); put_f32(o, kyu_contact_restitution(w, c));
+    put_f32(o, c->target);
     put_u8(o, c->skip); put_u8(o, c->touching); put_u8(o, c->sensor);
 }
 
-static void put_contacts(writer *o, const contact *c, int n) {
+static void put_contacts(writer *o, const kyu_world *w, const contact *c, int n) {
     put_i32(o, n);
-    for (int i = 0; i < n; i++) put_contact(o, &c[i]);
+    for (int i = 0; i < n; i++) put_contact(o, w, &c[i]);
 }
 
 static void put_handle(writer *o, uint32_t index1, uint32_t generation) {
@@ -130,17 +133,17 @@ static void put_world(writer *o, const kyu_world *w) {
     put_i32(o, w->collider_high); put_i32(o, w->collider_count); put_i32(o, w->free_collider_count);
     put(o, w->free_colliders, (size_t)w->free_collider_count * 4);
     for (int i = 0; i < w->collider_high; i++) put_collider(o, &w->colliders[i]);
-    put_contacts(o, w->contacts, w->contact_count);
+    put_contacts(o, w, w->contacts, w->contact_count);
     put_i32(o, w->island_high); put_i32(o, w->free_island);
     for (int i = 0; i < w->island_high; i++) {
         const sleep_island *isl = &w->islands[i];
         put_i32(o, isl->next_free);
         put_i32(o, isl->body_count);
         put(o, isl->bodies, (size_t)isl->body_count * 4);
-        put_contacts(o, isl->contacts, isl->contact_count);
+        put_contacts(o, w, isl->contacts, isl->contact_count);
     }
     put_sleep(o, w);
-    put_contacts(o, w->woken, w->woken_count);
+    put_contacts(o, w, w->woken, w->woken_count);
     put_i32(o, w->woken_bodies_count);
     put(o, w->woken_bodies, (size_t)w->woken_bodies_count * 4);
     put_i32(o, w->pending_end_count);
@@ -346,12 +349,15 @@ static contact *get_contacts(reader *r, const kyu_world *w, int *count) {
         contact *t = &c[i];
         t->a = get_u32(r); t->b = get_u32(r); t->ga = get_u32(r); t->gb = get_u32(r);
         t->normal = get_vec(r); t->gap = get_f32(r); t->jn = get_f32(r); t->jt = get_vec(r);
-        t->k = get_f32(r); t->friction = get_f32(r); t->restitution = get_f32(r); t->target = get_f32(r);
+        float k = get_f32(r);
+        t->friction = get_f32(r);
+        float e = get_f32(r);
+        t->target = get_f32(r);
         t->skip = get_u8(r); t->touching = get_u8(r); t->sensor = get_u8(r);
         if (!partner_ok(w, t->a) || (t->a & KYU_COLLIDER_BIT) || !partner_ok(w, t->b))
             fail(r, "a contact names a body or collider that does not exist");
         float f[] = {t->normal.x, t->normal.y, t->normal.z, t->gap, t->jn, t->jt.x, t->jt.y, t->jt.z,
-                     t->k, t->friction, t->restitution, t->target};
+                     k, t->friction, e, t->target};
         if (!all_finite(f, sizeof f / sizeof f[0])) fail(r, "a contact holds a number that is not finite");
     }
     *count = n;
