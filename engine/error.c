@@ -51,10 +51,11 @@ int kyu_bounded3(vec3s v, float limit) {
     return kyu_finite3(v) && fabsf(v.x) <= limit && fabsf(v.y) <= limit && fabsf(v.z) <= limit;
 }
 
-// Gives back most of an array that holds far fewer than it has room for (n in use): a pile that
-// falls asleep moves its contacts to island records, and the cache it leaves would stay resident.
+// Gives back most of an array that holds less than half what it has room for (n in use): a pile
+// that falls asleep moves its contacts to island records, and the cache it leaves would stay
+// resident. It keeps half as much again as n, so an array that hovers does not shrink every step.
 void kyu_shrink(void **data, int *capacity, int n, size_t elem) {
-    if (*capacity <= 4096 || n > *capacity / 4) return;
+    if (*capacity <= 4096 || n > *capacity / 2) return;
     int cap = n + n / 2 + 1024;
     void *p = realloc(*data, (size_t)cap * elem);
     if (!p) return; // keeping the larger array is fine
