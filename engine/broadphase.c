@@ -119,38 +119,95 @@ static int64_t dense_index(const grid *g, const int32_t c[3]) {
     return ((int64_t)(c[2] - g->origin[2]) * g->dims[1] + (c[1] - g->origin[1])) * g->dims[0] + (c[0] - g->origin[0]);
 }
 
+// The build's passes over the active bodies run in fixed slices (their number depends on the body
+// count only, never on the workers), so what they gather comes out the same for any worker count.
+#define BUILD_SLICES 64
+
+static int slice_count(int n) { return n / 2048 + 1 < BUILD_SLICES ? n / 2048 + 1 : BUILD_SLICES; }
+static int slice_start(int n, int slices, int c) { return (int)((int64_t)n * c / slices); }
+
+// What one slice of active bodies holds: the span of the small boxes' low corners, how many small
+// boxes, and how many larger ones.
+typedef struct span_slice {
+    float lo[3], hi[3];
+    int small, large;
+} span_slice;
+
+typedef struct build_ctx {
+    kyu_world *w;
+    span_slice *span;
+    int slices;
+} build_ctx;
+
+static void span_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    const build_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    int n = w->active_count;
+    for (int c = begin; c < end; c++) {
+        span_slice *s = &x->span[c];
+        *s = (span_slice){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+        for (int k = slice_start(n, x->slices, c); k < slice_start(n, x->slices, c + 1); k++) {
+            const aabb *b = &w->box[w->active[k]];
+            if (!fits_cell(&w->grid, b)) {
+                s->large++;
+                continue;
+            }
+            s->small++;
+            for (int d = 0; d < 3; d++) s->lo[d] = kyu_minf(s->lo[d], b->lo[d]), s->hi[d] = kyu_maxf(s->hi[d], b->lo[d]);
+        }
+    }
+}
+
+// Each active body's dense cell (-1: not a small box).
+static void dense_cell_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    const grid *g = &w->grid;
+    for (int k = begin; k < end; k++) {
+        const aabb *b = &w->box[w->active[k]];
+        int32_t c[3];
+        for (int d = 0; d < 3; d++) c[d] = kyu_cell_of(b->lo[d], g->inv_cell);
+        w->cf_offset[k] = fits_cell(g, b) ? (int)dense_index(g, c) : -1;
+    }
+}
+
+// Each small box to its place: its cell's first entry plus its rank in the cell.
+static void dense_fill_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    grid *g = &w->grid;
+    for (int k = begin; k < end; k++) {
+        int idx = w->cf_offset[k];
+        if (idx < 0) continue;
+        grid_entry *e = &g->entries[g->dense_start[idx] + (uint32_t)w->cf_count[k]];
+        e->key = (uint32_t)idx;
+        e->body = w->active[k];
+        e->box = w->box[e->body];
+    }
+}
+
 // A compact world (the occupied cells fit in a box of at most 4 cells a body): the small boxes are
 // counting-sorted by cell index straight from the bodies (in active order within a cell, as a
-// stable sort would leave them), so a neighbour is found by arithmetic instead of hashing.
+// stable sort would leave them), so a neighbour is found by arithmetic instead of hashing. The
+// cells and the placing run in parallel; only the count (each body's rank in its cell) is serial.
 static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], int64_t n) {
     grid *g = &w->grid;
-    if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1) || RESERVE(g->late_dense, g->late_dense_cap, (int)n))
+    int words = (int)((n + 63) / 64);
+    if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1) || RESERVE(g->late_dense, g->late_dense_cap, (int)n) ||
+        RESERVE(g->late_bits, g->late_bits_cap, words))
         return -1;
     for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
     uint32_t *start = g->dense_start;
     memset(start, 0, (size_t)(n + 1) * sizeof *start);
-    int32_t c[3], unused[3];
-    for (int k = 0; k < w->active_count; k++) {
-        const aabb *b = &w->box[w->active[k]];
-        if (!fits_cell(g, b)) continue;
-        cell_range(g, b, c, unused);
-        start[dense_index(g, c) + 1]++;
-    }
-    for (int64_t i = 0; i < n; i++) start[i + 1] += start[i];
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        const aabb *b = &w->box[i];
-        if (!fits_cell(g, b)) continue;
-        cell_range(g, b, c, unused);
-        uint32_t idx = (uint32_t)dense_index(g, c);
-        grid_entry *e = &g->entries[start[idx]++];
-        e->key = idx;
-        e->body = i;
-        e->box = *b;
-    }
-    for (int64_t i = n; i > 0; i--) start[i] = start[i - 1]; // back to first-entry offsets
-    start[0] = 0;
-    memset(g->late_dense, 0xff, (size_t)n * sizeof *g->late_dense);
+    kyu_parallel_for(w, w->active_count, 4096, dense_cell_task, w);
+    const int *cell = w->cf_offset;
+    int *rank = w->cf_count;
+    for (int k = 0; k < w->active_count; k++)
+        if (cell[k] >= 0) rank[k] = (int)start[cell[k] + 1]++;
+    for (int64_t i = 0; i < n; i++) start[i + 1] += start[i]; // start[i]: the first entry of cell i
+    kyu_parallel_for(w, w->active_count, 4096, dense_fill_task, w);
+    memset(g->late_bits, 0, (size_t)words * sizeof *g->late_bits);
     g->dense = 1;
     return 0;
 }
@@ -162,30 +219,38 @@ static int emit_entries(kyu_world *w) {
     grid *g = &w->grid;
     g->entry_count = g->huge_count = g->big_count = 0;
     g->dense = 0;
-    int32_t span_lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, span_hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-    int small = 0;
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        const aabb *b = &w->box[i];
-        int32_t lo[3], hi[3];
-        cell_range(g, b, lo, hi);
-        if (fits_cell(g, b)) {
-            small++;
-            for (int d = 0; d < 3; d++) {
-                if (lo[d] < span_lo[d]) span_lo[d] = lo[d];
-                if (lo[d] > span_hi[d]) span_hi[d] = lo[d];
+    span_slice span[BUILD_SLICES];
+    build_ctx x = {w, span, slice_count(w->active_count)};
+    kyu_parallel_for(w, x.slices, 1, span_task, &x);
+    span_slice all = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+    for (int c = 0; c < x.slices; c++) {
+        all.small += span[c].small;
+        all.large += span[c].large;
+        for (int d = 0; d < 3; d++) all.lo[d] = kyu_minf(all.lo[d], span[c].lo[d]), all.hi[d] = kyu_maxf(all.hi[d], span[c].hi[d]);
+    }
+    for (int c = 0; c < x.slices && all.large > 0; c++) {
+        if (span[c].large == 0) continue;
+        for (int k = slice_start(w->active_count, x.slices, c); k < slice_start(w->active_count, x.slices, c + 1); k++) {
+            uint32_t i = w->active[k];
+            const aabb *b = &w->box[i];
+            int32_t lo[3], hi[3];
+            if (fits_cell(g, b)) continue;
+            cell_range(g, b, lo, hi);
+            if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
+                if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
+                g->huge[g->huge_count++] = i;
+            } else {
+                if (RESERVE(g->big, g->big_cap, g->big_count + 1)) return -1;
+                g->big[g->big_count++] = i;
             }
-        } else if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
-            if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
-            g->huge[g->huge_count++] = i;
-        } else {
-            if (RESERVE(g->big, g->big_cap, g->big_count + 1)) return -1;
-            g->big[g->big_count++] = i;
         }
     }
+    int small = all.small;
     if (small == 0) return 0;
     if (RESERVE(g->entries, g->entry_cap, small)) return -1;
     g->entry_count = small;
+    int32_t span_lo[3], span_hi[3]; // the cell is monotonic: the cells of the extreme corners
+    for (int d = 0; d < 3; d++) span_lo[d] = kyu_cell_of(all.lo[d], g->inv_cell), span_hi[d] = kyu_cell_of(all.hi[d], g->inv_cell);
     int64_t n = cell_count(span_lo, span_hi);
     if (n <= 4 * (int64_t)small + 4096) return fill_dense(w, span_lo, span_hi, n);
     int e = 0;
@@ -285,6 +350,36 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
 }
 
 
+// The chunks' pairs, joined in order after the pairs found so far.
+static int join_chunks(kyu_world *w, int slices) {
+    grid *g = &w->grid;
+    int total = w->pair_count;
+    for (int c = 0; c < slices; c++) {
+        if (g->chunks[c].failed) return -1;
+        total += g->chunks[c].count;
+    }
+    int cap_a = w->pair_cap, cap_b = w->pair_cap;
+    if (RESERVE(w->pair_a, cap_a, total + 1) || RESERVE(w->pair_b, cap_b, total + 1)) return -1;
+    w->pair_cap = cap_a < cap_b ? cap_a : cap_b;
+    for (int c = 0; c < slices; c++) {
+        const pair_chunk *ch = &g->chunks[c];
+        if (ch->count == 0) continue; // its arrays may never have been allocated
+        memcpy(w->pair_a + w->pair_count, ch->a, (size_t)ch->count * sizeof *ch->a);
+        memcpy(w->pair_b + w->pair_count, ch->b, (size_t)ch->count * sizeof *ch->b);
+        w->pair_count += ch->count;
+    }
+    return 0;
+}
+
+// Room for `slices` pair chunks.
+static int reserve_chunks(grid *g, int slices) {
+    int cap = g->chunk_cap;
+    if (RESERVE(g->chunks, cap, slices)) return -1;
+    for (int c = g->chunk_cap; c < cap; c++) memset(&g->chunks[c], 0, sizeof g->chunks[c]);
+    g->chunk_cap = cap;
+    return 0;
+}
+
 static int chunk_push(const kyu_world *w, pair_chunk *c, uint32_t x, uint32_t y) {
     uint32_t a = x < y ? x : y, b = x < y ? y : x;
     if (!kyu_pair_allowed(w, a, b)) return 0;
@@ -347,12 +442,8 @@ static void dense_pairs_task(int begin, int end, int worker, void *ctx) {
 // is the same for any number of workers.
 static int small_pairs_dense(kyu_world *w) {
     grid *g = &w->grid;
-    int n = g->entry_count, slices = n / 2048 + 1;
-    if (slices > 64) slices = 64;
-    int cap = g->chunk_cap;
-    if (RESERVE(g->chunks, cap, slices)) return -1;
-    for (int c = g->chunk_cap; c < cap; c++) memset(&g->chunks[c], 0, sizeof g->chunks[c]);
-    g->chunk_cap = cap;
+    int n = g->entry_count, slices = slice_count(n);
+    if (reserve_chunks(g, slices)) return -1;
     for (int c = 0; c <= slices; c++) {
         int at = (int)((int64_t)n * c / slices);
         while (at > 0 && at < n && g->entries[at].key == g->entries[at - 1].key) at++; // whole cells
@@ -360,22 +451,7 @@ static int small_pairs_dense(kyu_world *w) {
         if (c > 0) g->chunks[c - 1].last = at;
     }
     kyu_parallel_for(w, slices, 1, dense_pairs_task, w);
-    int total = w->pair_count;
-    for (int c = 0; c < slices; c++) {
-        if (g->chunks[c].failed) return -1;
-        total += g->chunks[c].count;
-    }
-    int cap_a = w->pair_cap, cap_b = w->pair_cap;
-    if (RESERVE(w->pair_a, cap_a, total + 1) || RESERVE(w->pair_b, cap_b, total + 1)) return -1;
-    w->pair_cap = cap_a < cap_b ? cap_a : cap_b;
-    for (int c = 0; c < slices; c++) {
-        const pair_chunk *ch = &g->chunks[c];
-        if (ch->count == 0) continue; // its arrays may never have been allocated
-        memcpy(w->pair_a + w->pair_count, ch->a, (size_t)ch->count * sizeof *ch->a);
-        memcpy(w->pair_b + w->pair_count, ch->b, (size_t)ch->count * sizeof *ch->b);
-        w->pair_count += ch->count;
-    }
-    return 0;
+    return join_chunks(w, slices);
 }
 
 static int small_pairs(kyu_world *w) {
@@ -538,14 +614,31 @@ static int huge_pairs(kyu_world *w) {
     return 0;
 }
 
-static int collider_pairs(kyu_world *w) {
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        for (int c = 0; c < w->collider_high; c++)
-            if (w->colliders[c].alive && kyu_collider_touches_box(&w->colliders[c], &w->box[i]))
-                if (push_pair(w, i, KYU_COLLIDER_BIT | (uint32_t)c)) return -1;
+// Body-collider pairs of one slice of the active bodies, in body then collider order.
+static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    const build_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    int n = w->active_count;
+    for (int s = begin; s < end; s++) {
+        pair_chunk *out = &w->grid.chunks[s];
+        out->count = out->failed = 0;
+        for (int k = slice_start(n, x->slices, s); k < slice_start(n, x->slices, s + 1); k++) {
+            uint32_t i = w->active[k];
+            for (int c = 0; c < w->collider_high; c++)
+                if (w->colliders[c].alive && kyu_collider_touches_box(&w->colliders[c], &w->box[i]) &&
+                    chunk_push(w, out, i, KYU_COLLIDER_BIT | (uint32_t)c))
+                    return;
+        }
     }
-    return 0;
+}
+
+static int collider_pairs(kyu_world *w) {
+    if (w->collider_count == 0) return 0;
+    build_ctx x = {w, NULL, slice_count(w->active_count)};
+    if (reserve_chunks(&w->grid, x.slices)) return -1;
+    kyu_parallel_for(w, x.slices, 1, collider_pairs_task, &x);
+    return join_chunks(w, x.slices);
 }
 
 // Adjacency (CSR): each body's partners, bodies and colliders, in pair order.
@@ -668,6 +761,11 @@ static int late_add_entry(grid *g, const int32_t c[3], uint32_t body) {
         late_entry *e = &g->late[g->late_count];
         memcpy(e->c, c, sizeof e->c);
         e->body = body;
+        uint64_t bit = 1ull << (idx & 63);
+        if (!(g->late_bits[idx >> 6] & bit)) { // the cell's first late entry this step
+            g->late_bits[idx >> 6] |= bit;
+            g->late_dense[idx] = UINT32_MAX;
+        }
         e->next = g->late_dense[idx];
         g->late_dense[idx] = (uint32_t)g->late_count++;
         return 0;
@@ -707,6 +805,7 @@ static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint3
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
                 int64_t idx = g->dense ? dense_index(g, c) : -1;
                 if (idx >= 0) {
+                    if (!(g->late_bits[idx >> 6] & 1ull << (idx & 63))) continue;
                     for (uint32_t e = g->late_dense[idx]; e != UINT32_MAX; e = g->late[e].next)
                         if (visit(w, a, g->late[e].body)) return -1;
                     continue;
@@ -749,6 +848,6 @@ void kyu_grid_free(grid *g) {
     free(g->entries); free(g->entries_tmp); free(g->table_key); free(g->table_start);
     free(g->late_key); free(g->late_head); free(g->late); free(g->big); free(g->dense_start); free(g->huge); free(g->stamp);
     for (int c = 0; c < g->chunk_cap; c++) free(g->chunks[c].a), free(g->chunks[c].b);
-    free(g->chunks); free(g->late_dense); free(g->multi_rec); free(g->multi_range);
+    free(g->chunks); free(g->late_dense); free(g->late_bits); free(g->multi_rec); free(g->multi_range);
     memset(g, 0, sizeof *g);
 }

@@ -157,12 +157,14 @@ typedef struct grid_entry {
     aabb box;      // a copy of the body's box: pair tests read the entries in order, not w->box
 } grid_entry;
 
-// The cell of coordinate x. Coordinates are clamped to +-2^20 (monotonic, so still exact).
+// The cell of coordinate x: floor(x / cell), clamped to +-2^20. The clamped value shifted by 2^20
+// is positive and exact in double, so truncation is the floor (a call or a long sequence in
+// baseline x86-64 code, and the broadphase takes millions a second). Monotonic, as the grid needs.
 static inline int32_t kyu_cell_of(float x, float inv_cell) {
-    float c = floorf(x * inv_cell);
+    float c = x * inv_cell;
     if (c > 1048575.0f) c = 1048575.0f;
     if (c < -1048575.0f) c = -1048575.0f;
-    return (int32_t)c;
+    return (int32_t)((double)c + 1048576.0) - 1048576;
 }
 
 typedef struct late_entry {
@@ -196,8 +198,10 @@ typedef struct grid {
     uint32_t stamp_now;
     struct pair_chunk *chunks;         // the dense grid's pairs, found in parallel slices
     int chunk_cap;
-    uint32_t *late_dense;              // dense grid: cell index -> newest late entry there (a list);
-    int late_dense_cap;                //   late entries outside the dense box go in the hash table
+    uint32_t *late_dense;              // dense grid: cell index -> newest late entry there (a list),
+    int late_dense_cap;                //   valid where late_bits has the cell's bit (late entries
+    uint64_t *late_bits;               //   outside the dense box go in the hash table): most cells
+    int late_bits_cap;                 //   have none, and the bits stay in cache where the heads do not
     int late_hashed;                   // late entries in the hash table
 } grid;
 
@@ -301,6 +305,8 @@ struct kyu_world {
     uint64_t **worker_scratch; // per worker: a body's partner list (partner << 1 | hit)
     int *worker_scratch_cap;
     int *cf_offset, *cf_count; // per active body: its region of contacts_new, and how many it kept
+                               //   (earlier in the step the grid build keeps its cell and its rank
+                               //   in the cell here: the two stages never overlap)
     uint8_t *slab;             // per body: its domain (slab of space) in the contact solves
     int *solve_order;          // contact indices by domain, then the boundary (engine/escape.c)
     int solve_order_cap;
