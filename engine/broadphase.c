@@ -119,12 +119,8 @@ static int64_t dense_index(const grid *g, const int32_t c[3]) {
     return ((int64_t)(c[2] - g->origin[2]) * g->dims[1] + (c[1] - g->origin[1])) * g->dims[0] + (c[0] - g->origin[0]);
 }
 
-// The build's passes over the active bodies run in fixed slices (their number depends on the body
-// count only, never on the workers), so what they gather comes out the same for any worker count.
-#define BUILD_SLICES 64
-
-static int slice_count(int n) { return n / 2048 + 1 < BUILD_SLICES ? n / 2048 + 1 : BUILD_SLICES; }
-static int slice_start(int n, int slices, int c) { return (int)((int64_t)n * c / slices); }
+// The build's passes over the active bodies run in fixed slices (kyu_slice_count), so what they
+// gather comes out the same for any worker count.
 
 // What one slice of active bodies holds: the span of the small boxes' low corners, how many small
 // boxes, and how many larger ones.
@@ -147,7 +143,7 @@ static void span_task(int begin, int end, int worker, void *ctx) {
     for (int c = begin; c < end; c++) {
         span_slice *s = &x->span[c];
         *s = (span_slice){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
-        for (int k = slice_start(n, x->slices, c); k < slice_start(n, x->slices, c + 1); k++) {
+        for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
             const aabb *b = &w->box[w->active[k]];
             if (!fits_cell(&w->grid, b)) {
                 s->large++;
@@ -219,8 +215,8 @@ static int emit_entries(kyu_world *w) {
     grid *g = &w->grid;
     g->entry_count = g->huge_count = g->big_count = 0;
     g->dense = 0;
-    span_slice span[BUILD_SLICES];
-    build_ctx x = {w, span, slice_count(w->active_count)};
+    span_slice span[KYU_MAX_SLICES];
+    build_ctx x = {w, span, kyu_slice_count(w->active_count)};
     kyu_parallel_for(w, x.slices, 1, span_task, &x);
     span_slice all = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
     for (int c = 0; c < x.slices; c++) {
@@ -230,7 +226,7 @@ static int emit_entries(kyu_world *w) {
     }
     for (int c = 0; c < x.slices && all.large > 0; c++) {
         if (span[c].large == 0) continue;
-        for (int k = slice_start(w->active_count, x.slices, c); k < slice_start(w->active_count, x.slices, c + 1); k++) {
+        for (int k = kyu_slice_start(w->active_count, x.slices, c); k < kyu_slice_start(w->active_count, x.slices, c + 1); k++) {
             uint32_t i = w->active[k];
             const aabb *b = &w->box[i];
             int32_t lo[3], hi[3];
@@ -442,7 +438,7 @@ static void dense_pairs_task(int begin, int end, int worker, void *ctx) {
 // is the same for any number of workers.
 static int small_pairs_dense(kyu_world *w) {
     grid *g = &w->grid;
-    int n = g->entry_count, slices = slice_count(n);
+    int n = g->entry_count, slices = kyu_slice_count(n);
     if (reserve_chunks(g, slices)) return -1;
     for (int c = 0; c <= slices; c++) {
         int at = (int)((int64_t)n * c / slices);
@@ -623,7 +619,7 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     for (int s = begin; s < end; s++) {
         pair_chunk *out = &w->grid.chunks[s];
         out->count = out->failed = 0;
-        for (int k = slice_start(n, x->slices, s); k < slice_start(n, x->slices, s + 1); k++) {
+        for (int k = kyu_slice_start(n, x->slices, s); k < kyu_slice_start(n, x->slices, s + 1); k++) {
             uint32_t i = w->active[k];
             for (int c = 0; c < w->collider_high; c++)
                 if (w->colliders[c].alive && kyu_collider_touches_box(&w->colliders[c], &w->box[i]) &&
@@ -635,7 +631,7 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
 
 static int collider_pairs(kyu_world *w) {
     if (w->collider_count == 0) return 0;
-    build_ctx x = {w, NULL, slice_count(w->active_count)};
+    build_ctx x = {w, NULL, kyu_slice_count(w->active_count)};
     if (reserve_chunks(&w->grid, x.slices)) return -1;
     kyu_parallel_for(w, x.slices, 1, collider_pairs_task, &x);
     return join_chunks(w, x.slices);

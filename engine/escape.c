@@ -156,26 +156,56 @@ static void domain_pass_run(kyu_world *w, contact_fn *fn) {
     domain_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
 }
 
+// The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.
+typedef struct contact_slices {
+    kyu_world *w;
+    int slices;
+    int found[KYU_MAX_SLICES];   // per slice: contacts marked
+    float worst[KYU_MAX_SLICES]; // per slice: the deepest overlap
+} contact_slices;
+
 // Which contacts the solver owns, and the normal velocity each must reach:
 // - apart (gap > 0) and closing faster than the threshold: an impact, left to the queue;
 // - touching and closing fast: bounce, vn >= -e vn0 (restitution, as in Box2D's relax pass);
 // - otherwise: no approach beyond what closes the gap this step (speculative).
-int kyu_contacts_solve_velocities(kyu_world *w) {
+// A touching pair that bounces is marked, to be reported as an impact in key order.
+static void targets_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    contact_slices *x = ctx;
+    kyu_world *w = x->w;
     float dt = w->def.fixed_dt, threshold = w->def.restitution_threshold;
-    for (int i = 0; i < w->contact_count; i++) {
-        contact *c = &w->contacts[i];
-        c->gap = contact_geometry(w, c, &c->normal);
-        vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
-        float vn0 = glms_vec3_dot(vrel, c->normal);
-        // Any gap at all, closing fast: the impact queue finds the exact moment (a cradle's 1 mm gaps).
-        c->skip = c->sensor || (c->gap > 0.0f && -vn0 > threshold);
-        if (c->skip) {
-            c->jn = 0.0f;
-            c->jt = glms_vec3_zero();
-            continue;
+    for (int sl = begin; sl < end; sl++) {
+        x->found[sl] = 0;
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
+            contact *c = &w->contacts[i];
+            c->gap = contact_geometry(w, c, &c->normal);
+            vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
+            float vn0 = glms_vec3_dot(vrel, c->normal);
+            // Any gap at all, closing fast: the impact queue finds the exact moment (a cradle's 1 mm gaps).
+            c->skip = c->sensor || (c->gap > 0.0f && -vn0 > threshold);
+            c->mark = 0;
+            if (c->skip) {
+                c->jn = 0.0f;
+                c->jt = glms_vec3_zero();
+                continue;
+            }
+            c->target = -vn0 > threshold ? -kyu_contact_restitution(w, c) * vn0 : -kyu_maxf(c->gap, 0.0f) / dt;
+            if (-vn0 > threshold) c->mark = 1, x->found[sl]++;
         }
-        c->target = -vn0 > threshold ? -kyu_contact_restitution(w, c) * vn0 : -kyu_maxf(c->gap, 0.0f) / dt;
-        if (-vn0 > threshold && kyu_impact_record(w, c->a, c->b, c->normal, -vn0, 0.0f)) return -1;
+    }
+}
+
+int kyu_contacts_solve_velocities(kyu_world *w) {
+    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
+    kyu_parallel_for(w, x.slices, 1, targets_task, &x);
+    for (int sl = 0; sl < x.slices; sl++) {
+        if (x.found[sl] == 0) continue;
+        for (int i = kyu_slice_start(w->contact_count, x.slices, sl); i < kyu_slice_start(w->contact_count, x.slices, sl + 1); i++) {
+            const contact *c = &w->contacts[i];
+            if (!c->mark) continue;
+            float vn0 = glms_vec3_dot(glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b)), c->normal);
+            if (kyu_impact_record(w, c->a, c->b, c->normal, -vn0, 0.0f)) return -1;
+        }
     }
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
@@ -273,10 +303,34 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
         int m = 0;
         for (int i = 0; i < n; i++) m += make_contact(w, a, (uint32_t)(later[i] >> 1), (int)(later[i] & 1), &out[m]);
         w->cf_count[k] = m;
+        // Last step's contacts of a (a run of the old cache, also sorted by partner): a pair kept
+        // carries its impulses and its normal (the normal decides the gap of a centre in a box).
+        int o = w->uf_record[a];
+        for (int i = 0; i < m; i++) {
+            contact *c = &out[i];
+            for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b < c->b; o++) {}
+            if (o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b == c->b) {
+                const contact *old = &w->contacts[o++];
+                c->mark = old->touching;
+                c->jn = old->jn;
+                c->jt = old->jt;
+                c->normal = old->normal;
+                c->gap = contact_geometry(w, c, &c->normal);
+            }
+            fill(w, c);
+        }
     }
 }
 
 int kyu_contacts_find(kyu_world *w) {
+    // Where each active body's run of last step's contacts starts (-1: none), for fill_task. The
+    // island pass's per-slot record is free until the end of the step, so it holds the runs.
+    for (int k = 0, j = 0; k < w->active_count; k++) {
+        uint32_t a = w->active[k];
+        assert(k == 0 || w->active[k - 1] < a); // the merges below need key order
+        for (; j < w->contact_count && w->contacts[j].a < a; j++) {}
+        w->uf_record[a] = j < w->contact_count && w->contacts[j].a == a ? j : -1;
+    }
     // Each body's partners after it, in key order: the new contacts come out sorted by (a, b).
     kyu_parallel_for(w, w->active_count, 1024, count_task, w);
     int total = 0, most = 0;
@@ -289,36 +343,26 @@ int kyu_contacts_find(kyu_world *w) {
     for (int i = 0; i < w->def.worker_count; i++)
         if (RESERVE(w->worker_scratch[i], w->worker_scratch_cap[i], most + 1)) return -1;
     kyu_parallel_for(w, w->active_count, 256, fill_task, w);
-    int n = 0; // close the gaps left by partners that were not kept
+    // Close the gaps left by partners that were not kept, and report begins and ends in key order
+    // (a contact of last step whose key is passed without a match has ended).
+    int n = 0, j = 0;
     for (int k = 0; k < w->active_count; k++) {
-        assert(k == 0 || w->active[k - 1] < w->active[k]); // the merge below needs key order
         if (n != w->cf_offset[k])
             memmove(w->contacts_new + n, w->contacts_new + w->cf_offset[k], (size_t)w->cf_count[k] * sizeof(contact));
+        for (int i = n; i < n + w->cf_count[k]; i++) {
+            const contact *c = &w->contacts_new[i];
+            uint64_t key = key_of(c);
+            for (; j < w->contact_count && key_of(&w->contacts[j]) < key; j++)
+                if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
+            if (j < w->contact_count && key_of(&w->contacts[j]) == key) j++;
+            if (c->touching && !c->mark &&
+                kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
+                return -1;
+            if (!c->touching && c->mark && end_event(w, c)) return -1;
+        }
         n += w->cf_count[k];
     }
     w->contact_new_count = n;
-    // Merge with last step's contacts (both sorted by key): carry impulses, report begin and end.
-    int j = 0;
-    for (int i = 0; i < w->contact_new_count; i++) {
-        contact *c = &w->contacts_new[i];
-        uint64_t key = key_of(c);
-        for (; j < w->contact_count && key_of(&w->contacts[j]) < key; j++)
-            if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
-        int was_touching = 0;
-        if (j < w->contact_count && key_of(&w->contacts[j]) == key) {
-            const contact *old = &w->contacts[j++];
-            was_touching = old->touching;
-            c->jn = old->jn;
-            c->jt = old->jt;
-            c->normal = old->normal; // recomputed below unless the centre is inside a box
-            c->gap = contact_geometry(w, c, &c->normal);
-        }
-        fill(w, c);
-        if (c->touching && !was_touching &&
-            kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
-            return -1;
-        if (!c->touching && was_touching && end_event(w, c)) return -1;
-    }
     for (; j < w->contact_count; j++)
         if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
     kyu_contacts_swap(w, w->contact_new_count);
@@ -355,15 +399,29 @@ static void push_out(kyu_world *w, contact *c) {
     if (!is_collider(c->b)) s->pos[c->b] = glms_vec3_sub(s->pos[c->b], glms_vec3_scale(n, share * ib));
 }
 
+// Every contact's gap and normal after the escape, and the deepest overlap left in each slice.
+static void final_gaps_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    contact_slices *x = ctx;
+    kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        float worst = 0.0f;
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
+            contact *c = &w->contacts[i];
+            c->gap = contact_geometry(w, c, &c->normal);
+            if (!c->sensor && -c->gap > worst) worst = -c->gap;
+        }
+        x->worst[sl] = worst;
+    }
+}
+
 int kyu_contacts_escape(kyu_world *w) {
     if (partition(w)) return -1;
     for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, push_out);
+    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
+    kyu_parallel_for(w, x.slices, 1, final_gaps_task, &x);
     float worst = 0.0f;
-    for (int i = 0; i < w->contact_count; i++) {
-        contact *c = &w->contacts[i];
-        c->gap = contact_geometry(w, c, &c->normal);
-        if (!c->sensor && -c->gap > worst) worst = -c->gap;
-    }
+    for (int sl = 0; sl < x.slices; sl++) worst = kyu_maxf(worst, x.worst[sl]);
     w->stats.max_overlap = worst;
     return 0;
 }

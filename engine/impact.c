@@ -224,6 +224,13 @@ static void sift_down(impact_event *h, int n, int i) {
     h[i] = x;
 }
 
+// Every body to the end of the step (or where it stops: see stop_at_next_impacts).
+static void finish_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) advance(w, w->active[k], w->limit_t[w->active[k]]);
+}
+
 int kyu_impacts_resolve(kyu_world *w) {
     const body_store *s = &w->bodies;
     for (int k = 0; k < w->active_count; k++) {
@@ -254,6 +261,6 @@ int kyu_impacts_resolve(kyu_world *w) {
         if (refresh(w, ev.a, ev.t, UINT32_MAX)) return -1;
         if (other != UINT32_MAX && refresh(w, other, ev.t, ev.a)) return -1;
     }
-    for (int k = 0; k < w->active_count; k++) advance(w, w->active[k], w->limit_t[w->active[k]]);
+    kyu_parallel_for(w, w->active_count, 4096, finish_task, w);
     return 0;
 }

@@ -98,6 +98,8 @@ typedef struct contact {
     uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
     uint8_t touching;     // touched this step: an impact, a gap within the slop, a sensor overlap
     uint8_t sensor;       // one side is a sensor: events only, no response
+    uint8_t mark;         // scratch: the pair touched last step (contact search), or it is a fast
+                          //   approach to report (velocity solve)
 } contact;
 
 // The next contact of a body with a partner (engine/sweep.c).
@@ -394,6 +396,13 @@ int kyu_islands_body_count_asleep(const kyu_world *w);
 int kyu_pool_create(kyu_world *w);
 void kyu_pool_destroy(kyu_world *w);
 void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task, void *context);
+
+// Work whose result depends on how it is split (lists joined in order, sums) runs in fixed slices:
+// their number depends on the item count only, never on the workers, so the answer is the same for
+// any worker count. Slice c of n items is [kyu_slice_start(n, s, c), kyu_slice_start(n, s, c + 1)).
+#define KYU_MAX_SLICES 64
+static inline int kyu_slice_count(int n) { return n / 2048 + 1 < KYU_MAX_SLICES ? n / 2048 + 1 : KYU_MAX_SLICES; }
+static inline int kyu_slice_start(int n, int slices, int c) { return (int)((int64_t)n * c / slices); }
 
 // query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
 void kyu_query_invalidate(kyu_world *w);
