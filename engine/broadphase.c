@@ -191,7 +191,7 @@ static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], in
     grid *g = &w->grid;
     int words = (int)((n + 63) / 64);
     if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1) || RESERVE(g->late_dense, g->late_dense_cap, (int)n) ||
-        RESERVE(g->late_bits, g->late_bits_cap, words))
+        RESERVE(g->late_bits, g->late_bits_cap, words) || RESERVE(g->occ_bits, g->occ_bits_cap, words))
         return -1;
     for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
     uint32_t *start = g->dense_start;
@@ -199,8 +199,12 @@ static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], in
     kyu_parallel_for(w, w->active_count, 4096, dense_cell_task, w);
     const int *cell = w->cf_offset;
     int *rank = w->cf_count;
+    memset(g->occ_bits, 0, (size_t)words * sizeof *g->occ_bits);
     for (int k = 0; k < w->active_count; k++)
-        if (cell[k] >= 0) rank[k] = (int)start[cell[k] + 1]++;
+        if (cell[k] >= 0) {
+            rank[k] = (int)start[cell[k] + 1]++;
+            g->occ_bits[cell[k] >> 6] |= 1ull << (cell[k] & 63);
+        }
     for (int64_t i = 0; i < n; i++) start[i + 1] += start[i]; // start[i]: the first entry of cell i
     kyu_parallel_for(w, w->active_count, 4096, dense_fill_task, w);
     memset(g->late_bits, 0, (size_t)words * sizeof *g->late_bits);
@@ -389,6 +393,13 @@ static int chunk_push(const kyu_world *w, pair_chunk *c, uint32_t x, uint32_t y)
     return 0;
 }
 
+// Whether any of the bits [from, to] is set.
+static int any_bit(const uint64_t *bits, size_t from, size_t to) {
+    for (size_t i = from; i <= to; i++)
+        if (bits[i >> 6] & 1ull << (i & 63)) return 1;
+    return 0;
+}
+
 // Pairs of the entries [from, to) of one slice, and of each with the cells ahead of it: its own
 // cell, the next cell of its row, and the three cells (x - 1 .. x + 1) of each of the four rows
 // ahead (the 13 neighbours of AHEAD, read a row at a time, in the same order).
@@ -412,6 +423,7 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
                 if (ny < 0 || nz < 0 || ny >= g->dims[1] || nz >= g->dims[2]) continue;
                 size_t row = ((size_t)nz * (size_t)g->dims[1] + (size_t)ny) * (size_t)g->dims[0];
                 int32_t x0 = x > 0 ? x - 1 : 0, x1 = x + 1 < g->dims[0] ? x + 1 : x;
+                if (!any_bit(g->occ_bits, row + (size_t)x0, row + (size_t)x1)) continue; // an empty row
                 nb = start[row + (size_t)x0], ne = start[row + (size_t)x1 + 1];
             }
             for (uint32_t b = nb; b < ne; b++)
@@ -482,6 +494,7 @@ static int query_small_dense(kyu_world *w, uint32_t a, const aabb *box, int32_t 
     for (int32_t z = lo[2]; z <= hi[2]; z++)
         for (int32_t y = lo[1]; y <= hi[1]; y++) {
             size_t row = ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0];
+            if (!any_bit(g->occ_bits, row + (size_t)lo[0], row + (size_t)hi[0])) continue;
             uint32_t b = g->dense_start[row + (size_t)lo[0]], e = g->dense_start[row + (size_t)hi[0] + 1];
             for (uint32_t j = b; j < e; j++)
                 if (boxes_overlap(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
@@ -844,6 +857,6 @@ void kyu_grid_free(grid *g) {
     free(g->entries); free(g->entries_tmp); free(g->table_key); free(g->table_start);
     free(g->late_key); free(g->late_head); free(g->late); free(g->big); free(g->dense_start); free(g->huge); free(g->stamp);
     for (int c = 0; c < g->chunk_cap; c++) free(g->chunks[c].a), free(g->chunks[c].b);
-    free(g->chunks); free(g->late_dense); free(g->late_bits); free(g->multi_rec); free(g->multi_range);
+    free(g->chunks); free(g->late_dense); free(g->late_bits); free(g->occ_bits); free(g->multi_rec); free(g->multi_range);
     memset(g, 0, sizeof *g);
 }

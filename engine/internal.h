@@ -204,6 +204,8 @@ typedef struct grid {
     int late_dense_cap;                //   valid where late_bits has the cell's bit (late entries
     uint64_t *late_bits;               //   outside the dense box go in the hash table): most cells
     int late_bits_cap;                 //   have none, and the bits stay in cache where the heads do not
+    uint64_t *occ_bits;                // dense grid: the cells that hold small entries (a query skips
+    int occ_bits_cap;                  //   an empty row without reading its offsets)
     int late_hashed;                   // late entries in the hash table
 } grid;
 
