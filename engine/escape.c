@@ -100,34 +100,94 @@ static int domain_of(const kyu_world *w, const contact *c) {
 
 // ---- domains: the solves run slab by slab in parallel, then the pairs across slabs -------------
 
+// The passes of partition, in fixed slices (of the active bodies, then of the contacts).
+typedef struct partition_ctx {
+    kyu_world *w;
+    int slices;
+    float lo[KYU_MAX_SLICES][3], hi[KYU_MAX_SLICES][3]; // per slice of bodies: the span of positions
+    int axis;
+    float base, scale;
+    int at[KYU_MAX_SLICES][KYU_SOLVE_DOMAINS + 1]; // per slice of contacts: its count, then its offset, by domain
+} partition_ctx;
+
+static void span_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    partition_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        float *lo = x->lo[sl], *hi = x->hi[sl];
+        for (int d = 0; d < 3; d++) lo[d] = INFINITY, hi[d] = -INFINITY;
+        for (int k = kyu_slice_start(w->active_count, x->slices, sl); k < kyu_slice_start(w->active_count, x->slices, sl + 1); k++)
+            for (int d = 0; d < 3; d++) {
+                float p = w->bodies.pos[w->active[k]].raw[d];
+                lo[d] = kyu_minf(lo[d], p), hi[d] = kyu_maxf(hi[d], p);
+            }
+    }
+}
+
+static void slab_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    const partition_ctx *x = ctx;
+    kyu_world *w = x->w;
+    for (int k = begin; k < end; k++) {
+        uint32_t i = w->active[k];
+        int slab = (int)((w->bodies.pos[i].raw[x->axis] - x->base) * x->scale);
+        w->slab[i] = (uint8_t)(slab < 0 ? 0 : slab >= KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : slab);
+    }
+}
+
+static void count_domains_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    partition_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        memset(x->at[sl], 0, sizeof x->at[sl]);
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
+            x->at[sl][domain_of(w, &w->contacts[i])]++;
+    }
+}
+
+static void place_domains_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    partition_ctx *x = ctx;
+    kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++)
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
+            w->solve_order[x->at[sl][domain_of(w, &w->contacts[i])]++] = i;
+}
+
 // Splits the contacts by the slab of space their bodies are in, along the awake bodies' widest axis
 // (positions now): a contact whose bodies share a slab belongs to it (a collider takes its body's),
 // any other to the boundary. Two slabs never write the same body, so they can be solved at once.
+// Within a domain the contacts keep their order. Every pass runs in parallel, in fixed slices.
 static int partition(kyu_world *w) {
-    const body_store *s = &w->bodies;
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int k = 0; k < w->active_count; k++)
-        for (int d = 0; d < 3; d++) {
-            float x = s->pos[w->active[k]].raw[d];
-            lo[d] = kyu_minf(lo[d], x), hi[d] = kyu_maxf(hi[d], x);
-        }
-    int axis = 0;
-    for (int d = 1; d < 3; d++)
-        if (hi[d] - lo[d] > hi[axis] - lo[axis]) axis = d;
-    float scale = hi[axis] > lo[axis] ? (float)KYU_SOLVE_DOMAINS / (hi[axis] - lo[axis]) : 0.0f;
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        int slab = (int)((s->pos[i].raw[axis] - lo[axis]) * scale);
-        w->slab[i] = (uint8_t)(slab < 0 ? 0 : slab >= KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : slab);
-    }
     if (RESERVE(w->solve_order, w->solve_order_cap, w->contact_count + 1)) return -1;
-    int *start = w->solve_start;
-    memset(start, 0, sizeof w->solve_start);
-    for (int i = 0; i < w->contact_count; i++) start[domain_of(w, &w->contacts[i]) + 1]++;
-    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) start[d + 1] += start[d];
-    int at[KYU_SOLVE_DOMAINS + 1];
-    memcpy(at, start, sizeof at);
-    for (int i = 0; i < w->contact_count; i++) w->solve_order[at[domain_of(w, &w->contacts[i])]++] = i;
+    partition_ctx ctx, *x = &ctx; // about 4 KB of the stepping thread's stack
+    x->w = w;
+    x->slices = kyu_slice_count(w->active_count);
+    kyu_parallel_for(w, x->slices, 1, span_task, x);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int sl = 0; sl < x->slices; sl++)
+        for (int d = 0; d < 3; d++) lo[d] = kyu_minf(lo[d], x->lo[sl][d]), hi[d] = kyu_maxf(hi[d], x->hi[sl][d]);
+    x->axis = 0;
+    for (int d = 1; d < 3; d++)
+        if (hi[d] - lo[d] > hi[x->axis] - lo[x->axis]) x->axis = d;
+    x->base = lo[x->axis];
+    x->scale = hi[x->axis] > lo[x->axis] ? (float)KYU_SOLVE_DOMAINS / (hi[x->axis] - lo[x->axis]) : 0.0f;
+    kyu_parallel_for(w, w->active_count, 4096, slab_task, x);
+    x->slices = kyu_slice_count(w->contact_count);
+    kyu_parallel_for(w, x->slices, 1, count_domains_task, x);
+    int *start = w->solve_start, total = 0;
+    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) { // domain by domain, slice by slice
+        start[d] = total;
+        for (int sl = 0; sl < x->slices; sl++) {
+            int n = x->at[sl][d];
+            x->at[sl][d] = total;
+            total += n;
+        }
+    }
+    start[KYU_SOLVE_DOMAINS + 1] = total;
+    kyu_parallel_for(w, x->slices, 1, place_domains_task, x);
     return 0;
 }
 
