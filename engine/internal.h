@@ -244,8 +244,6 @@ typedef struct sleep_grid {
     int count, entry_cap, live;
     sleep_entry *giants;  // sleeping bodies too big for cells
     int giant_count, giant_cap;
-    vec3s probe_p0, probe_p1; // the path that asks: a sleeper wakes when it comes within probe_r
-    float probe_r;            //  (+ its radius) of this segment; probe_r < 0: box test only
 } sleep_grid;
 
 typedef struct sleep_island {

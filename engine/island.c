@@ -112,13 +112,16 @@ static int sg_live(const kyu_world *w, const sleep_entry *e) {
     return w->bodies.alive[e->body] && !w->bodies.awake[e->body] && w->bodies.sleep_epoch[e->body] == e->epoch;
 }
 
-// Calls visit for every sleeping body whose rest box meets `box` (maybe more than once).
-static int sg_query(kyu_world *w, const aabb *box, int (*visit)(kyu_world *, uint32_t)) {
-    sleep_grid *g = &w->sleep;
+// Calls visit(ctx, body) for every sleeping body whose rest box meets `box` (maybe more than once);
+// a visit that returns nonzero stops the query, which then returns -1. The query itself only reads.
+typedef int sg_visit_fn(void *ctx, uint32_t body);
+
+static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, void *ctx) {
+    const sleep_grid *g = &w->sleep;
     for (int i = 0; i < g->giant_count; i++) {
         uint32_t j = g->giants[i].body;
         aabb rb = rest_box(w, j);
-        if (sg_live(w, &g->giants[i]) && box_overlap(box, &rb) && visit(w, j)) return -1;
+        if (sg_live(w, &g->giants[i]) && box_overlap(box, &rb) && visit(ctx, j)) return -1;
     }
     if (g->count == 0) return 0;
     int32_t lo[3], hi[3]; // one-cell entries sit at their low corner: look one cell lower too
@@ -128,7 +131,7 @@ static int sg_query(kyu_world *w, const aabb *box, int (*visit)(kyu_world *, uin
         for (int e = 0; e < g->count; e++) {
             uint32_t j = g->entries[e].body;
             aabb rb = rest_box(w, j);
-            if (sg_live(w, &g->entries[e]) && box_overlap(box, &rb) && visit(w, j)) return -1;
+            if (sg_live(w, &g->entries[e]) && box_overlap(box, &rb) && visit(ctx, j)) return -1;
         }
         return 0;
     }
@@ -140,7 +143,7 @@ static int sg_query(kyu_world *w, const aabb *box, int (*visit)(kyu_world *, uin
                     const sleep_entry *en = &g->entries[e];
                     if (en->c[0] != x || en->c[1] != y || en->c[2] != z || !sg_live(w, en)) continue;
                     aabb rb = rest_box(w, en->body);
-                    if (box_overlap(box, &rb) && visit(w, en->body)) return -1;
+                    if (box_overlap(box, &rb) && visit(ctx, en->body)) return -1;
                 }
             }
     return 0;
@@ -234,39 +237,78 @@ static float segment_distance(vec3s p0, vec3s p1, vec3s c) {
     return glms_vec3_distance(glms_vec3_add(p0, glms_vec3_scale(d, t)), c);
 }
 
-// A sleeper wakes only when the asking path comes as close as a contact would (the distance that
-// joins two bodies into one island): resting neighbours a little apart never wake each other.
-static int wake_visit(kyu_world *w, uint32_t j) {
-    const sleep_grid *g = &w->sleep;
-    if (g->probe_r >= 0.0f &&
-        segment_distance(g->probe_p0, g->probe_p1, w->bodies.pos[j]) > g->probe_r + w->bodies.radius[j])
-        return 0;
-    return wake_island_of(w, j);
+// The path that asks: a sleeper wakes when it comes within r (+ its radius) of the segment p0-p1,
+// as close as a contact would (the distance that joins two bodies into one island), so resting
+// neighbours a little apart never wake each other. r < 0: the box test alone.
+typedef struct probe {
+    kyu_world *w;
+    vec3s p0, p1;
+    float r;
+    int hit; // the read-only pass: a sleeper was met
+} probe;
+
+static int probe_meets(const kyu_world *w, const probe *pr, uint32_t j) {
+    return pr->r < 0.0f || segment_distance(pr->p0, pr->p1, w->bodies.pos[j]) <= pr->r + w->bodies.radius[j];
+}
+
+static int wake_visit(void *ctx, uint32_t j) {
+    probe *pr = ctx;
+    return probe_meets(pr->w, pr, j) ? wake_island_of(pr->w, j) : 0;
+}
+
+static int hit_visit(void *ctx, uint32_t j) {
+    probe *pr = ctx;
+    pr->hit = probe_meets(pr->w, pr, j);
+    return pr->hit; // the first sleeper met ends the query
+}
+
+// Body i's coming path (gravity included): its box and its probe.
+static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
+    const body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt;
+    vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
+    vec3s p1 = glms_vec3_add(s->pos[i], glms_vec3_scale(v, dt));
+    float g = s->radius[i] + w->def.contact_margin;
+    for (int k = 0; k < 3; k++) {
+        b->lo[k] = kyu_minf(s->pos[i].raw[k], p1.raw[k]) - g;
+        b->hi[k] = kyu_maxf(s->pos[i].raw[k], p1.raw[k]) + g;
+    }
+    *pr = (probe){w, s->pos[i], p1, g, 0};
+}
+
+// The read-only first pass: which awake bodies' paths meet a sleeper now (uf_record: 1 yes, 2 no,
+// 0 asleep or dead; the island pass's record is free before the step).
+static void meets_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int i = begin; i < end; i++) {
+        w->uf_record[i] = 0;
+        if (!w->bodies.alive[i] || !w->bodies.awake[i]) continue;
+        aabb b;
+        probe pr;
+        path_probe(w, (uint32_t)i, &b, &pr);
+        (void)sg_query(w, &b, hit_visit, &pr);
+        w->uf_record[i] = pr.hit ? 1 : 2;
+    }
 }
 
 // Before the step: every awake body's coming path, and every moving kinematic collider, wakes the
 // sleeping islands it meets; woken bodies wake what they touch in turn.
+// The queries run first in parallel, reading only; then, in slot order, the bodies that met a
+// sleeper and the bodies woken meanwhile query again and wake what they meet (sleepers only ever
+// become fewer, so a body that met none meets none later).
 int kyu_islands_wake_touched(kyu_world *w) {
     body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt;
     w->woken_bodies_count = 0;
     if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
+    kyu_parallel_for(w, s->high, 1024, meets_task, w);
     for (int i = 0; i < s->high; i++) {
-        if (!s->alive[i] || !s->awake[i]) continue;
-        vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
-        vec3s p1 = glms_vec3_add(s->pos[i], glms_vec3_scale(v, dt));
+        if (!s->alive[i] || !s->awake[i] || w->uf_record[i] == 2) continue;
         aabb b;
-        float g = s->radius[i] + w->def.contact_margin;
-        for (int k = 0; k < 3; k++) {
-            b.lo[k] = kyu_minf(s->pos[i].raw[k], p1.raw[k]) - g;
-            b.hi[k] = kyu_maxf(s->pos[i].raw[k], p1.raw[k]) + g;
-        }
-        w->sleep.probe_p0 = s->pos[i];
-        w->sleep.probe_p1 = p1;
-        w->sleep.probe_r = g;
-        if (sg_query(w, &b, wake_visit)) return -1;
+        probe pr;
+        path_probe(w, (uint32_t)i, &b, &pr);
+        if (sg_query(w, &b, wake_visit, &pr)) return -1;
     }
-    w->sleep.probe_r = -1.0f;
     for (int c = 0; c < w->collider_high; c++) {
         const collider *col = &w->colliders[c];
         if (!col->alive || col->motion != KYU_KINEMATIC || glms_vec3_norm2(col->velocity) == 0.0f) continue;
@@ -295,8 +337,8 @@ void kyu_wake_near_collider(kyu_world *w, const collider *c) {
         b.lo[k] = kyu_minf(b.lo[k], e.lo[k]) - reach;
         b.hi[k] = kyu_maxf(b.hi[k], e.hi[k]) + reach;
     }
-    w->sleep.probe_r = -1.0f;
-    (void)sg_query(w, &b, wake_visit);
+    probe pr = {w, {{0}}, {{0}}, -1.0f, 0};
+    (void)sg_query(w, &b, wake_visit, &pr);
 }
 
 // Mid-step: a body's new box meets sleeping bodies: wake their islands now. Returns how many bodies
@@ -304,8 +346,8 @@ void kyu_wake_near_collider(kyu_world *w, const collider *c) {
 int kyu_islands_wake_box(kyu_world *w, const aabb *box) {
     if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
     int before = w->woken_bodies_count;
-    w->sleep.probe_r = -1.0f;
-    if (sg_query(w, box, wake_visit)) return -1;
+    probe pr = {w, {{0}}, {{0}}, -1.0f, 0};
+    if (sg_query(w, box, wake_visit, &pr)) return -1;
     return w->woken_bodies_count - before;
 }
 
