@@ -77,7 +77,7 @@ static int wake_in_path(kyu_world *w, const aabb *box, float tau) {
         w->limit_t[b] = 1.0f;
         w->accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
         w->active[w->active_count++] = b;
-        kyu_path_box(w, b, tau, &w->box[b]);
+        kyu_broadphase_box(w, b, tau, &w->box[b]);
         if (kyu_broadphase_late_insert(w, b)) return -1;
     }
     for (int k = first; k < first + n; k++)
@@ -97,7 +97,7 @@ static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
     aabb nb;
     kyu_path_box(w, a, tau, &nb);
     if (!box_contains(&w->box[a], &nb)) {
-        w->box[a] = nb;
+        kyu_broadphase_box(w, a, tau, &w->box[a]);
         w->stats.late_inserts++;
         if (wake_in_path(w, &nb, tau) || kyu_broadphase_late_insert(w, a)) return -1;
     }

@@ -372,6 +372,7 @@ void kyu_grid_free(grid *g);
 vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t);
 vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
+void kyu_broadphase_box(const kyu_world *w, uint32_t i, float t, aabb *out);
 int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out);
 
 // events.c

@@ -145,7 +145,7 @@ static void sweeps_task(int begin, int end, int worker, void *ctx) {
     for (int k = begin; k < end; k++) {
         uint32_t i = w->active[k];
         w->t_body[i] = 0.0f;
-        kyu_path_box(w, i, 0.0f, &w->box[i]);
+        kyu_broadphase_box(w, i, 0.0f, &w->box[i]);
     }
 }
 
