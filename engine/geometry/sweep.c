@@ -176,13 +176,24 @@ vec3s kyu_closest_point_box(const kyu_box *box, vec3s p) {
     return fv(dmad(c, to_world(box, q), 1.0));
 }
 
+// Whether the box is axis-aligned (the walls and floors of most scenes): its frame changes nothing,
+// up to the sign of a zero, and the two rotations can be skipped.
+static int axis_aligned(const kyu_box *box) {
+    const mat3s *m = &box->rotation;
+    return m->col[0].x == 1.0f && m->col[1].y == 1.0f && m->col[2].z == 1.0f && m->col[0].y == 0.0f &&
+           m->col[0].z == 0.0f && m->col[1].x == 0.0f && m->col[1].z == 0.0f && m->col[2].x == 0.0f &&
+           m->col[2].y == 0.0f;
+}
+
 float kyu_distance_sphere_box(vec3s c, float r, const kyu_box *box, vec3s *normal, vec3s *point) {
     double e[3];
     box_extents(box, e);
     dv3 q, n;
     dv3 bc = dv(box->center);
-    double dist = box_local_distance(to_local(box, dsub(dv(c), bc)), e, &q, &n);
-    dv3 nw = to_world(box, n);
+    int aligned = axis_aligned(box);
+    dv3 local = dsub(dv(c), bc);
+    double dist = box_local_distance(aligned ? local : to_local(box, local), e, &q, &n);
+    dv3 nw = aligned ? n : to_world(box, n);
     if (normal) *normal = fv(nw);
     // The contact point sits on the box surface (for an inside centre: on the exit face).
     if (point) {
