@@ -281,23 +281,33 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
 // A body the solver pushed this step moves in a straight line with its solved velocity (which
 // already holds this step's gravity). Every other body takes its gravity back out of the velocity
 // and flies the exact parabola instead, so free flight and bounces keep their energy.
-void kyu_contacts_mark_supported(kyu_world *w) {
-    body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt;
-    for (int k = 0; k < w->active_count; k++) {
+static void gravity_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
         uint32_t i = w->active[k];
-        w->accel[i] = glms_vec3_scale(w->def.gravity, s->gravity_scale[i]);
+        w->accel[i] = glms_vec3_scale(w->def.gravity, w->bodies.gravity_scale[i]);
     }
-    for (int i = 0; i < w->contact_count; i++) {
+}
+
+static void take_back_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
+        uint32_t i = w->active[k];
+        w->bodies.vel[i] = glms_vec3_sub(w->bodies.vel[i], glms_vec3_scale(w->accel[i], w->def.fixed_dt));
+    }
+}
+
+void kyu_contacts_mark_supported(kyu_world *w) {
+    kyu_parallel_for(w, w->active_count, 4096, gravity_task, w);
+    for (int i = 0; i < w->contact_count; i++) { // two contacts may share a body: serial
         const contact *c = &w->contacts[i];
         if (c->skip || !(c->jn > 0.0f)) continue;
         w->accel[c->a] = glms_vec3_zero();
         if (!is_collider(c->b)) w->accel[c->b] = glms_vec3_zero();
     }
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        s->vel[i] = glms_vec3_sub(s->vel[i], glms_vec3_scale(w->accel[i], dt));
-    }
+    kyu_parallel_for(w, w->active_count, 4096, take_back_task, w);
 }
 
 static uint64_t key_of(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
@@ -407,7 +417,7 @@ int kyu_contacts_find(kyu_world *w) {
     // (a contact of last step whose key is passed without a match has ended).
     int n = 0, j = 0;
     for (int k = 0; k < w->active_count; k++) {
-        if (n != w->cf_offset[k])
+        if (n != w->cf_offset[k] && w->cf_count[k] > 0)
             memmove(w->contacts_new + n, w->contacts_new + w->cf_offset[k], (size_t)w->cf_count[k] * sizeof(contact));
         for (int i = n; i < n + w->cf_count[k]; i++) {
             const contact *c = &w->contacts_new[i];
