@@ -367,14 +367,16 @@ static int find_resting_islands(kyu_world *w) {
     body_store *s = &w->bodies;
     uint32_t *parent = w->uf_parent;
     float *rest = w->uf_rest;
+    int rested = 0; // bodies that have rested long enough; none: no island can sleep (a gas)
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
         int resting = w->def.enable_sleep && s->allow_sleep[i] && !s->sensor[i] &&
                       glms_vec3_norm2(s->vel[i]) < w->def.sleep_speed * w->def.sleep_speed;
         s->sleep_timer[i] = resting ? s->sleep_timer[i] + w->def.fixed_dt : 0.0f;
+        rested += s->sleep_timer[i] >= w->def.sleep_time;
         parent[i] = i;
     }
-    if (!w->def.enable_sleep) return 0;
+    if (!w->def.enable_sleep || rested == 0) return 0;
     for (int c = 0; c < w->contact_count; c++) {
         const contact *ct = &w->contacts[c];
         if (ct->b & KYU_COLLIDER_BIT) continue;
