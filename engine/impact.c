@@ -91,6 +91,22 @@ static int box_contains(const aabb *outer, const aabb *inner) {
     return 1;
 }
 
+// Whether partner b's box (which bounds the rest of its path) meets box nb: if not, a path in nb
+// cannot come near it (both boxes are grown by radius and margin), so no time of impact is needed.
+static int may_meet(const kyu_world *w, const aabb *nb, uint32_t b) {
+    if (b & KYU_COLLIDER_BIT) return kyu_collider_touches_box(&w->colliders[b & ~KYU_COLLIDER_BIT], nb);
+    const aabb *o = &w->box[b];
+    return nb->lo[0] <= o->hi[0] && o->lo[0] <= nb->hi[0] && nb->lo[1] <= o->hi[1] && o->lo[1] <= nb->hi[1] &&
+           nb->lo[2] <= o->hi[2] && o->lo[2] <= nb->hi[2];
+}
+
+// Queues a's next impact with partner b after tau, if their boxes can meet.
+static int queue_next(kyu_world *w, uint32_t a, uint32_t b, const aabb *nb, float tau) {
+    impact_event ev;
+    if (!may_meet(w, nb, b) || !next_impact(w, a, b, tau, &ev)) return 0;
+    return heap_push(w, ev);
+}
+
 // Body a changed velocity at tau: make sure its box still bounds the rest of its path, then queue
 // its new impacts with every partner (except `skip`, already queued by the caller).
 static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
@@ -101,13 +117,10 @@ static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
         w->stats.late_inserts++;
         if (wake_in_path(w, &nb, tau) || kyu_broadphase_late_insert(w, a)) return -1;
     }
-    impact_event ev;
     for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
-        if (w->adj[k] != skip && next_impact(w, a, w->adj[k], tau, &ev) && heap_push(w, ev)) return -1;
+        if (w->adj[k] != skip && queue_next(w, a, w->adj[k], &nb, tau)) return -1;
     for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
-        if (w->late_partner[k] != skip && next_impact(w, a, w->late_partner[k], tau, &ev) &&
-            heap_push(w, ev))
-            return -1;
+        if (w->late_partner[k] != skip && queue_next(w, a, w->late_partner[k], &nb, tau)) return -1;
     return 0;
 }
 
