@@ -193,18 +193,17 @@ static void first_impacts_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
-// The first impacts of all pairs, found in up to 64 fixed slices of the pair list at once and
-// joined in pair order: only pairs that have an impact take room (most candidate pairs have none).
+// The first impacts of all pairs, found in fixed slices of the pair list at once and joined in
+// pair order: only pairs that have an impact take room (most candidate pairs have none).
 static int first_impacts(kyu_world *w) {
-    int slices = w->pair_count / 2048 + 1;
-    if (slices > 64) slices = 64;
+    int slices = kyu_slice_count(w->pair_count);
     int cap = w->event_chunk_cap;
     if (RESERVE(w->event_chunks, cap, slices)) return -1;
     for (int c = w->event_chunk_cap; c < cap; c++) memset(&w->event_chunks[c], 0, sizeof w->event_chunks[c]);
     w->event_chunk_cap = cap;
     for (int c = 0; c < slices; c++) {
-        w->event_chunks[c].first = (int)((int64_t)w->pair_count * c / slices);
-        w->event_chunks[c].last = (int)((int64_t)w->pair_count * (c + 1) / slices);
+        w->event_chunks[c].first = kyu_slice_start(w->pair_count, slices, c);
+        w->event_chunks[c].last = kyu_slice_start(w->pair_count, slices, c + 1);
         w->event_chunks[c].failed = 0;
     }
     kyu_parallel_for(w, slices, 1, first_impacts_task, w);
