@@ -161,9 +161,9 @@ typedef struct grid_entry {
 
 // The cell of coordinate x: floor(x / cell), clamped to +-2^20, as a truncation of the value shifted
 // by 2^20 in double (floorf is a call or a long sequence in baseline x86-64 code, and the broadphase
-// takes millions a second). The shift is exact except within 2^-33 below zero, which rounds up to
-// cell 0: the mapping stays monotonic and every cell at least 1 - 2^-33 cells wide, which is all the
-// grid needs (a box of at most 0.99 cell spans at most two cells on each axis).
+// takes millions a second). The shift is exact except within 2^-34 below zero, which rounds up to
+// cell 0: the mapping stays monotonic and every cell at least 1 - 2^-34 cells wide, which is all the
+// grid needs (a box of at most 0.99 cell spans at most two cells on each axis). tests/test_grid.c.
 static inline int32_t kyu_cell_of(float x, float inv_cell) {
     float c = x * inv_cell;
     if (c > 1048575.0f) c = 1048575.0f;

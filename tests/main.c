@@ -44,6 +44,7 @@ int main(int argc, char **argv) {
     suite_query();
     suite_draw();
     suite_snapshot();
+    suite_grid();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

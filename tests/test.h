@@ -71,6 +71,7 @@ void suite_geometry(void);
 void suite_api(void);
 void suite_physics(void);
 void suite_snapshot(void);
+void suite_grid(void);
 void suite_islands(void);
 void suite_threads(void);
 void suite_closest(void);
