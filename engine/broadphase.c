@@ -329,10 +329,15 @@ static const int8_t AHEAD[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0
 // Pairs of the bodies in cell c (entries [start, end) of its run with these coordinates).
 static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
     const grid *g = &w->grid;
+    // A run holds one cell unless two cells' hashes collide: check its entries' cells once here,
+    // not again for every partner below (an entry's cell is recomputed from its box).
+    int pure = 1;
+    for (int i = start; i < end && pure; i++) pure = in_cell(g, &g->entries[i], c);
     for (int i = start; i < end; i++) {
-        if (!in_cell(g, &g->entries[i], c)) continue;
+        if (!(pure || in_cell(g, &g->entries[i], c))) continue;
         for (int j = i + 1; j < end; j++)
-            if (in_cell(g, &g->entries[j], c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
+            if ((pure || in_cell(g, &g->entries[j], c)) &&
+                pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
                 return -1;
     }
     for (int k = 0; k < 13; k++) {
@@ -342,7 +347,8 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
         for (int j = nb; j < ne; j++) {
             if (!in_cell(g, &g->entries[j], n)) continue;
             for (int i = start; i < end; i++)
-                if (in_cell(g, &g->entries[i], c) && pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
+                if ((pure || in_cell(g, &g->entries[i], c)) &&
+                    pair_if_overlap(w, g->entries[i].body, g->entries[j].body))
                     return -1;
         }
     }
