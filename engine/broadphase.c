@@ -528,7 +528,7 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(k
                 int b, e;
                 if (!cell_entries(g, c, &b, &e)) continue;
                 for (int j = b; j < e; j++)
-                    if (in_cell(g, &g->entries[j], c) && boxes_overlap(box, &g->entries[j].box) &&
+                    if (boxes_overlap(box, &g->entries[j].box) && in_cell(g, &g->entries[j], c) &&
                         visit(w, a, g->entries[j].body))
                         return -1;
             }
