@@ -31,7 +31,12 @@ int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_ev
 }
 
 // A new step: last step's events are gone; end events of colliders removed since then move in.
+// A burst (a pile landing: 100,000 begins in one step) leaves large arrays behind; they give most of
+// it back once a step reports less than half of what they hold.
 int kyu_events_begin_step(kyu_world *w) {
+    SHRINK(w->begin_events, w->begin_cap, w->begin_count);
+    SHRINK(w->end_events, w->end_cap, w->end_count + w->pending_end_count);
+    SHRINK(w->impact_events, w->impact_cap, w->impact_count);
     w->begin_count = w->end_count = w->impact_count = 0;
     for (int i = 0; i < w->pending_end_count; i++)
         if (kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, w->pending_end[i])) return -1;

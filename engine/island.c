@@ -426,8 +426,8 @@ static int sleeping_root(const kyu_world *w, uint32_t i) {
 
 // After the step: the islands whose bodies all rested long enough go to sleep, taking their
 // contacts along (the cache keeps the rest, still sorted). Each record is counted first and given
-// exactly its room, and the idle half of the contact double buffer is shrunk before the copies are
-// made: the step where a big pile falls asleep is the step of peak memory.
+// exactly its room, and the idle half of the contact double buffer is given back before the copies
+// are made: the step where a big pile falls asleep would otherwise be the step of peak memory.
 int kyu_islands_update(kyu_world *w) {
     body_store *s = &w->bodies;
     int sleeping = find_resting_islands(w);
@@ -458,15 +458,13 @@ int kyu_islands_update(kyu_world *w) {
         s->sleep_epoch[i]++;
         if (sg_insert(w, i)) return -1;
     }
-    int stay = 0;
     for (int c = 0; c < w->contact_count; c++) { // count each island's contacts
         const contact *ct = &w->contacts[c];
-        if (s->awake[ct->a])
-            stay++;
-        else
-            w->islands[s->island[ct->a]].contact_count++;
+        if (!s->awake[ct->a]) w->islands[s->island[ct->a]].contact_count++;
     }
-    SHRINK(w->contacts_new, w->contact_new_cap, stay); // idle until the next contact search
+    // The idle half of the double buffer holds nothing until the next contact search, which
+    // reserves what it needs: it is given back before the copies below are made.
+    SHRINK(w->contacts_new, w->contact_new_cap, 0);
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
         if (!sleeping_root(w, i)) continue;
