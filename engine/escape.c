@@ -67,6 +67,11 @@ float kyu_contact_restitution(const kyu_world *w, const contact *c) {
     return kyu_pair_restitution(w->bodies.restitution[c->a], eb);
 }
 
+float kyu_contact_friction(const kyu_world *w, const contact *c) {
+    float fb = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].friction : w->bodies.friction[c->b];
+    return kyu_pair_friction(w->bodies.friction[c->a], fb);
+}
+
 static void apply(kyu_world *w, const contact *c, vec3s impulse) {
     body_store *s = &w->bodies;
     s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, s->inv_mass[c->a]));
@@ -86,7 +91,7 @@ static void solve_one(kyu_world *w, contact *c) {
     vrel = glms_vec3_add(vrel, glms_vec3_scale(c->normal, djn / k));
     vec3s vt = glms_vec3_sub(vrel, glms_vec3_scale(c->normal, glms_vec3_dot(vrel, c->normal)));
     vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, k));
-    float jt_len = glms_vec3_norm(jt), jt_max = c->friction * c->jn;
+    float jt_len = glms_vec3_norm(jt), jt_max = kyu_contact_friction(w, c) * c->jn;
     if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
     impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
     c->jt = jt;
@@ -316,43 +321,61 @@ static void fill(const kyu_world *w, contact *c) {
     const body_store *s = &w->bodies;
     c->ga = s->generation[c->a];
     c->gb = is_collider(c->b) ? 0 : s->generation[c->b];
-    float mub = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].friction : s->friction[c->b];
-    c->friction = kyu_pair_friction(s->friction[c->a], mub);
 }
 
 // The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
 // kept last step carry their impulses (warm start) and, for a centre inside a box, their normal.
 // Kept: pairs closer than the margin, and pairs that had an impact this step (they touched, even if
 // they are apart again by its end: the next step then reports their end).
-static int make_contact(const kyu_world *w, uint32_t a, uint32_t b, int hit, contact *c) {
-    memset(c, 0, sizeof *c);
-    c->a = a;
-    c->b = b;
-    c->sensor = (uint8_t)kyu_pair_is_sensor(w, a, b);
-    c->gap = contact_geometry(w, c, &c->normal);
-    if (!(c->gap < w->def.contact_margin) && !hit) return 0;
-    c->touching = (uint8_t)(hit || (c->sensor ? c->gap <= 0.0f : c->gap <= w->def.linear_slop));
-    return 1;
+//
+// The search runs in two passes, so the new contacts are written once, each in its final place, and
+// the new list takes no more room than it holds (a region per candidate pair was a quarter larger on
+// a pile): the first pass decides which candidates are kept and which touch (flags beside the
+// adjacency), the second fills the kept ones in.
+enum { PAIR_HIT = 1, PAIR_KEPT = 2, PAIR_TOUCHING = 4 };
+
+// Whether candidate (a, b) is kept, and whether it touches: PAIR_KEPT | PAIR_TOUCHING, or 0.
+static uint8_t candidate_flags(const kyu_world *w, uint32_t a, uint32_t b, int hit) {
+    contact c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.b = b;
+    int sensor = kyu_pair_is_sensor(w, a, b);
+    float gap = contact_geometry(w, &c, &c.normal);
+    if (!(gap < w->def.contact_margin) && !hit) return 0;
+    int touching = hit || (sensor ? gap <= 0.0f : gap <= w->def.linear_slop);
+    return (uint8_t)(PAIR_KEPT | (touching ? PAIR_TOUCHING : 0));
 }
 
 static int end_event(kyu_world *w, const contact *c) {
     return kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, kyu_contact_event_of(w, c));
 }
 
-// Partners of active body k that come after it (higher slots, then colliders): how many.
+// Pass one: the partners of active body k that come after it (higher slots, then colliders), each
+// flagged kept and touching or not beside its adjacency entry; how many are kept. Each entry is a's
+// own (the other body's copy of the pair is in the other's list), so slices never share one.
 static void count_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     for (int k = begin; k < end; k++) {
         uint32_t a = w->active[k];
         int n = 0;
-        for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++) n += w->adj[j] > a;
-        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j]) n += w->late_partner[j] > a;
+        for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++)
+            if (w->adj[j] > a) {
+                w->adj_hit[j] |= candidate_flags(w, a, w->adj[j], w->adj_hit[j] & PAIR_HIT);
+                n += (w->adj_hit[j] & PAIR_KEPT) != 0;
+            }
+        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j])
+            if (w->late_partner[j] > a) {
+                w->late_hit[j] |= candidate_flags(w, a, w->late_partner[j], w->late_hit[j] & PAIR_HIT);
+                n += (w->late_hit[j] & PAIR_KEPT) != 0;
+            }
         w->cf_count[k] = n;
     }
 }
 
-// Body k's contacts, in key order, into its own region of contacts_new (any split, same result).
+// Pass two: body k's kept contacts, in key order, into their place in contacts_new (any split, same
+// result).
 static void fill_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
     uint64_t *later = w->worker_scratch[worker];
@@ -360,24 +383,29 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
         uint32_t a = w->active[k];
         int n = 0;
         for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++)
-            if (w->adj[j] > a) later[n++] = (uint64_t)w->adj[j] << 1 | w->adj_hit[j];
+            if (w->adj[j] > a && (w->adj_hit[j] & PAIR_KEPT))
+                later[n++] = (uint64_t)w->adj[j] << 1 | ((w->adj_hit[j] & PAIR_TOUCHING) != 0);
         for (int j = w->late_head[a]; j >= 0; j = w->late_next[j])
-            if (w->late_partner[j] > a) later[n++] = (uint64_t)w->late_partner[j] << 1 | w->late_hit[j];
+            if (w->late_partner[j] > a && (w->late_hit[j] & PAIR_KEPT))
+                later[n++] = (uint64_t)w->late_partner[j] << 1 | ((w->late_hit[j] & PAIR_TOUCHING) != 0);
+        assert(n == w->cf_count[k]);
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {
                 uint64_t t = later[j];
                 later[j] = later[j - 1];
                 later[j - 1] = t;
             }
-        contact *out = w->contacts_new + w->cf_offset[k];
-        int m = 0;
-        for (int i = 0; i < n; i++) m += make_contact(w, a, (uint32_t)(later[i] >> 1), (int)(later[i] & 1), &out[m]);
-        w->cf_count[k] = m;
         // Last step's contacts of a (a run of the old cache, also sorted by partner): a pair kept
         // carries its impulses and its normal (the normal decides the gap of a centre in a box).
+        contact *out = w->contacts_new + w->cf_offset[k];
         int o = w->uf_record[a];
-        for (int i = 0; i < m; i++) {
+        for (int i = 0; i < n; i++) {
             contact *c = &out[i];
+            memset(c, 0, sizeof *c);
+            c->a = a;
+            c->b = (uint32_t)(later[i] >> 1);
+            c->sensor = (uint8_t)kyu_pair_is_sensor(w, a, c->b);
+            c->touching = (uint8_t)(later[i] & 1);
             for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b < c->b; o++) {}
             if (o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b == c->b) {
                 const contact *old = &w->contacts[o++];
@@ -385,8 +413,8 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
                 c->jn = old->jn;
                 c->jt = old->jt;
                 c->normal = old->normal;
-                c->gap = contact_geometry(w, c, &c->normal);
             }
+            c->gap = contact_geometry(w, c, &c->normal);
             fill(w, c);
         }
     }
@@ -401,7 +429,7 @@ int kyu_contacts_find(kyu_world *w) {
         for (; j < w->contact_count && w->contacts[j].a < a; j++) {}
         w->uf_record[a] = j < w->contact_count && w->contacts[j].a == a ? j : -1;
     }
-    // Each body's partners after it, in key order: the new contacts come out sorted by (a, b).
+    // Each body's kept partners after it, in key order: the new contacts come out sorted by (a, b).
     kyu_parallel_for(w, w->active_count, 1024, count_task, w);
     int total = 0, most = 0;
     for (int k = 0; k < w->active_count; k++) {
@@ -413,26 +441,21 @@ int kyu_contacts_find(kyu_world *w) {
     for (int i = 0; i < w->def.worker_count; i++)
         if (RESERVE(w->worker_scratch[i], w->worker_scratch_cap[i], most + 1)) return -1;
     kyu_parallel_for(w, w->active_count, 256, fill_task, w);
-    // Close the gaps left by partners that were not kept, and report begins and ends in key order
-    // (a contact of last step whose key is passed without a match has ended).
-    int n = 0, j = 0;
-    for (int k = 0; k < w->active_count; k++) {
-        if (n != w->cf_offset[k] && w->cf_count[k] > 0)
-            memmove(w->contacts_new + n, w->contacts_new + w->cf_offset[k], (size_t)w->cf_count[k] * sizeof(contact));
-        for (int i = n; i < n + w->cf_count[k]; i++) {
-            const contact *c = &w->contacts_new[i];
-            uint64_t key = key_of(c);
-            for (; j < w->contact_count && key_of(&w->contacts[j]) < key; j++)
-                if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
-            if (j < w->contact_count && key_of(&w->contacts[j]) == key) j++;
-            if (c->touching && !c->mark &&
-                kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
-                return -1;
-            if (!c->touching && c->mark && end_event(w, c)) return -1;
-        }
-        n += w->cf_count[k];
+    // Report begins and ends in key order (a contact of last step whose key is passed without a
+    // match has ended).
+    int j = 0;
+    for (int i = 0; i < total; i++) {
+        const contact *c = &w->contacts_new[i];
+        uint64_t key = key_of(c);
+        for (; j < w->contact_count && key_of(&w->contacts[j]) < key; j++)
+            if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
+        if (j < w->contact_count && key_of(&w->contacts[j]) == key) j++;
+        if (c->touching && !c->mark &&
+            kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
+            return -1;
+        if (!c->touching && c->mark && end_event(w, c)) return -1;
     }
-    w->contact_new_count = n;
+    w->contact_new_count = total;
     for (; j < w->contact_count; j++)
         if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
     kyu_contacts_swap(w, w->contact_new_count);

@@ -90,11 +90,13 @@ typedef struct contact {
     uint32_t a, b;        // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
     uint32_t ga, gb;      // generations of the bodies: a contact never outlives its bodies' slots
     vec3s normal;         // unit, from b to a, as last detected
-    float gap;            // signed distance when detected (negative = overlap)
+    union {
+        float gap;        // signed distance when detected (negative = overlap)
+        float target;     // in the velocity solve: the normal velocity to reach (set from the gap,
+    };                    //   which is detected again before the step ends)
     float jn;             // accumulated normal impulse of the velocity solve (warm start)
-    vec3s jt;             // accumulated friction impulse
-    float friction;       // of the pair (its restitution and mass are read from the bodies)
-    float target;         // normal velocity the velocity solve must reach this step
+    vec3s jt;             // accumulated friction impulse (the pair's friction, restitution and
+                          //   mass are read from the bodies: kyu_contact_friction and the others)
     uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
     uint8_t touching;     // touched this step: an impact, a gap within the slop, a sensor overlap
     uint8_t sensor;       // one side is a sensor: events only, no response
@@ -438,6 +440,7 @@ void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contacts_swap(kyu_world *w, int n);
 float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
 float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
+float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
 
 // min and max of finite floats, inlined: without -ffinite-math-only, fminf and fmaxf are calls into
 // libm, which showed up at 4% of a GAS step.

@@ -93,13 +93,15 @@ static void put_collider(writer *o, const collider *c) {
     }
 }
 
-// The format keeps each contact's effective mass and restitution (from version 1), which the engine
-// now reads from the bodies: they are written as computed, and checked but not kept on load.
+// The format keeps each contact's effective mass, friction and restitution (from version 1), which
+// the engine now reads from the bodies: they are written as computed, and checked but not kept on
+// load. Its velocity target is set at the start of every solve: it is written as 0 and not kept.
 static void put_contact(writer *o, const kyu_world *w, const contact *c) {
     put_u32(o, c->a); put_u32(o, c->b); put_u32(o, c->ga); put_u32(o, c->gb);
     put_vec(o, c->normal); put_f32(o, c->gap); put_f32(o, c->jn); put_vec(o, c->jt);
-    put_f32(o, kyu_contact_mass(w, c)); put_f32(o, c->friction); put_f32(o, kyu_contact_restitution(w, c));
-    put_f32(o, c->target);
+    put_f32(o, kyu_contact_mass(w, c)); put_f32(o, kyu_contact_friction(w, c));
+    put_f32(o, kyu_contact_restitution(w, c));
+    put_f32(o, 0.0f);
     put_u8(o, c->skip); put_u8(o, c->touching); put_u8(o, c->sensor);
 }
 
@@ -350,14 +352,14 @@ static contact *get_contacts(reader *r, const kyu_world *w, int *count) {
         t->a = get_u32(r); t->b = get_u32(r); t->ga = get_u32(r); t->gb = get_u32(r);
         t->normal = get_vec(r); t->gap = get_f32(r); t->jn = get_f32(r); t->jt = get_vec(r);
         float k = get_f32(r);
-        t->friction = get_f32(r);
+        float mu = get_f32(r);
         float e = get_f32(r);
-        t->target = get_f32(r);
+        float target = get_f32(r);
         t->skip = get_u8(r); t->touching = get_u8(r); t->sensor = get_u8(r);
         if (!partner_ok(w, t->a) || (t->a & KYU_COLLIDER_BIT) || !partner_ok(w, t->b))
             fail(r, "a contact names a body or collider that does not exist");
         float f[] = {t->normal.x, t->normal.y, t->normal.z, t->gap, t->jn, t->jt.x, t->jt.y, t->jt.z,
-                     k, t->friction, e, t->target};
+                     k, mu, e, target};
         if (!all_finite(f, sizeof f / sizeof f[0])) fail(r, "a contact holds a number that is not finite");
     }
     *count = n;
