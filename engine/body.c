@@ -20,17 +20,19 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     if (slots <= b->capacity) return 0;
     int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
-    if (GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
+    int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
         GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
         GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
         GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->group, n) ||
         GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->awake, n) ||
         GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) || GROW(w->active, n) ||
-        GROW(w->uf_parent, n) || GROW(w->cf_offset, n) || GROW(w->cf_count, n) || GROW(w->slab, n) || GROW(w->uf_rest, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
+        GROW(w->cf_offset, n) || GROW(w->cf_count, n) || GROW(w->slab, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
         GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
         GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
-        GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n))
-        return -1;
+        GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+    w->uf_parent = w->version; // the island pass borrows two impact stage arrays (internal.h), moved or not
+    w->uf_rest = w->limit_t;
+    if (failed) return -1;
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
     memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);

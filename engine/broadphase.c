@@ -356,24 +356,10 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
 }
 
 
-// The chunks' pairs, joined in order after the pairs found so far.
-static int join_chunks(kyu_world *w, int slices) {
-    grid *g = &w->grid;
-    int total = w->pair_count;
-    for (int c = 0; c < slices; c++) {
+// Whether every chunk of [first, last) found its pairs (0) or ran out of memory (-1).
+static int chunks_failed(const grid *g, int first, int last) {
+    for (int c = first; c < last; c++)
         if (g->chunks[c].failed) return -1;
-        total += g->chunks[c].count;
-    }
-    int cap_a = w->pair_cap, cap_b = w->pair_cap;
-    if (RESERVE(w->pair_a, cap_a, total + 1) || RESERVE(w->pair_b, cap_b, total + 1)) return -1;
-    w->pair_cap = cap_a < cap_b ? cap_a : cap_b;
-    for (int c = 0; c < slices; c++) {
-        const pair_chunk *ch = &g->chunks[c];
-        if (ch->count == 0) continue; // its arrays may never have been allocated
-        memcpy(w->pair_a + w->pair_count, ch->a, (size_t)ch->count * sizeof *ch->a);
-        memcpy(w->pair_b + w->pair_count, ch->b, (size_t)ch->count * sizeof *ch->b);
-        w->pair_count += ch->count;
-    }
     return 0;
 }
 
@@ -465,7 +451,8 @@ static int small_pairs_dense(kyu_world *w) {
         if (c > 0) g->chunks[c - 1].last = at;
     }
     kyu_parallel_for(w, slices, 1, dense_pairs_task, w);
-    return join_chunks(w, slices);
+    g->dense_chunks = slices;
+    return chunks_failed(g, 0, slices);
 }
 
 static int small_pairs(kyu_world *w) {
@@ -636,7 +623,7 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     int n = w->active_count;
     for (int s = begin; s < end; s++) {
-        pair_chunk *out = &w->grid.chunks[s];
+        pair_chunk *out = &w->grid.chunks[w->grid.dense_chunks + s];
         out->count = out->failed = 0;
         for (int k = kyu_slice_start(n, x->slices, s); k < kyu_slice_start(n, x->slices, s + 1); k++) {
             uint32_t i = w->active[k];
@@ -648,12 +635,36 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
+// They stay in the chunks after the dense grid's (kyu_pair_source gives them in pair order).
 static int collider_pairs(kyu_world *w) {
+    grid *g = &w->grid;
     if (w->collider_count == 0) return 0;
     build_ctx x = {w, NULL, kyu_slice_count(w->active_count)};
-    if (reserve_chunks(&w->grid, x.slices)) return -1;
+    if (reserve_chunks(g, g->dense_chunks + x.slices)) return -1;
     kyu_parallel_for(w, x.slices, 1, collider_pairs_task, &x);
-    return join_chunks(w, x.slices);
+    g->collider_chunks = x.slices;
+    return chunks_failed(g, g->dense_chunks, g->dense_chunks + x.slices);
+}
+
+// The candidate pairs are kept where they were found, in this order (the pair order): the dense
+// grid's chunks, the pairs found one at a time (pair_a, pair_b: a hashed grid's, big and huge
+// bodies'), in slices of at most 2048, then the body-collider chunks. Copying them into one list
+// took room for every pair twice.
+int kyu_pair_source_count(const kyu_world *w) {
+    const grid *g = &w->grid;
+    return g->dense_chunks + kyu_slice_count(w->pair_count) + g->collider_chunks;
+}
+
+pair_source kyu_pair_source(const kyu_world *w, int s) {
+    const grid *g = &w->grid;
+    int pushed = kyu_slice_count(w->pair_count);
+    if (s < g->dense_chunks || s >= g->dense_chunks + pushed) {
+        const pair_chunk *ch = &g->chunks[s < g->dense_chunks ? s : s - pushed];
+        return (pair_source){ch->a, ch->b, ch->count};
+    }
+    int from = kyu_slice_start(w->pair_count, pushed, s - g->dense_chunks);
+    int to = kyu_slice_start(w->pair_count, pushed, s - g->dense_chunks + 1);
+    return (pair_source){w->pair_a + from, w->pair_b + from, to - from};
 }
 
 // Adjacency (CSR): each body's partners, bodies and colliders, in pair order.
@@ -661,17 +672,26 @@ static int build_adjacency(kyu_world *w) {
     int n = w->bodies.high;
     int *start = w->adj_start;
     memset(start, 0, (size_t)(n + 1) * sizeof *start);
-    for (int p = 0; p < w->pair_count; p++) {
-        start[w->pair_a[p] + 1]++;
-        if (!(w->pair_b[p] & KYU_COLLIDER_BIT)) start[w->pair_b[p] + 1]++;
+    int sources = kyu_pair_source_count(w), pairs = 0;
+    for (int s = 0; s < sources; s++) {
+        pair_source src = kyu_pair_source(w, s);
+        pairs += src.count;
+        for (int p = 0; p < src.count; p++) {
+            start[src.a[p] + 1]++;
+            if (!(src.b[p] & KYU_COLLIDER_BIT)) start[src.b[p] + 1]++;
+        }
     }
+    w->stats.candidate_pairs = pairs;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
     if (RESERVE(w->adj, w->adj_cap, start[n] + 1) || RESERVE(w->adj_hit, w->adj_hit_cap, start[n] + 1)) return -1;
     memset(w->adj_hit, 0, (size_t)start[n]);
-    for (int p = 0; p < w->pair_count; p++) {
-        uint32_t a = w->pair_a[p], b = w->pair_b[p];
-        w->adj[start[a]++] = b;
-        if (!(b & KYU_COLLIDER_BIT)) w->adj[start[b]++] = a;
+    for (int s = 0; s < sources; s++) {
+        pair_source src = kyu_pair_source(w, s);
+        for (int p = 0; p < src.count; p++) {
+            uint32_t a = src.a[p], b = src.b[p];
+            w->adj[start[a]++] = b;
+            if (!(b & KYU_COLLIDER_BIT)) w->adj[start[b]++] = a;
+        }
     }
     for (int i = n; i > 0; i--) start[i] = start[i - 1];
     start[0] = 0;
@@ -683,7 +703,7 @@ static int build_adjacency(kyu_world *w) {
 int kyu_broadphase_build(kyu_world *w) {
     grid *g = &w->grid;
     choose_cell_size(w);
-    w->pair_count = 0;
+    w->pair_count = g->dense_chunks = g->collider_chunks = 0;
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
     for (int e = 0; e < g->late_count; e++) g->multi_rec[g->late[e].body] = -1;
     g->late_count = g->late_hashed = g->multi_range_count = 0;
@@ -857,6 +877,33 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
         if (w->colliders[k].alive && kyu_collider_touches_box(&w->colliders[k], &w->box[a]))
             if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
     return 0;
+}
+
+// Two arrays that share one capacity (a pair list) shrink together.
+static void shrink_pairs(uint32_t **a, uint32_t **b, int *cap, int n) {
+    int cap_a = *cap, cap_b = *cap;
+    SHRINK(*a, cap_a, n);
+    SHRINK(*b, cap_b, n);
+    *cap = cap_a < cap_b ? cap_a : cap_b;
+}
+
+// After the step: the broadphase's arrays give back most of what this step did not use (the
+// half-full rule of kyu_shrink, keeping what they hold), so a world that has gone to sleep does not
+// keep the room of the step before.
+void kyu_broadphase_trim(kyu_world *w) {
+    grid *g = &w->grid;
+    SHRINK(g->entries, g->entry_cap, g->entry_count);
+    SHRINK(g->entries_tmp, g->entry_tmp_cap, g->dense ? 0 : g->entry_count);
+    SHRINK(g->late, g->late_cap, g->late_count);
+    SHRINK(g->multi_range, g->multi_range_cap, g->multi_range_count);
+    for (int c = 0; c < g->chunk_cap; c++) shrink_pairs(&g->chunks[c].a, &g->chunks[c].b, &g->chunks[c].cap, g->chunks[c].count);
+    shrink_pairs(&w->pair_a, &w->pair_b, &w->pair_cap, w->pair_count);
+    int adj = w->adj_start[w->bodies.high];
+    SHRINK(w->adj, w->adj_cap, adj);
+    SHRINK(w->adj_hit, w->adj_hit_cap, adj);
+    SHRINK(w->late_partner, w->late_pair_cap, w->late_pair_count);
+    SHRINK(w->late_next, w->late_next_cap, w->late_pair_count);
+    SHRINK(w->late_hit, w->late_hit_cap, w->late_pair_count);
 }
 
 void kyu_grid_free(grid *g) {

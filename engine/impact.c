@@ -16,6 +16,7 @@ static int earlier(const impact_event *x, const impact_event *y) {
 static int heap_push(kyu_world *w, impact_event ev) {
     if (RESERVE(w->heap, w->heap_cap, w->heap_count + 1)) return -1;
     int i = w->heap_count++;
+    if (w->heap_count > w->heap_peak) w->heap_peak = w->heap_count;
     while (i > 0) {
         int p = (i - 1) / 2;
         if (!earlier(&ev, &w->heap[p])) break;
@@ -173,17 +174,32 @@ static void stop_at_next_impacts(kyu_world *w) {
     }
 }
 
+// The candidate pairs as one list in pair order, cut into fixed slices of equal length: a slice may
+// span runs (kyu_pair_source). Slices by length, not one per run, keep the work even: a pile's
+// body-collider runs hold most of its pairs, and the costlier ones.
+typedef struct pair_slices {
+    kyu_world *w;
+    int slices, total;
+    int at[3 * KYU_MAX_SLICES + 1]; // run s holds pairs [at[s], at[s + 1]) of the list
+} pair_slices;
+
 // The first impact of every candidate pair of a slice that has one, in pair order (any split of
 // the slices over workers gives the same list).
 static void first_impacts_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
-    kyu_world *w = ctx;
+    const pair_slices *x = ctx;
+    kyu_world *w = x->w;
     for (int c = begin; c < end; c++) {
         event_chunk *ch = &w->event_chunks[c];
+        int from = kyu_slice_start(x->total, x->slices, c), to = kyu_slice_start(x->total, x->slices, c + 1);
+        int s = 0;
+        while (x->at[s + 1] <= from && x->at[s + 1] < x->total) s++;
+        pair_source src = kyu_pair_source(w, s);
         ch->count = 0;
-        for (int p = ch->first; p < ch->last; p++) {
+        for (int p = from; p < to; p++) {
+            while (p >= x->at[s + 1]) src = kyu_pair_source(w, ++s);
             impact_event ev;
-            if (!next_impact(w, w->pair_a[p], w->pair_b[p], 0.0f, &ev)) continue;
+            if (!next_impact(w, src.a[p - x->at[s]], src.b[p - x->at[s]], 0.0f, &ev)) continue;
             if (ch->count == ch->cap && RESERVE(ch->ev, ch->cap, ch->count + 1)) {
                 ch->failed = 1;
                 return;
@@ -196,17 +212,20 @@ static void first_impacts_task(int begin, int end, int worker, void *ctx) {
 // The first impacts of all pairs, found in fixed slices of the pair list at once and joined in
 // pair order: only pairs that have an impact take room (most candidate pairs have none).
 static int first_impacts(kyu_world *w) {
-    int slices = kyu_slice_count(w->pair_count);
+    pair_slices x = {.w = w};
+    int sources = kyu_pair_source_count(w);
+    assert(sources <= 3 * KYU_MAX_SLICES);
+    for (int s = 0; s < sources; s++) x.at[s + 1] = x.at[s] + kyu_pair_source(w, s).count;
+    for (int s = sources + 1; s <= 3 * KYU_MAX_SLICES; s++) x.at[s] = x.at[sources];
+    x.total = x.at[sources];
+    x.slices = kyu_slice_count(x.total);
+    int slices = x.slices;
     int cap = w->event_chunk_cap;
     if (RESERVE(w->event_chunks, cap, slices)) return -1;
     for (int c = w->event_chunk_cap; c < cap; c++) memset(&w->event_chunks[c], 0, sizeof w->event_chunks[c]);
     w->event_chunk_cap = cap;
-    for (int c = 0; c < slices; c++) {
-        w->event_chunks[c].first = kyu_slice_start(w->pair_count, slices, c);
-        w->event_chunks[c].last = kyu_slice_start(w->pair_count, slices, c + 1);
-        w->event_chunks[c].failed = 0;
-    }
-    kyu_parallel_for(w, slices, 1, first_impacts_task, w);
+    for (int c = 0; c < slices; c++) w->event_chunks[c].failed = 0;
+    kyu_parallel_for(w, slices, 1, first_impacts_task, &x);
     int n = 0;
     for (int c = 0; c < slices; c++) {
         if (w->event_chunks[c].failed) return -1;
@@ -214,6 +233,7 @@ static int first_impacts(kyu_world *w) {
     }
     if (RESERVE(w->heap, w->heap_cap, n + 1)) return -1;
     w->heap_count = 0;
+    w->heap_peak = n;
     for (int c = 0; c < slices; c++) {
         const event_chunk *ch = &w->event_chunks[c];
         if (ch->count == 0) continue; // its array may never have been allocated

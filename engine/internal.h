@@ -202,8 +202,9 @@ typedef struct grid {
     int huge_count, huge_cap;
     uint32_t *stamp;                   // per body: last query that saw it
     uint32_t stamp_now;
-    struct pair_chunk *chunks;         // the dense grid's pairs, found in parallel slices
-    int chunk_cap;
+    struct pair_chunk *chunks;         // pairs found in parallel slices: the dense grid's, then the
+    int chunk_cap;                     //   body-collider pairs (kyu_pair_source)
+    int dense_chunks, collider_chunks; // chunks holding each this step
     uint32_t *late_dense;              // dense grid: cell index -> newest late entry there (a list),
     int late_dense_cap;                //   valid where late_bits has the cell's bit (late entries
     uint64_t *late_bits;               //   outside the dense box go in the hash table): most cells
@@ -213,11 +214,10 @@ typedef struct grid {
     int late_hashed;                   // late entries in the hash table
 } grid;
 
-// The first impacts of one slice of the candidate pairs [first, last), in pair order.
+// The first impacts of one run of the candidate pairs (kyu_pair_source), in pair order.
 typedef struct event_chunk {
     impact_event *ev;
     int count, cap;
-    int first, last;
     int failed; // out of memory
 } event_chunk;
 
@@ -228,6 +228,12 @@ typedef struct pair_chunk {
     int first, last; // entries [first, last)
     int failed;      // out of memory
 } pair_chunk;
+
+// One run of candidate pairs (broadphase.c): source s of kyu_pair_source_count, in pair order.
+typedef struct pair_source {
+    const uint32_t *a, *b;
+    int count;
+} pair_source;
 
 // The cell an entry is in: the cell of its box's low corner.
 static inline void kyu_entry_cell(const grid *g, const grid_entry *e, int32_t c[3]) {
@@ -286,7 +292,8 @@ struct kyu_world {
     uint8_t *late_hit;
     int *late_next;
     int late_pair_count, late_pair_cap, late_next_cap, late_hit_cap;
-    uint32_t *pair_a, *pair_b; // every candidate pair of this step
+    uint32_t *pair_a, *pair_b; // the candidate pairs found one at a time (the others stay in the
+                               //   grid's chunks: kyu_pair_source)
     int pair_count, pair_cap;
     float *limit_t;      // fallback: where a body stops when the event cap is hit
 
@@ -304,9 +311,9 @@ struct kyu_world {
     int woken_count, woken_cap;
     uint32_t *woken_bodies;  // bodies woken this step (or since the last step)
     int woken_bodies_count, woken_bodies_cap;
-    uint32_t *uf_parent;     // per slot scratch of the island pass
-    float *uf_rest;
-    int *uf_record;
+    uint32_t *uf_parent;     // per slot scratch of the island pass, which runs after the impact stage
+    float *uf_rest;          //   is over: parent and rest are the impact stage's version and limit_t
+    int *uf_record;          //   (the same arrays; each stage sets what it reads before reading it)
 
     uint64_t **worker_scratch; // per worker: a body's partner list (partner << 1 | hit)
     int *worker_scratch_cap;
@@ -318,7 +325,7 @@ struct kyu_world {
     int solve_order_cap;
     int solve_start[KYU_SOLVE_DOMAINS + 2]; // domain d: solve_order[solve_start[d] .. solve_start[d+1])
     impact_event *heap;
-    int heap_count, heap_cap;
+    int heap_count, heap_cap, heap_peak; // peak: the most it held this step
     struct event_chunk *event_chunks; // the first impacts of slices of the pair list, in parallel
     int event_chunk_cap;
 
@@ -370,6 +377,9 @@ vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float
 int kyu_broadphase_build(kyu_world *w);
 int kyu_broadphase_late_insert(kyu_world *w, uint32_t body);
 void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b);
+void kyu_broadphase_trim(kyu_world *w);
+int kyu_pair_source_count(const kyu_world *w);
+pair_source kyu_pair_source(const kyu_world *w, int s);
 void kyu_grid_free(grid *g);
 
 // sweep.c

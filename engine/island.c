@@ -497,7 +497,7 @@ void kyu_islands_free(kyu_world *w) {
     free(w->islands);
     free(w->sleep.key); free(w->sleep.head); free(w->sleep.entries); free(w->sleep.giants);
     free(w->woken); free(w->woken_bodies);
-    free(w->uf_parent); free(w->uf_rest); free(w->uf_record);
+    free(w->uf_record); // uf_parent and uf_rest are the impact stage's arrays (internal.h)
 }
 
 int kyu_islands_body_count_asleep(const kyu_world *w) {

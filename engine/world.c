@@ -155,6 +155,18 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+// After a step where bodies fell asleep: the per-step arrays that this step used less than half of
+// give most of it back (kyu_shrink), so a pile that has gone to sleep does not keep the room it
+// needed awake. Not after every step: the late lists and the heap swing from step to step and grow
+// inside the serial impact loop, and shrinking them each time cost 0.5 ms of a PILE 100k step.
+static void trim_scratch(kyu_world *w) {
+    kyu_broadphase_trim(w);
+    for (int c = 0; c < w->event_chunk_cap; c++)
+        SHRINK(w->event_chunks[c].ev, w->event_chunks[c].cap, w->event_chunks[c].count);
+    SHRINK(w->heap, w->heap_cap, w->heap_peak); // empty now: measured by the most it held
+    SHRINK(w->solve_order, w->solve_order_cap, w->contact_count + 1);
+}
+
 kyu_status kyu_world_step(kyu_world *w) {
     if (!w) return KYU_ERR_NULL;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
@@ -176,7 +188,6 @@ kyu_status kyu_world_step(kyu_world *w) {
     kyu_colliders_update_bounds(w);
     double t2 = now_ms();
     if (!fail) fail = kyu_broadphase_build(w); // 3. candidate pairs
-    w->stats.candidate_pairs = w->pair_count;
     double t3 = now_ms();
     if (!fail) fail = kyu_impacts_resolve(w); // 4-6. exact impacts in time order, response
     kyu_colliders_advance(w);
@@ -187,6 +198,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_contacts_escape(w); //     and de-penetration
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w);  // 8. resting islands fall asleep
+    if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
     double t6 = now_ms();
     kyu_step_stats *st = &w->stats;
     st->ms_solve = (float)(t2 - t1), st->ms_broadphase = (float)(t3 - t2), st->ms_impacts = (float)(t4 - t3);
