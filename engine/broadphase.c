@@ -664,6 +664,7 @@ pair_source kyu_pair_source(const kyu_world *w, int s) {
     }
     int from = kyu_slice_start(w->pair_count, pushed, s - g->dense_chunks);
     int to = kyu_slice_start(w->pair_count, pushed, s - g->dense_chunks + 1);
+    if (to == from) return (pair_source){NULL, NULL, 0}; // the list may never have been allocated
     return (pair_source){w->pair_a + from, w->pair_b + from, to - from};
 }
 
