@@ -216,10 +216,8 @@ static int first_impacts(kyu_world *w) {
     int sources = kyu_pair_source_count(w);
     assert(sources <= 3 * KYU_MAX_SLICES);
     for (int s = 0; s < sources; s++) x.at[s + 1] = x.at[s] + kyu_pair_source(w, s).count;
-    for (int s = sources + 1; s <= 3 * KYU_MAX_SLICES; s++) x.at[s] = x.at[sources];
     x.total = x.at[sources];
-    x.slices = kyu_slice_count(x.total);
-    int slices = x.slices;
+    int slices = x.slices = kyu_slice_count(x.total);
     int cap = w->event_chunk_cap;
     if (RESERVE(w->event_chunks, cap, slices)) return -1;
     for (int c = w->event_chunk_cap; c < cap; c++) memset(&w->event_chunks[c], 0, sizeof w->event_chunks[c]);
