@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -16,7 +17,8 @@ struct kyu_pool {
     pthread_t *threads;
     int count; // threads started (worker_count - 1)
     pthread_mutex_t lock;
-    pthread_cond_t wake;
+    pthread_cond_t wake, done;
+    int spin;                        // workers fit on the machine's processors: spin between phases
     atomic_uint_fast64_t generation; // bumped for each parallel phase (after its fields are set)
     atomic_int pending;              // workers still running the current phase
     atomic_int sleepers;             // workers asleep on `wake`, or about to be
@@ -53,12 +55,14 @@ static void cpu_relax(void) {
 // A step dispatches a few dozen phases with short serial stretches between them. A worker that
 // slept on the condition variable between them took tens of microseconds to wake (measured: 27 us
 // a phase on average in PILE 100k), while the caller, which starts its share at once, then waited
-// for it. So a worker first spins a short while for the next phase, and only then sleeps.
+// for it. So a worker first spins a short while for the next phase, and only then sleeps. Only when
+// every worker has a processor of its own: with more workers than processors, a spinning worker
+// takes the processor from one with work (PILE 10k with 8 workers on 2 cores: 0.93 -> 5.4 ms).
 #define SPIN_SECONDS 200e-6
 
 static int wait_for_phase(struct kyu_pool *p, uint64_t seen) {
     double until = 0.0;
-    for (int i = 1;; i++) {
+    for (int i = 1; p->spin; i++) {
         if (atomic_load_explicit(&p->quit, memory_order_acquire)) return 0;
         if (atomic_load_explicit(&p->generation, memory_order_acquire) != seen) return 1;
         cpu_relax();
@@ -86,7 +90,11 @@ static void *worker_main(void *arg) {
     while (wait_for_phase(p, seen)) {
         seen = atomic_load_explicit(&p->generation, memory_order_acquire);
         run_share(p, wa->index);
-        atomic_fetch_sub_explicit(&p->pending, 1, memory_order_release);
+        if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1 && !p->spin) {
+            pthread_mutex_lock(&p->lock); // the caller waits on `done` under the lock: no lost wake
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->lock);
+        }
     }
     free(wa);
     return NULL;
@@ -104,6 +112,9 @@ int kyu_pool_create(kyu_world *w) {
         return -1;
     }
     pthread_cond_init(&p->wake, NULL);
+    pthread_cond_init(&p->done, NULL);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    p->spin = cpus > 0 && n + 1 <= cpus;
     w->pool = p;
     for (int i = 0; i < n; i++) {
         worker_arg *wa = malloc(sizeof *wa);
@@ -128,6 +139,7 @@ void kyu_pool_destroy(kyu_world *w) {
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->count; i++) pthread_join(p->threads[i], NULL);
     pthread_cond_destroy(&p->wake);
+    pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
     free(p->threads);
     free(p);
@@ -161,6 +173,12 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
         pthread_mutex_unlock(&p->lock);
     }
     run_share(p, 0);
+    if (!p->spin) {
+        pthread_mutex_lock(&p->lock);
+        while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+        return;
+    }
     for (int i = 1; atomic_load_explicit(&p->pending, memory_order_acquire) > 0; i++) {
         cpu_relax();
         if ((i & 1023) == 0) sched_yield(); // a worker descheduled by another process: let it run
