@@ -697,7 +697,7 @@ static int build_adjacency(kyu_world *w) {
     for (int i = n; i > 0; i--) start[i] = start[i - 1];
     start[0] = 0;
     for (int i = 0; i < n; i++) w->late_head[i] = -1;
-    for (int p = 0; p < w->def.worker_count; p++) w->links[p].count = 0;
+    w->late_pair_count = 0;
     return 0;
 }
 
@@ -722,23 +722,20 @@ int kyu_broadphase_build(kyu_world *w) {
 static int has_partner(const kyu_world *w, uint32_t a, uint32_t b) {
     for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
         if (w->adj[k] == b) return 1;
-    for (int k = w->late_head[a]; k >= 0; k = kyu_link_next(w, k))
-        if (kyu_link_partner(w, k) == b) return 1;
+    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
+        if (w->late_partner[k] == b) return 1;
     return 0;
 }
 
-// Adds b to a's list, in the pool of `worker` (the one running a's group).
-static int link(kyu_world *w, int worker, uint32_t a, uint32_t b) {
-    link_pool *p = &w->links[worker];
-    if (p->count >= (1 << w->link_shift) - 1) return -1; // the pool's index bits are used up
-    if (RESERVE(p->partner, p->partner_cap, p->count + 1) || RESERVE(p->next, p->next_cap, p->count + 1) ||
-        RESERVE(p->hit, p->hit_cap, p->count + 1))
-        return -1;
-    int k = p->count++;
-    p->partner[k] = b;
-    p->next[k] = w->late_head[a];
-    p->hit[k] = 0;
-    w->late_head[a] = (int)((unsigned)worker << w->link_shift | (unsigned)k);
+static int link(kyu_world *w, uint32_t a, uint32_t b) {
+    if (RESERVE(w->late_partner, w->late_pair_cap, w->late_pair_count + 1)) return -1;
+    if (RESERVE(w->late_next, w->late_next_cap, w->late_pair_count + 1)) return -1;
+    if (RESERVE(w->late_hit, w->late_hit_cap, w->late_pair_count + 1)) return -1;
+    w->late_hit[w->late_pair_count] = 0;
+    int k = w->late_pair_count++;
+    w->late_partner[k] = b;
+    w->late_next[k] = w->late_head[a];
+    w->late_head[a] = k;
     return 0;
 }
 
@@ -755,21 +752,21 @@ void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b) {
             w->adj_hit[k] = 1;
             return;
         }
-    for (int k = w->late_head[a]; k >= 0; k = kyu_link_next(w, k))
-        if (kyu_link_partner(w, k) == b) {
-            *kyu_link_hit(w, k) = 1;
+    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
+        if (w->late_partner[k] == b) {
+            w->late_hit[k] = 1;
             return;
         }
     assert(!"an impact between bodies that are not partners");
 }
 
-// The pair a-b joins both lists (a collider keeps none). The pair lists are not extended: they
-// were read for the first impacts and the adjacency, before any pair is added.
-static int add_late_pair(kyu_world *w, int worker, uint32_t a, uint32_t b) {
+static int add_late_pair(kyu_world *w, uint32_t a, uint32_t b) {
     if (!kyu_pair_allowed(w, a, b) || has_partner(w, a, b)) return 0;
-    if (link(w, worker, a, b)) return -1;
-    if (!(b & KYU_COLLIDER_BIT) && link(w, worker, b, a)) return -1;
-    return 0;
+    if (link(w, a, b)) return -1;
+    if (!(b & KYU_COLLIDER_BIT) && link(w, b, a)) return -1;
+    uint32_t lo = a, hi = b;
+    if (!(b & KYU_COLLIDER_BIT) && b < a) lo = b, hi = a;
+    return push_pair(w, lo, hi);
 }
 
 static int consider(kyu_world *w, uint32_t a, uint32_t j) {
@@ -777,7 +774,7 @@ static int consider(kyu_world *w, uint32_t a, uint32_t j) {
     if (j == a || g->stamp[j] == g->stamp_now) return 0;
     g->stamp[j] = g->stamp_now;
     if (!boxes_overlap(&w->box[a], &w->box[j])) return 0;
-    return add_late_pair(w, 0, a, j);
+    return add_late_pair(w, a, j);
 }
 
 static int late_table_grow(grid *g) {
@@ -879,7 +876,7 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
     }
     for (int k = 0; k < w->collider_high; k++)
         if (w->colliders[k].alive && kyu_collider_touches_box(&w->colliders[k], &w->box[a]))
-            if (add_late_pair(w, 0, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
+            if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
     return 0;
 }
 
@@ -905,12 +902,9 @@ void kyu_broadphase_trim(kyu_world *w) {
     int adj = w->adj_start[w->bodies.high];
     SHRINK(w->adj, w->adj_cap, adj);
     SHRINK(w->adj_hit, w->adj_hit_cap, adj);
-    for (int p = 0; p < w->def.worker_count; p++) {
-        link_pool *l = &w->links[p];
-        SHRINK(l->partner, l->partner_cap, l->count);
-        SHRINK(l->next, l->next_cap, l->count);
-        SHRINK(l->hit, l->hit_cap, l->count);
-    }
+    SHRINK(w->late_partner, w->late_pair_cap, w->late_pair_count);
+    SHRINK(w->late_next, w->late_next_cap, w->late_pair_count);
+    SHRINK(w->late_hit, w->late_hit_cap, w->late_pair_count);
 }
 
 void kyu_grid_free(grid *g) {

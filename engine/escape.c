@@ -365,14 +365,11 @@ static void count_task(int begin, int end, int worker, void *ctx) {
                 w->adj_hit[j] |= candidate_flags(w, a, w->adj[j], w->adj_hit[j] & PAIR_HIT);
                 n += (w->adj_hit[j] & PAIR_KEPT) != 0;
             }
-        for (int j = w->late_head[a]; j >= 0; j = kyu_link_next(w, j)) {
-            uint32_t b = kyu_link_partner(w, j);
-            uint8_t *hit = kyu_link_hit(w, j);
-            if (b > a) {
-                *hit |= candidate_flags(w, a, b, *hit & PAIR_HIT);
-                n += (*hit & PAIR_KEPT) != 0;
+        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j])
+            if (w->late_partner[j] > a) {
+                w->late_hit[j] |= candidate_flags(w, a, w->late_partner[j], w->late_hit[j] & PAIR_HIT);
+                n += (w->late_hit[j] & PAIR_KEPT) != 0;
             }
-        }
         w->cf_count[k] = n;
     }
 }
@@ -388,11 +385,9 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
         for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++)
             if (w->adj[j] > a && (w->adj_hit[j] & PAIR_KEPT))
                 later[n++] = (uint64_t)w->adj[j] << 1 | ((w->adj_hit[j] & PAIR_TOUCHING) != 0);
-        for (int j = w->late_head[a]; j >= 0; j = kyu_link_next(w, j)) {
-            uint32_t b = kyu_link_partner(w, j);
-            uint8_t hit = *kyu_link_hit(w, j);
-            if (b > a && (hit & PAIR_KEPT)) later[n++] = (uint64_t)b << 1 | ((hit & PAIR_TOUCHING) != 0);
-        }
+        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j])
+            if (w->late_partner[j] > a && (w->late_hit[j] & PAIR_KEPT))
+                later[n++] = (uint64_t)w->late_partner[j] << 1 | ((w->late_hit[j] & PAIR_TOUCHING) != 0);
         assert(n == w->cf_count[k]);
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {

@@ -120,8 +120,8 @@ static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
     }
     for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
         if (w->adj[k] != skip && queue_next(w, a, w->adj[k], &nb, tau)) return -1;
-    for (int k = w->late_head[a]; k >= 0; k = kyu_link_next(w, k))
-        if (kyu_link_partner(w, k) != skip && queue_next(w, a, kyu_link_partner(w, k), &nb, tau)) return -1;
+    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
+        if (w->late_partner[k] != skip && queue_next(w, a, w->late_partner[k], &nb, tau)) return -1;
     return 0;
 }
 

@@ -214,16 +214,6 @@ typedef struct grid {
     int late_hashed;                   // late entries in the hash table
 } grid;
 
-// Pairs added mid-step, as linked lists per body (late_head). Each worker adds links to its own pool,
-// so groups of bodies can take their impacts at once: link k is entry k & mask of pool
-// k >> link_shift. The order of a body's list is the order its own group added them in.
-typedef struct link_pool {
-    uint32_t *partner;
-    int *next;
-    uint8_t *hit; // PAIR_* flags of engine/escape.c (1: the pair had an impact this step)
-    int count, partner_cap, next_cap, hit_cap;
-} link_pool;
-
 // The first impacts of one run of the candidate pairs (kyu_pair_source), in pair order.
 typedef struct event_chunk {
     impact_event *ev;
@@ -297,9 +287,11 @@ struct kyu_world {
     uint32_t *adj;
     uint8_t *adj_hit;    // beside adj: the pair had an impact this step (marked at its lower slot)
     int adj_cap, adj_hit_cap;
-    int *late_head;      // per body: linked list of pairs added mid-step (links: kyu_link_*)
-    struct link_pool *links; // per worker: the links it added (the impact stage runs groups of
-    int link_shift;          //   bodies at once); link k is index k & mask in pool k >> link_shift
+    int *late_head;      // per body: linked list of pairs added mid-step
+    uint32_t *late_partner;
+    uint8_t *late_hit;
+    int *late_next;
+    int late_pair_count, late_pair_cap, late_next_cap, late_hit_cap;
     uint32_t *pair_a, *pair_b; // the candidate pairs found one at a time (the others stay in the
                                //   grid's chunks: kyu_pair_source)
     int pair_count, pair_cap;
@@ -419,12 +411,6 @@ int kyu_islands_body_count_asleep(const kyu_world *w);
 int kyu_pool_create(kyu_world *w);
 void kyu_pool_destroy(kyu_world *w);
 void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task, void *context);
-
-static inline link_pool *kyu_link_pool_of(const kyu_world *w, int k) { return &w->links[(unsigned)k >> w->link_shift]; }
-static inline int kyu_link_slot(const kyu_world *w, int k) { return (int)((unsigned)k & ((1u << w->link_shift) - 1u)); }
-static inline uint32_t kyu_link_partner(const kyu_world *w, int k) { return kyu_link_pool_of(w, k)->partner[kyu_link_slot(w, k)]; }
-static inline int kyu_link_next(const kyu_world *w, int k) { return kyu_link_pool_of(w, k)->next[kyu_link_slot(w, k)]; }
-static inline uint8_t *kyu_link_hit(const kyu_world *w, int k) { return &kyu_link_pool_of(w, k)->hit[kyu_link_slot(w, k)]; }
 
 // Work whose result depends on how it is split (lists joined in order, sums) runs in fixed slices:
 // their number depends on the item count only, never on the workers, so the answer is the same for

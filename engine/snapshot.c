@@ -585,22 +585,17 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     into->pool = old.pool;
     into->worker_scratch = old.worker_scratch;
     into->worker_scratch_cap = old.worker_scratch_cap;
-    into->links = old.links;
-    into->link_shift = old.link_shift;
     into->def.worker_count = old.def.worker_count;
     into->def.enqueue_task = old.def.enqueue_task;
     into->def.finish_task = old.def.finish_task;
     into->def.user_task_context = old.def.user_task_context;
     memcpy(into->error, old.error, sizeof into->error);
     adopt_handles(into);
-    // What is left of the old world goes out through `loaded` (with the new world's one-worker scratch
-    // and link pool).
+    // What is left of the old world goes out through `loaded` (with the new world's one-worker scratch).
     kyu_world rest = old;
     rest.pool = NULL;
     rest.worker_scratch = loaded->worker_scratch;
     rest.worker_scratch_cap = loaded->worker_scratch_cap;
-    rest.links = loaded->links;
-    rest.link_shift = loaded->link_shift;
     rest.def.worker_count = 1;
     *loaded = rest;
     kyu_world_destroy(loaded);

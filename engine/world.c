@@ -71,10 +71,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
     w->worker_scratch = calloc((size_t)def->worker_count, sizeof *w->worker_scratch);
     w->worker_scratch_cap = calloc((size_t)def->worker_count, sizeof *w->worker_scratch_cap);
-    w->links = calloc((size_t)def->worker_count, sizeof *w->links);
-    w->link_shift = 30;
-    while ((1 << (30 - w->link_shift)) < def->worker_count) w->link_shift--; // worker_count <= 256
-    if (!w->worker_scratch || !w->worker_scratch_cap || !w->links || kyu_bodies_reserve(w, cap > 0 ? cap : 1) ||
+    if (!w->worker_scratch || !w->worker_scratch_cap || kyu_bodies_reserve(w, cap > 0 ? cap : 1) ||
         kyu_pool_create(w)) {
         kyu_world_destroy(w);
         return KYU_ERR_OUT_OF_MEMORY;
@@ -94,11 +91,8 @@ void kyu_world_destroy(kyu_world *w) {
         kyu_mesh_destroy(w->colliders[i].mesh);
     }
     free(w->colliders); free(w->free_colliders);
-    free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj); free(w->adj_hit);
-    free(w->late_head);
-    if (w->links)
-        for (int i = 0; i < w->def.worker_count; i++) free(w->links[i].partner), free(w->links[i].next), free(w->links[i].hit);
-    free(w->links);
+    free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj); free(w->adj_hit); free(w->late_hit);
+    free(w->late_head); free(w->late_partner); free(w->late_next);
     free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
     for (int c = 0; c < w->event_chunk_cap; c++) free(w->event_chunks[c].ev);
     free(w->event_chunks);
