@@ -760,13 +760,13 @@ void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b) {
     assert(!"an impact between bodies that are not partners");
 }
 
+// The pair a-b joins both lists (a collider keeps none). The pair lists are not extended: they
+// were read for the first impacts and the adjacency, before any pair is added.
 static int add_late_pair(kyu_world *w, uint32_t a, uint32_t b) {
     if (!kyu_pair_allowed(w, a, b) || has_partner(w, a, b)) return 0;
     if (link(w, a, b)) return -1;
     if (!(b & KYU_COLLIDER_BIT) && link(w, b, a)) return -1;
-    uint32_t lo = a, hi = b;
-    if (!(b & KYU_COLLIDER_BIT) && b < a) lo = b, hi = a;
-    return push_pair(w, lo, hi);
+    return 0;
 }
 
 static int consider(kyu_world *w, uint32_t a, uint32_t j) {
