@@ -24,9 +24,10 @@ static int64_t cell_count(const int32_t lo[3], const int32_t hi[3]) {
     return (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
 }
 
+// All six tests at once (& not &&): one branch on the result, not six on random data.
 static inline int boxes_overlap(const aabb *a, const aabb *b) {
-    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] &&
-           b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+    return (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
+           (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
 }
 
 int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b) {
@@ -392,37 +393,92 @@ static int any_bit(const uint64_t *bits, size_t from, size_t to) {
     return 0;
 }
 
+// Room in a chunk for `n` more pairs.
+static int chunk_reserve(pair_chunk *c, int n) {
+    if (c->count + n <= c->cap) return 0;
+    int cap_a = c->cap, cap_b = c->cap;
+    if (RESERVE(c->a, cap_a, c->count + n) || RESERVE(c->b, cap_b, c->count + n)) return c->failed = -1;
+    c->cap = cap_a < cap_b ? cap_a : cap_b;
+    return 0;
+}
+
+// The pairs of one cell's entries [i, from[0]) when there are too many tests to reserve room for
+// each: in the same order as dense_slice_pairs, pushed as found.
+enum { CROWDED_TESTS = 1 << 16 };
+static int crowded_cell_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, const uint32_t from[5],
+                              const uint32_t to[5]) {
+    const grid_entry *e = w->grid.entries;
+    uint32_t end = from[0];
+    for (uint32_t a = i; a < end; a++)
+        for (uint32_t b = a + 1; b < end; b++)
+            if (boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
+    for (int r = 0; r < 5; r++)
+        for (uint32_t b = from[r]; b < to[r]; b++)
+            for (uint32_t a = i; a < end; a++)
+                if (boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
+    return 0;
+}
+
 // Pairs of the entries [from, to) of one slice, and of each with the cells ahead of it: its own
 // cell, the next cell of its row, and the three cells (x - 1 .. x + 1) of each of the four rows
-// ahead (the 13 neighbours of AHEAD, read a row at a time, in the same order).
+// ahead (the 13 neighbours of AHEAD, read a row at a time, in the same order). In a sparse world
+// (a gas has about one body in three cells) the cost is branches on random data, so each cell's
+// ranges come straight from the offsets, and every tested pair is written and kept by adding the
+// test's result (room for all of them is reserved first); the filter runs on the few kept.
 static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
     static const int8_t ROWS[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}}; // (dy, dz)
     const grid *g = &w->grid;
     const grid_entry *e = g->entries;
     const uint32_t *start = g->dense_start;
+    const uint32_t dx = (uint32_t)g->dims[0];
+    uint32_t row = UINT32_MAX;            // the first cell of the current row
+    uint32_t ahead[4] = {0}, has[4] = {0}; // the first cell of each row ahead, and whether it exists
     for (int i = out->first; i < out->last;) {
-        uint32_t idx = e[i].key;
-        int end = (int)start[idx + 1];
-        for (int a = i; a < end; a++)
-            for (int b = a + 1; b < end; b++)
-                if (boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
-        int32_t x = (int32_t)(idx % (uint32_t)g->dims[0]), y = (int32_t)(idx / (uint32_t)g->dims[0] % (uint32_t)g->dims[1]),
-                z = (int32_t)(idx / (uint32_t)g->dims[0] / (uint32_t)g->dims[1]);
-        uint32_t nb = end, ne = x + 1 < g->dims[0] ? start[idx + 2] : (uint32_t)end; // x + 1, same row
-        for (int r = -1; r < 4; r++) {
-            if (r >= 0) {
+        uint32_t idx = e[i].key, end = start[idx + 1];
+        if (row == UINT32_MAX || idx - row >= dx) {
+            uint32_t x = idx % dx, yz = idx / dx;
+            int32_t y = (int32_t)(yz % (uint32_t)g->dims[1]), z = (int32_t)(yz / (uint32_t)g->dims[1]);
+            row = idx - x;
+            for (int r = 0; r < 4; r++) {
                 int32_t ny = y + ROWS[r][0], nz = z + ROWS[r][1];
-                if (ny < 0 || nz < 0 || ny >= g->dims[1] || nz >= g->dims[2]) continue;
-                size_t row = ((size_t)nz * (size_t)g->dims[1] + (size_t)ny) * (size_t)g->dims[0];
-                int32_t x0 = x > 0 ? x - 1 : 0, x1 = x + 1 < g->dims[0] ? x + 1 : x;
-                if (!any_bit(g->occ_bits, row + (size_t)x0, row + (size_t)x1)) continue; // an empty row
-                nb = start[row + (size_t)x0], ne = start[row + (size_t)x1 + 1];
+                has[r] = ny >= 0 && nz >= 0 && ny < g->dims[1] && nz < g->dims[2];
+                ahead[r] = has[r] ? ((uint32_t)nz * (uint32_t)g->dims[1] + (uint32_t)ny) * dx : 0;
             }
-            for (uint32_t b = nb; b < ne; b++)
-                for (int a = i; a < end; a++)
-                    if (boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
         }
-        i = end;
+        uint32_t x = idx - row, x0 = x > 0 ? x - 1 : 0, x1 = x + 1 < dx ? x + 1 : x;
+        uint32_t from[5], to[5]; // the entries of the next cell, then of each row ahead's three cells
+        from[0] = end, to[0] = x + 1 < dx ? start[idx + 2] : end;
+        for (int r = 0; r < 4; r++) {
+            from[r + 1] = has[r] ? start[ahead[r] + x0] : 0;
+            to[r + 1] = has[r] ? start[ahead[r] + x1 + 1] : 0;
+        }
+        int64_t n = end - (uint32_t)i, tests = n * (n - 1) / 2;
+        for (int r = 0; r < 5; r++) tests += n * (to[r] - from[r]);
+        if (tests > CROWDED_TESTS) { // a crowded cell (bodies spawned at one point): push on a hit
+            if (crowded_cell_pairs(w, out, (uint32_t)i, from, to)) return -1;
+            i = (int)end;
+            continue;
+        }
+        if (chunk_reserve(out, (int)tests)) return -1;
+        uint32_t *pa = out->a, *pb = out->b;
+        int k = out->count;
+        for (uint32_t a = (uint32_t)i; a < end; a++)
+            for (uint32_t b = a + 1; b < end; b++) {
+                pa[k] = e[a].body, pb[k] = e[b].body;
+                k += boxes_overlap(&e[a].box, &e[b].box);
+            }
+        for (int r = 0; r < 5; r++)
+            for (uint32_t b = from[r]; b < to[r]; b++)
+                for (uint32_t a = (uint32_t)i; a < end; a++) {
+                    pa[k] = e[a].body, pb[k] = e[b].body;
+                    k += boxes_overlap(&e[a].box, &e[b].box);
+                }
+        for (int p = out->count; p < k; p++) { // lower slot first; the filter drops the rest
+            uint32_t lo = pa[p] < pb[p] ? pa[p] : pb[p], hi = pa[p] < pb[p] ? pb[p] : pa[p];
+            if (!kyu_pair_allowed(w, lo, hi)) continue;
+            pa[out->count] = lo, pb[out->count++] = hi;
+        }
+        i = (int)end;
     }
     return 0;
 }

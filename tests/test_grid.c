@@ -3,6 +3,7 @@
 // against floor in long double, and the late entries of a body that bounces many times in a step.
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../engine/internal.h"
 #include "test.h"
@@ -92,8 +93,113 @@ static void test_a_ball_bouncing_many_times_in_one_cell_takes_one_late_entry(voi
     kyu_world_destroy(w);
 }
 
+static int by_pair(const void *x, const void *y) {
+    const uint64_t *a = x, *b = y;
+    return *a < *b ? -1 : *a > *b;
+}
+
+// Bodies at rest with no gravity have no impacts, so the boxes of the build stay in w->box through
+// the step: after one step the candidate body pairs must be exactly the pairs of those boxes that
+// overlap and that the filter allows, each once (brute force over all pairs of boxes).
+static void expect_pairs_match_brute_force(kyu_world *w) {
+    ENSURE(kyu_world_step(w) == KYU_OK);
+    kyu_step_stats st = kyu_world_stats(w);
+    ENSURE(st.impacts == 0 && st.late_inserts == 0); // the boxes are the build's
+    int n = w->bodies.high, want_n = 0, want_cap = 1024;
+    const aabb *box = w->box;
+    uint64_t *want = malloc((size_t)want_cap * sizeof *want);
+    ENSURE(want != NULL);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            int meet = 1;
+            for (int k = 0; k < 3; k++) meet &= box[i].lo[k] <= box[j].hi[k] && box[j].lo[k] <= box[i].hi[k];
+            if (!meet || !kyu_pair_allowed(w, (uint32_t)i, (uint32_t)j)) continue;
+            if (want_n == want_cap) {
+                want_cap *= 2;
+                uint64_t *grown = realloc(want, (size_t)want_cap * sizeof *want);
+                if (!grown) free(want);
+                ENSURE(grown != NULL);
+                want = grown;
+            }
+            want[want_n++] = (uint64_t)i << 32 | (uint32_t)j;
+        }
+    int got_n = 0, lower_first = 1;
+    uint64_t *got = malloc((size_t)(want_n + 1) * sizeof *got);
+    if (!got) free(want);
+    ENSURE(got != NULL);
+    for (int s = 0; s < kyu_pair_source_count(w); s++) {
+        pair_source src = kyu_pair_source(w, s);
+        for (int p = 0; p < src.count; p++) {
+            if (src.b[p] & KYU_COLLIDER_BIT) continue;
+            lower_first &= src.a[p] < src.b[p];
+            if (got_n <= want_n) got[got_n] = (uint64_t)src.a[p] << 32 | src.b[p];
+            got_n++;
+        }
+    }
+    int same = got_n == want_n;
+    if (same) {
+        qsort(want, (size_t)want_n, sizeof *want, by_pair);
+        qsort(got, (size_t)got_n, sizeof *got, by_pair);
+        for (int p = 0; p < want_n; p++) same &= got[p] == want[p];
+    }
+    free(want), free(got);
+    ENSURE(want_n > 100); // the scene really has pairs
+    ENSURE(lower_first);
+    ENSURE(same); // the same set, each pair once
+}
+
+static kyu_world *still_world(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    wd.enable_sleep = false;
+    kyu_world *w = NULL;
+    return kyu_world_create(&wd, &w) == KYU_OK ? w : NULL;
+}
+
+static void add_still(kyu_world *w, vec3s p, float r, uint32_t category, uint32_t mask) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = p;
+    bd.radius = r;
+    bd.category_bits = category;
+    bd.mask_bits = mask;
+    kyu_body_id id;
+    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
+}
+
+// A sparse gas (about one body in three cells, as in the GAS scene) with mixed radii, some
+// overlapping, and a filter that keeps category 2 off category 4.
+static void test_sparse_pairs_match_brute_force(void) {
+    kyu_world *w = still_world();
+    ENSURE(w != NULL);
+    for (int i = 0; i < 3000; i++) {
+        uint32_t cat = 1u << (i % 3);
+        add_still(w, v3((float)(24 * frand()), (float)(24 * frand()), (float)(24 * frand())),
+                  (float)(0.3 + 0.4 * frand()), cat, cat == 2 ? ~4u : cat == 4 ? ~2u : ~0u);
+    }
+    ENSURE(w->bodies.high == 3000);
+    expect_pairs_match_brute_force(w);
+    ENSURE(w->grid.dense); // the dense grid's path was the one tested
+    kyu_world_destroy(w);
+}
+
+// A crowded cell: 600 bodies within one cell (spawned at one point, so too many tests to reserve
+// room for each), next to a sparse neighbourhood.
+static void test_crowded_cell_pairs_match_brute_force(void) {
+    kyu_world *w = still_world();
+    ENSURE(w != NULL);
+    for (int i = 0; i < 600; i++)
+        add_still(w, v3((float)(5 + 0.05 * frand()), (float)(5 + 0.05 * frand()), (float)(5 + 0.05 * frand())), 0.5f, 1, ~0u);
+    for (int i = 0; i < 400; i++)
+        add_still(w, v3((float)(10 * frand()), (float)(10 * frand()), (float)(10 * frand())), 0.5f, 1, ~0u);
+    expect_pairs_match_brute_force(w);
+    ENSURE(w->grid.dense);
+    kyu_world_destroy(w);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
     RUN_TEST(test_a_ball_bouncing_many_times_in_one_cell_takes_one_late_entry);
+    RUN_TEST(test_sparse_pairs_match_brute_force);
+    RUN_TEST(test_crowded_cell_pairs_match_brute_force);
 }
