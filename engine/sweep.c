@@ -117,12 +117,25 @@ static double first_crossing(double a, double b, double c, double S) {
     return best;
 }
 
+// Whether the segment m + u chord (u in [0, 1]) stays farther than R from the origin by a margin
+// that float rounding cannot bridge (1% of R^2, plus 1e-5 of the squared lengths involved). Most
+// candidate pairs never come near each other; for them this replaces the square roots and the
+// double-precision sweep below, whose answer (no contact) it cannot change: a pair it does not
+// clear takes the exact path.
+static int clear_of(vec3s m, vec3s chord, float R) {
+    float cc = glms_vec3_dot(chord, chord), mm = glms_vec3_dot(m, m), mc = glms_vec3_dot(m, chord);
+    float u = cc > 0.0f ? kyu_minf(kyu_maxf(-mc / cc, 0.0f), 1.0f) : 0.0f;
+    vec3s c = glms_vec3_add(m, glms_vec3_scale(chord, u));
+    return glms_vec3_dot(c, c) > 1.01f * R * R + 1e-5f * (mm + cc);
+}
+
 // The relative path q(s) = q0 + dv s + da s^2 / 2 of body a's centre in the partner's frame, and
 // the first s in [0, S] with gap <= 0. Returns -1 for none; *gap0 is the gap at s = 0.
 static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float r, float S, float *gap0) {
     vec3s n;
     vec3s chord = glms_vec3_add(glms_vec3_scale(dv, S), glms_vec3_scale(da, 0.5f * S * S));
     float dev = 0.125f * sqrtf(glms_vec3_norm2(da)) * S * S; // largest distance of the path from its chord
+    if (!o->col && clear_of(glms_vec3_sub(q0, o->p), chord, r + o->r + dev)) return -1.0f;
     float reach = glms_vec3_norm(chord) + dev + r;          // beyond this nothing can be met
     float g0 = gap_to(o, q0, r, reach, &n);
     *gap0 = g0;

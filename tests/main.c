@@ -45,6 +45,7 @@ int main(int argc, char **argv) {
     suite_draw();
     suite_snapshot();
     suite_grid();
+    suite_narrowphase();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -81,5 +81,6 @@ void suite_sweeps(void);
 void suite_colliders(void);
 void suite_query(void);
 void suite_draw(void);
+void suite_narrowphase(void);
 
 #endif

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// The continuous narrowphase between two bodies, white box (engine/internal.h): kyu_next_contact
+// against the exact relative path in long double, on cases that pass close to grazing, where its
+// cheap test for pairs that stay clear must hand every doubtful pair to the exact sweep.
+#include <math.h>
+#include <stdint.h>
+
+#include "../engine/internal.h"
+#include "test.h"
+
+static uint32_t lcg = 777;
+static double frand(void) {
+    lcg = lcg * 1664525u + 1013904223u;
+    return (lcg >> 8) * (1.0 / 16777216.0);
+}
+
+static vec3s rand_dir(void) {
+    for (;;) {
+        vec3s d = v3((float)(2 * frand() - 1), (float)(2 * frand() - 1), (float)(2 * frand() - 1));
+        float n = glms_vec3_norm(d);
+        if (n > 0.1f && n <= 1.0f) return glms_vec3_scale(d, 1.0f / n);
+    }
+}
+
+// |q(s)| for the relative path q(s) = m + dv s + da s^2 / 2, in long double.
+static long double dist_at(vec3s m, vec3s dv, vec3s da, long double s) {
+    long double d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        long double q = (long double)m.raw[k] + (long double)dv.raw[k] * s + 0.5L * (long double)da.raw[k] * s * s;
+        d2 += q * q;
+    }
+    return sqrtl(d2);
+}
+
+// The least distance over [0, S] (dense samples, then golden section around the best) and the
+// first time the distance comes within R (bisection on the first sample inside), or -1.
+static long double oracle(vec3s m, vec3s dv, vec3s da, long double S, long double R, long double *first) {
+    enum { N = 4000 };
+    long double best = dist_at(m, dv, da, 0), best_s = 0, prev_s = 0;
+    *first = -1;
+    if (best <= R) *first = 0;
+    for (int i = 1; i <= N; i++) {
+        long double s = S * i / N, d = dist_at(m, dv, da, s);
+        if (d < best) best = d, best_s = s;
+        if (*first < 0 && d <= R) {
+            long double lo = prev_s, hi = s;
+            for (int k = 0; k < 80; k++) {
+                long double mid = 0.5L * (lo + hi);
+                if (dist_at(m, dv, da, mid) <= R) hi = mid; else lo = mid;
+            }
+            *first = hi;
+        }
+        prev_s = s;
+    }
+    long double lo = best_s - S / N > 0 ? best_s - S / N : 0, hi = best_s + S / N < S ? best_s + S / N : S;
+    for (int k = 0; k < 100; k++) {
+        long double a = lo + 0.382L * (hi - lo), b = lo + 0.618L * (hi - lo);
+        if (dist_at(m, dv, da, a) < dist_at(m, dv, da, b)) hi = b; else lo = a;
+    }
+    long double d = dist_at(m, dv, da, 0.5L * (lo + hi));
+    return d < best ? d : best;
+}
+
+// Pairs whose closest approach lies within 3% of touching, straight and curved, over two bodies'
+// own paths: a contact whenever the oracle has one, at the oracle's time. Cases within 0.2%
+// of grazing are left out (float inputs cannot decide them), and counted to show the band was
+// really sampled on both sides; so are pairs that start touching (a pair that starts overlapped is
+// a contact only while closing: other tests have those).
+static void test_next_contact_near_grazing_matches_oracle(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    kyu_body_id id;
+    bd.position = v3(0, 0, 0);
+    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
+    bd.position = v3(10, 0, 0);
+    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
+    float S = wd.fixed_dt;
+    int hits = 0, misses = 0, in_margin_clear = 0, wrong = 0, late = 0;
+    for (int c = 0; c < 20000; c++) {
+        float ra = (float)(0.05 + frand()), rb = (float)(0.05 + frand()), R = ra + rb;
+        vec3s dv = glms_vec3_scale(rand_dir(), (float)(0.5 + 60 * frand()));
+        vec3s da = c % 2 ? glms_vec3_zero() : glms_vec3_scale(rand_dir(), (float)(30 * frand()));
+        // The straight path's closest approach: rho R from the partner at time s_star.
+        float rho = (float)(0.97 + 0.06 * frand()), s_star = (float)(S * (1.2 * frand() - 0.1));
+        vec3s side = glms_vec3_cross(dv, rand_dir());
+        side = glms_vec3_scale(side, rho * R / glms_vec3_norm(side));
+        vec3s m = glms_vec3_sub(side, glms_vec3_scale(dv, s_star));
+        vec3s pb = v3((float)(10 * frand()), (float)(10 * frand()), (float)(10 * frand()));
+        w->bodies.pos[0] = glms_vec3_add(pb, m), w->bodies.pos[1] = pb;
+        w->bodies.vel[0] = dv, w->bodies.vel[1] = v3(0, 0, 0);
+        w->bodies.radius[0] = ra, w->bodies.radius[1] = rb;
+        w->accel[0] = da, w->accel[1] = v3(0, 0, 0);
+        w->t_body[0] = w->t_body[1] = 0.0f;
+        m = glms_vec3_sub(w->bodies.pos[0], w->bodies.pos[1]); // as rounded into the bodies
+        long double first, least = oracle(m, dv, da, S, R, &first);
+        if (fabsl(least - R) < 2e-3L * R || dist_at(m, dv, da, 0) < (1 + 2e-3L) * R) continue; // see above
+        kyu_sweep_contact ce;
+        int got = kyu_next_contact(w, 0, 1, 0.0f, &ce), curved = c % 2 == 0;
+        long double t = got ? (long double)ce.t * S : -1;
+        if (least < R) { // a contact: never missed, never late; a straight path's time is exact
+            hits++;
+            wrong += !got;
+            late += got && (t > first + 1e-4L * S || (!curved && t < first - 1e-4L * S));
+        } else { // none: a straight path never reports one; a curved path may report a graze a hair
+            misses++; // early (conservative advancement gives up near a tangent), never a clear miss
+            in_margin_clear += least < 1.006L * R; // where the quick test must defer to the sweep
+            wrong += got && (!curved || least > 1.01L * R);
+        }
+    }
+    kyu_world_destroy(w);
+    ENSURE(wrong == 0);
+    ENSURE(late == 0);
+    ENSURE(hits > 2000 && misses > 2000 && in_margin_clear > 500);
+}
+
+void suite_narrowphase(void) { RUN_TEST(test_next_contact_near_grazing_matches_oracle); }
