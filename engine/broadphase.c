@@ -63,26 +63,54 @@ static float box_extent(const aabb *b);
 // for cells, while a pile (1.3 a cell) would pay for the extra tests of larger cells. The choice
 // decides only which pairs are tested, never what happens: results do not depend on it.
 #define SPARSE_BODIES_PER_CELL 0.6
+
+// What one fixed slice of the active bodies adds to the choice: the sum of its box extents and the
+// span of its boxes' low corners (slices are joined in order, so any worker count gives the same).
+typedef struct cell_stats {
+    double extent_sum;
+    float lo[3], hi[3];
+} cell_stats;
+
+typedef struct cell_stats_ctx {
+    const kyu_world *w;
+    cell_stats *slice;
+    int slices;
+} cell_stats_ctx;
+
+static void cell_stats_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    const cell_stats_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    int n = w->active_count;
+    for (int c = begin; c < end; c++) {
+        cell_stats st = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
+            const aabb *b = &w->box[w->active[k]];
+            st.extent_sum += box_extent(b);
+            for (int d = 0; d < 3; d++) st.lo[d] = kyu_minf(st.lo[d], b->lo[d]), st.hi[d] = kyu_maxf(st.hi[d], b->lo[d]);
+        }
+        x->slice[c] = st;
+    }
+}
+
 static void choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
+    int n = w->active_count;
     if (w->def.cell_size > 0.0f) {
         g->cell = w->def.cell_size;
+    } else if (n == 0) {
+        g->cell = 1.0f;
     } else {
-        double sum = 0.0;
-        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        int n = w->active_count;
-        for (int k = 0; k < n; k++) {
-            const aabb *b = &w->box[w->active[k]];
-            sum += box_extent(b);
-            for (int d = 0; d < 3; d++) lo[d] = kyu_minf(lo[d], b->lo[d]), hi[d] = kyu_maxf(hi[d], b->lo[d]);
+        cell_stats slice[KYU_MAX_SLICES], all = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        cell_stats_ctx x = {w, slice, kyu_slice_count(n)};
+        kyu_parallel_for(w, x.slices, 1, cell_stats_task, &x);
+        for (int c = 0; c < x.slices; c++) {
+            all.extent_sum += slice[c].extent_sum;
+            for (int d = 0; d < 3; d++) all.lo[d] = kyu_minf(all.lo[d], slice[c].lo[d]), all.hi[d] = kyu_maxf(all.hi[d], slice[c].hi[d]);
         }
-        double cell = n ? 1.1 * sum / n : 1.0;
-        if (n > 0) {
-            double volume = 1.0;
-            for (int d = 0; d < 3; d++) volume *= (double)hi[d] - lo[d] + cell;
-            cell = fmax(cell, cbrt(SPARSE_BODIES_PER_CELL * volume / n));
-        }
-        g->cell = (float)cell;
+        double cell = 1.1 * all.extent_sum / n, volume = 1.0;
+        for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - all.lo[d] + cell;
+        g->cell = (float)fmax(cell, cbrt(SPARSE_BODIES_PER_CELL * volume / n));
     }
     g->inv_cell = 1.0f / g->cell;
 }
