@@ -24,18 +24,13 @@ static int64_t cell_count(const int32_t lo[3], const int32_t hi[3]) {
     return (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
 }
 
-// All six tests at once (& not &&): one branch on the result, not six on random data.
+// All six tests at once (& not &&): one branch on the result, not six on random data (where most
+// tests fail the same way, kyu_boxes_overlap's early out is cheaper: a crowded cell).
 static inline int boxes_overlap(const aabb *a, const aabb *b) {
     return (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
            (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
 }
 
-// The same test, stopping at the first axis apart: cheaper where most tests fail the same way (a
-// crowded cell of long boxes side by side).
-static inline int boxes_overlap_early_out(const aabb *a, const aabb *b) {
-    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1] &&
-           a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
-}
 
 int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b) {
     const body_store *s = &w->bodies;
@@ -47,14 +42,18 @@ int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b) {
     return kyu_filter_bodies(s, a, b);
 }
 
+// Two arrays that share one capacity (a pair list): room for n pairs in both.
+static int reserve_pairs(uint32_t **a, uint32_t **b, int *cap, int n) {
+    if (n <= *cap) return 0;
+    int cap_a = *cap, cap_b = *cap;
+    if (RESERVE(*a, cap_a, n) || RESERVE(*b, cap_b, n)) return -1;
+    *cap = cap_a < cap_b ? cap_a : cap_b;
+    return 0;
+}
+
 static int push_pair(kyu_world *w, uint32_t a, uint32_t b) {
     if (!kyu_pair_allowed(w, a, b)) return 0;
-    if (w->pair_count >= w->pair_cap) {
-        int cap_a = w->pair_cap, cap_b = w->pair_cap;
-        if (RESERVE(w->pair_a, cap_a, w->pair_count + 1) || RESERVE(w->pair_b, cap_b, w->pair_count + 1))
-            return -1;
-        w->pair_cap = cap_a < cap_b ? cap_a : cap_b;
-    }
+    if (reserve_pairs(&w->pair_a, &w->pair_b, &w->pair_cap, w->pair_count + 1)) return -1;
     w->pair_a[w->pair_count] = a;
     w->pair_b[w->pair_count] = b;
     w->pair_count++;
@@ -427,11 +426,7 @@ static int reserve_chunks(grid *g, int slices) {
 static int chunk_push(const kyu_world *w, pair_chunk *c, uint32_t x, uint32_t y) {
     uint32_t a = x < y ? x : y, b = x < y ? y : x;
     if (!kyu_pair_allowed(w, a, b)) return 0;
-    if (c->count == c->cap) {
-        int cap_a = c->cap, cap_b = c->cap;
-        if (RESERVE(c->a, cap_a, c->count + 1) || RESERVE(c->b, cap_b, c->count + 1)) return c->failed = -1;
-        c->cap = cap_a < cap_b ? cap_a : cap_b;
-    }
+    if (reserve_pairs(&c->a, &c->b, &c->cap, c->count + 1)) return c->failed = -1;
     c->a[c->count] = a;
     c->b[c->count++] = b;
     return 0;
@@ -441,15 +436,6 @@ static int chunk_push(const kyu_world *w, pair_chunk *c, uint32_t x, uint32_t y)
 static int any_bit(const uint64_t *bits, size_t from, size_t to) {
     for (size_t i = from; i <= to; i++)
         if (bits[i >> 6] & 1ull << (i & 63)) return 1;
-    return 0;
-}
-
-// Room in a chunk for `n` more pairs.
-static int chunk_reserve(pair_chunk *c, int n) {
-    if (c->count + n <= c->cap) return 0;
-    int cap_a = c->cap, cap_b = c->cap;
-    if (RESERVE(c->a, cap_a, c->count + n) || RESERVE(c->b, cap_b, c->count + n)) return c->failed = -1;
-    c->cap = cap_a < cap_b ? cap_a : cap_b;
     return 0;
 }
 
@@ -464,11 +450,11 @@ static int crowded_cell_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, c
     uint32_t end = from[0];
     for (uint32_t a = i; a < end; a++)
         for (uint32_t b = a + 1; b < end; b++)
-            if (boxes_overlap_early_out(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
+            if (kyu_boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
     for (int r = 0; r < 5; r++)
         for (uint32_t b = from[r]; b < to[r]; b++)
             for (uint32_t a = i; a < end; a++)
-                if (boxes_overlap_early_out(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
+                if (kyu_boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
     return 0;
 }
 
@@ -512,7 +498,7 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
             i = (int)end;
             continue;
         }
-        if (chunk_reserve(out, (int)tests)) return -1;
+        if (reserve_pairs(&out->a, &out->b, &out->cap, out->count + (int)tests)) return out->failed = -1;
         uint32_t *pa = out->a, *pb = out->b;
         int k = out->count;
         for (uint32_t a = (uint32_t)i; a < end; a++)

@@ -96,9 +96,7 @@ static int box_contains(const aabb *outer, const aabb *inner) {
 // cannot come near it (both boxes are grown by radius and margin), so no time of impact is needed.
 static int may_meet(const kyu_world *w, const aabb *nb, uint32_t b) {
     if (b & KYU_COLLIDER_BIT) return kyu_collider_touches_box(&w->colliders[b & ~KYU_COLLIDER_BIT], nb);
-    const aabb *o = &w->box[b];
-    return nb->lo[0] <= o->hi[0] && o->lo[0] <= nb->hi[0] && nb->lo[1] <= o->hi[1] && o->lo[1] <= nb->hi[1] &&
-           nb->lo[2] <= o->hi[2] && o->lo[2] <= nb->hi[2];
+    return kyu_boxes_overlap(nb, &w->box[b]);
 }
 
 // Queues a's next impact with partner b after tau, if their boxes can meet.

@@ -235,6 +235,12 @@ typedef struct pair_source {
     int count;
 } pair_source;
 
+// Whether two boxes overlap (touching counts), stopping at the first axis apart.
+static inline int kyu_boxes_overlap(const aabb *a, const aabb *b) {
+    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1] &&
+           a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+}
+
 // The cell an entry is in: the cell of its box's low corner.
 static inline void kyu_entry_cell(const grid *g, const grid_entry *e, int32_t c[3]) {
     for (int k = 0; k < 3; k++) c[k] = kyu_cell_of(e->box.lo[k], g->inv_cell);
