@@ -13,6 +13,12 @@
 
 #include "internal.h"
 
+// A worker's share of a phase: items [front, back), packed in one word so the owner (taking chunks
+// from the front) and a thief (taking chunks from the back) never take the same item.
+typedef struct share {
+    _Alignas(64) atomic_uint_fast64_t range; // front << 32 | back
+} share;
+
 struct kyu_pool {
     pthread_t *threads;
     int count; // threads started (worker_count - 1)
@@ -25,7 +31,8 @@ struct kyu_pool {
     atomic_int quit;
     kyu_task_fn *task;
     void *context;
-    int items, workers;
+    int items, workers, chunk;
+    share *shares; // one per worker
 };
 
 typedef struct worker_arg {
@@ -33,9 +40,36 @@ typedef struct worker_arg {
     int index; // 1 .. count (the caller is worker 0)
 } worker_arg;
 
+static uint64_t pack(uint32_t front, uint32_t back) { return (uint64_t)front << 32 | back; }
+
+// Takes a chunk of share s: from the front for its owner, from the back for a thief. 0 if empty.
+static int take(struct kyu_pool *p, share *s, int from_back, uint32_t *begin, uint32_t *end) {
+    uint64_t r = atomic_load_explicit(&s->range, memory_order_relaxed);
+    for (;;) {
+        uint32_t front = (uint32_t)(r >> 32), back = (uint32_t)r;
+        if (front >= back) return 0;
+        uint32_t n = back - front < (uint32_t)p->chunk ? back - front : (uint32_t)p->chunk;
+        uint64_t next = from_back ? pack(front, back - n) : pack(front + n, back);
+        if (atomic_compare_exchange_weak_explicit(&s->range, &r, next, memory_order_relaxed, memory_order_relaxed)) {
+            *begin = from_back ? back - n : front;
+            *end = from_back ? back : front + n;
+            return 1;
+        }
+    }
+}
+
+// A worker runs its own contiguous share (the same part of the data phase after phase, so it stays
+// in that worker's cache), front to back, then takes what is left of the others' from their backs:
+// a worker that runs slower (another process on its processor, data in the other's cache) gives
+// up its last chunks. The split follows the timing; no answer does (every task gives the same
+// result for any split).
 static void run_share(struct kyu_pool *p, int worker) {
-    int64_t begin = (int64_t)p->items * worker / p->workers, end = (int64_t)p->items * (worker + 1) / p->workers;
-    if (end > begin) p->task((int)begin, (int)end, worker, p->context);
+    uint32_t begin, end;
+    while (take(p, &p->shares[worker], 0, &begin, &end)) p->task((int)begin, (int)end, worker, p->context);
+    for (int k = 1; k < p->workers; k++) {
+        share *victim = &p->shares[(worker + k) % p->workers];
+        while (take(p, victim, 1, &begin, &end)) p->task((int)begin, (int)end, worker, p->context);
+    }
 }
 
 static double seconds_now(void) {
@@ -106,8 +140,10 @@ int kyu_pool_create(kyu_world *w) {
     struct kyu_pool *p = calloc(1, sizeof *p);
     if (!p) return -1;
     p->threads = calloc((size_t)n, sizeof *p->threads);
-    if (!p->threads || pthread_mutex_init(&p->lock, NULL)) {
+    p->shares = aligned_alloc(_Alignof(share), (size_t)(n + 1) * sizeof *p->shares);
+    if (!p->threads || !p->shares || pthread_mutex_init(&p->lock, NULL)) {
         free(p->threads);
+        free(p->shares);
         free(p);
         return -1;
     }
@@ -142,6 +178,7 @@ void kyu_pool_destroy(kyu_world *w) {
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
     free(p->threads);
+    free(p->shares);
     free(p);
     w->pool = NULL;
 }
@@ -165,6 +202,12 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
     p->context = context;
     p->items = items;
     p->workers = p->count + 1 < workers ? p->count + 1 : workers;
+    int chunk = items / (8 * p->workers); // eight chunks a share: the last ones can move
+    p->chunk = chunk > min_range ? chunk : min_range;
+    for (int k = 0; k < p->workers; k++)
+        atomic_store_explicit(&p->shares[k].range,
+                              pack((uint32_t)((int64_t)items * k / p->workers), (uint32_t)((int64_t)items * (k + 1) / p->workers)),
+                              memory_order_relaxed);
     atomic_store_explicit(&p->pending, p->count, memory_order_relaxed);
     atomic_fetch_add(&p->generation, 1); // publishes the fields above
     if (atomic_load(&p->sleepers) > 0) {
