@@ -79,6 +79,10 @@ static void apply(kyu_world *w, const contact *c, vec3s impulse) {
         s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, s->inv_mass[c->b]));
 }
 
+static void warm_one(kyu_world *w, contact *c) {
+    if (!c->skip) apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
+}
+
 static void solve_one(kyu_world *w, contact *c) {
     if (c->skip) return;
     vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
@@ -274,11 +278,8 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     }
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
-    for (int i = 0; i < w->contact_count; i++) {
-        const contact *c = &w->contacts[i];
-        if (!c->skip) apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
-    }
     if (partition(w)) return -1;
+    domain_pass_run(w, warm_one);
     for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, solve_one);
     return 0;
 }
@@ -304,14 +305,17 @@ static void take_back_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
+// A contact that pushed holds both its bodies: their gravity stays in the velocity.
+static void support_one(kyu_world *w, contact *c) {
+    if (c->skip || !(c->jn > 0.0f)) return;
+    w->accel[c->a] = glms_vec3_zero();
+    if (!is_collider(c->b)) w->accel[c->b] = glms_vec3_zero();
+}
+
+// Runs after kyu_contacts_solve_velocities, on its domains (the contacts have not changed).
 void kyu_contacts_mark_supported(kyu_world *w) {
     kyu_parallel_for(w, w->active_count, 4096, gravity_task, w);
-    for (int i = 0; i < w->contact_count; i++) { // two contacts may share a body: serial
-        const contact *c = &w->contacts[i];
-        if (c->skip || !(c->jn > 0.0f)) continue;
-        w->accel[c->a] = glms_vec3_zero();
-        if (!is_collider(c->b)) w->accel[c->b] = glms_vec3_zero();
-    }
+    domain_pass_run(w, support_one);
     kyu_parallel_for(w, w->active_count, 4096, take_back_task, w);
 }
 

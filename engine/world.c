@@ -183,7 +183,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     double t1 = now_ms();
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w); // 7a. kept contacts: no approach (resting piles)
-    kyu_contacts_mark_supported(w);        //     bodies not held by a contact fly exact parabolas
+    if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
     kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 2. swept boxes
     kyu_colliders_update_bounds(w);
     double t2 = now_ms();
