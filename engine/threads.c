@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The worker pool: worker_count - 1 pthreads owned by the world plus the calling thread, or the
-// game's own job system through the enqueue/finish callbacks. A parallel phase splits its items
-// into one contiguous range per worker; every task writes only per-item results, so neither the
-// split nor the timing can change an answer (results are bit-identical for any worker count).
+// game's own job system through the enqueue/finish callbacks. A parallel phase gives each worker a
+// contiguous share of its items, whose last chunks a worker that finished early may take (see
+// run_share); every task writes only per-item results, so neither the split nor the timing can
+// change an answer (results are bit-identical for any worker count).
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
