@@ -65,6 +65,7 @@ static int take(struct kyu_pool *p, share *s, int from_back, uint32_t *begin, ui
 // up its last chunks. The split follows the timing; no answer does (every task gives the same
 // result for any split).
 static void run_share(struct kyu_pool *p, int worker) {
+    if (worker >= p->workers) return;
     uint32_t begin, end;
     while (take(p, &p->shares[worker], 0, &begin, &end)) p->task((int)begin, (int)end, worker, p->context);
     for (int k = 1; k < p->workers; k++) {
@@ -148,6 +149,7 @@ int kyu_pool_create(kyu_world *w) {
         free(p);
         return -1;
     }
+    for (int k = 0; k <= n; k++) atomic_init(&p->shares[k].range, 0); // empty
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
