@@ -65,7 +65,7 @@ static int take(struct kyu_pool *p, share *s, int from_back, uint32_t *begin, ui
 // up its last chunks. The split follows the timing; no answer does (every task gives the same
 // result for any split).
 static void run_share(struct kyu_pool *p, int worker) {
-    if (worker >= p->workers) return;
+    assert(worker < p->workers); // every thread the pool started takes part in every phase
     uint32_t begin, end;
     while (take(p, &p->shares[worker], 0, &begin, &end)) p->task((int)begin, (int)end, worker, p->context);
     for (int k = 1; k < p->workers; k++) {
