@@ -13,29 +13,36 @@ static int earlier(const impact_event *x, const impact_event *y) {
     return x->b < y->b;
 }
 
-static int heap_push(kyu_world *w, impact_event ev) {
-    if (RESERVE(w->heap, w->heap_cap, w->heap_count + 1)) return -1;
-    int i = w->heap_count++;
-    if (w->heap_count > w->heap_peak) w->heap_peak = w->heap_count;
+static int heap_push(event_heap *h, impact_event ev) {
+    if (RESERVE(h->ev, h->cap, h->count + 1)) return -1;
+    int i = h->count++;
+    if (h->count > h->peak) h->peak = h->count;
     while (i > 0) {
         int p = (i - 1) / 2;
-        if (!earlier(&ev, &w->heap[p])) break;
-        w->heap[i] = w->heap[p];
+        if (!earlier(&ev, &h->ev[p])) break;
+        h->ev[i] = h->ev[p];
         i = p;
     }
-    w->heap[i] = ev;
+    h->ev[i] = ev;
     return 0;
 }
 
 static void sift_down(impact_event *h, int n, int i);
 
-static impact_event heap_pop(kyu_world *w) {
-    impact_event top = w->heap[0];
-    if (--w->heap_count > 0) {
-        w->heap[0] = w->heap[w->heap_count];
-        sift_down(w->heap, w->heap_count, 0);
+static impact_event heap_pop(event_heap *h) {
+    impact_event top = h->ev[0];
+    if (--h->count > 0) {
+        h->ev[0] = h->ev[h->count];
+        sift_down(h->ev, h->count, 0);
     }
     return top;
+}
+
+// The earliest queued event of either heap (`later` first on an exact tie: any fixed rule would do).
+static impact_event queue_pop(kyu_world *w) {
+    if (w->now.count > 0 && (w->later.count == 0 || earlier(&w->now.ev[0], &w->later.ev[0])))
+        return heap_pop(&w->now);
+    return heap_pop(&w->later);
 }
 
 // Moves body i along its path to time t; its velocity becomes the velocity there.
@@ -103,7 +110,7 @@ static int may_meet(const kyu_world *w, const aabb *nb, uint32_t b) {
 static int queue_next(kyu_world *w, uint32_t a, uint32_t b, const aabb *nb, float tau) {
     impact_event ev;
     if (!may_meet(w, nb, b) || !next_impact(w, a, b, tau, &ev)) return 0;
-    return heap_push(w, ev);
+    return heap_push(ev.t == tau ? &w->now : &w->later, ev);
 }
 
 // Body a changed velocity at tau: make sure its box still bounds the rest of its path, then queue
@@ -164,8 +171,8 @@ static int resolve(kyu_world *w, const impact_event *ev) {
 // passes through anything; the escape stage and the next step take over from there.
 static void stop_at_next_impacts(kyu_world *w) {
     w->stats.event_cap_hit = 1;
-    while (w->heap_count > 0) {
-        impact_event ev = heap_pop(w);
+    while (w->now.count + w->later.count > 0) {
+        impact_event ev = queue_pop(w);
         if (!is_current(w, &ev)) continue;
         if (ev.t < w->limit_t[ev.a]) w->limit_t[ev.a] = ev.t;
         if (!(ev.b & KYU_COLLIDER_BIT) && ev.t < w->limit_t[ev.b]) w->limit_t[ev.b] = ev.t;
@@ -227,14 +234,15 @@ static int first_impacts(kyu_world *w) {
         if (w->event_chunks[c].failed) return -1;
         n += w->event_chunks[c].count;
     }
-    if (RESERVE(w->heap, w->heap_cap, n + 1)) return -1;
-    w->heap_count = 0;
-    w->heap_peak = n;
+    if (RESERVE(w->later.ev, w->later.cap, n + 1)) return -1;
+    w->later.count = w->now.count = 0;
+    w->later.peak = n;
+    w->now.peak = 0;
     for (int c = 0; c < slices; c++) {
         const event_chunk *ch = &w->event_chunks[c];
         if (ch->count == 0) continue; // its array may never have been allocated
-        memcpy(w->heap + w->heap_count, ch->ev, (size_t)ch->count * sizeof *ch->ev);
-        w->heap_count += ch->count;
+        memcpy(w->later.ev + w->later.count, ch->ev, (size_t)ch->count * sizeof *ch->ev);
+        w->later.count += ch->count;
     }
     return 0;
 }
@@ -267,17 +275,17 @@ int kyu_impacts_resolve(kyu_world *w) {
         w->limit_t[i] = 1.0f;
     }
     if (first_impacts(w)) return -1;
-    for (int i = w->heap_count / 2 - 1; i >= 0; i--) sift_down(w->heap, w->heap_count, i);
+    for (int i = w->later.count / 2 - 1; i >= 0; i--) sift_down(w->later.ev, w->later.count, i);
     impact_event ev;
     int cap = w->def.max_events_per_step > 0 ? w->def.max_events_per_step : 16 * s->count + 1024;
-    while (w->heap_count > 0) {
-        ev = heap_pop(w);
+    while (w->now.count + w->later.count > 0) {
+        ev = queue_pop(w);
         if (!is_current(w, &ev)) {
             w->stats.stale_events++;
             continue;
         }
         if (w->stats.impacts >= cap) {
-            if (heap_push(w, ev)) return -1;
+            if (heap_push(&w->later, ev)) return -1;
             stop_at_next_impacts(w);
             break;
         }

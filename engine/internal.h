@@ -119,6 +119,11 @@ typedef struct impact_event {
     vec3s normal; // at the contact (a mesh's triangle: the mesh has no single nearest normal)
 } impact_event;
 
+typedef struct event_heap {
+    impact_event *ev;
+    int count, cap, peak; // peak: the most it held this step
+} event_heap;
+
 // The key of a grid cell (broadphase and sleep grid): its coordinates' low 10 bits packed (no two
 // cells of a 1024^3 block share a key, and sorting by key keeps rows of cells together), mixed with
 // a hash of the block for larger worlds. Coordinates are clamped to +-2^20, offset to stay unsigned.
@@ -330,8 +335,10 @@ struct kyu_world {
     int *solve_order;          // contact indices by domain, then the boundary (engine/escape.c)
     int solve_order_cap;
     int solve_start[KYU_SOLVE_DOMAINS + 2]; // domain d: solve_order[solve_start[d] .. solve_start[d+1])
-    impact_event *heap;
-    int heap_count, heap_cap, heap_peak; // peak: the most it held this step
+    // The impact queue in two heaps with one order: events at the instant of the impact being
+    // resolved (a touching pair that the impact set closing: the cascade through a stack) go to
+    // `now`, which stays small; later events go to `later` (engine/impact.c).
+    event_heap later, now;
     struct event_chunk *event_chunks; // the first impacts of slices of the pair list, in parallel
     int event_chunk_cap;
 

@@ -93,7 +93,7 @@ void kyu_world_destroy(kyu_world *w) {
     free(w->colliders); free(w->free_colliders);
     free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj); free(w->adj_hit); free(w->late_hit);
     free(w->late_head); free(w->late_partner); free(w->late_next);
-    free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->heap);
+    free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->later.ev); free(w->now.ev);
     for (int c = 0; c < w->event_chunk_cap; c++) free(w->event_chunks[c].ev);
     free(w->event_chunks);
     kyu_islands_free(w);
@@ -163,7 +163,8 @@ static void trim_scratch(kyu_world *w) {
     kyu_broadphase_trim(w);
     for (int c = 0; c < w->event_chunk_cap; c++)
         SHRINK(w->event_chunks[c].ev, w->event_chunks[c].cap, w->event_chunks[c].count);
-    SHRINK(w->heap, w->heap_cap, w->heap_peak); // empty now: measured by the most it held
+    SHRINK(w->later.ev, w->later.cap, w->later.peak); // empty now: measured by the most they held
+    SHRINK(w->now.ev, w->now.cap, w->now.peak);
     SHRINK(w->solve_order, w->solve_order_cap, w->contact_count + 1);
 }
 
