@@ -319,8 +319,6 @@ void kyu_contacts_mark_supported(kyu_world *w) {
     kyu_parallel_for(w, w->active_count, 4096, take_back_task, w);
 }
 
-static uint64_t key_of(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
-
 static void fill(const kyu_world *w, contact *c) {
     const body_store *s = &w->bodies;
     c->ga = s->generation[c->a];
@@ -355,14 +353,30 @@ static int end_event(kyu_world *w, const contact *c) {
     return kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, kyu_contact_event_of(w, c));
 }
 
+// The first of last step's contacts (sorted by key) whose body a is not below slot a.
+static int first_contact_of(const kyu_world *w, uint32_t a) {
+    int lo = 0, hi = w->contact_count;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (w->contacts[mid].a < a) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 // Pass one: the partners of active body k that come after it (higher slots, then colliders), each
 // flagged kept and touching or not beside its adjacency entry; how many are kept. Each entry is a's
 // own (the other body's copy of the pair is in the other's list), so slices never share one.
+// Also where a's run of last step's contacts starts (uf_record, -1: none) and how long it is
+// (cf_offset, until the serial sum makes it an offset): a slice finds its first run by bisection
+// and walks on from there, as the active list and the cache are both in slot order.
 static void count_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
+    int o = first_contact_of(w, w->active[begin]);
     for (int k = begin; k < end; k++) {
         uint32_t a = w->active[k];
+        assert(k == 0 || w->active[k - 1] < a); // the merges need key order
         int n = 0;
         for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++)
             if (w->adj[j] > a) {
@@ -375,11 +389,18 @@ static void count_task(int begin, int end, int worker, void *ctx) {
                 n += (w->late_hit[j] & PAIR_KEPT) != 0;
             }
         w->cf_count[k] = n;
+        for (; o < w->contact_count && w->contacts[o].a < a; o++) {} // a body no longer active
+        int run = o;
+        for (; o < w->contact_count && w->contacts[o].a == a; o++) {}
+        w->uf_record[a] = o > run ? run : -1;
+        w->cf_offset[k] = o - run;
     }
 }
 
 // Pass two: body k's kept contacts, in key order, into their place in contacts_new (any split, same
-// result).
+// result). Their number is known from pass one, so cf_count[k] is free and takes how many begin or
+// end events body k has (begins, ends of kept pairs, last step's touching pairs not kept): the
+// serial report visits only bodies that have some.
 static void fill_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
     uint64_t *later = w->worker_scratch[worker];
@@ -402,7 +423,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
         // Last step's contacts of a (a run of the old cache, also sorted by partner): a pair kept
         // carries its impulses and its normal (the normal decides the gap of a centre in a box).
         contact *out = w->contacts_new + w->cf_offset[k];
-        int o = w->uf_record[a];
+        int o = w->uf_record[a], events = 0;
         for (int i = 0; i < n; i++) {
             contact *c = &out[i];
             memset(c, 0, sizeof *c);
@@ -410,7 +431,8 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             c->b = (uint32_t)(later[i] >> 1);
             c->sensor = (uint8_t)kyu_pair_is_sensor(w, a, c->b);
             c->touching = (uint8_t)(later[i] & 1);
-            for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b < c->b; o++) {}
+            for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b < c->b; o++)
+                events += w->contacts[o].touching;
             if (o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b == c->b) {
                 const contact *old = &w->contacts[o++];
                 c->mark = old->touching;
@@ -420,23 +442,38 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             }
             c->gap = contact_geometry(w, c, &c->normal);
             fill(w, c);
+            events += c->touching != c->mark;
         }
+        for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a; o++) events += w->contacts[o].touching;
+        w->cf_count[k] = events;
     }
 }
 
-int kyu_contacts_find(kyu_world *w) {
-    // Where each active body's run of last step's contacts starts (-1: none), for fill_task. The
-    // island pass's per-slot record is free until the end of the step, so it holds the runs.
-    for (int k = 0, j = 0; k < w->active_count; k++) {
-        uint32_t a = w->active[k];
-        assert(k == 0 || w->active[k - 1] < a); // the merges below need key order
-        for (; j < w->contact_count && w->contacts[j].a < a; j++) {}
-        w->uf_record[a] = j < w->contact_count && w->contacts[j].a == a ? j : -1;
+// Body a's begins and ends in key order: its kept contacts (new) merged with its run of last step's
+// (old). A contact of last step whose key is passed without a match has ended.
+static int report_body(kyu_world *w, uint32_t a, const contact *c, int n) {
+    int o = w->uf_record[a];
+    for (int i = 0; i < n; i++, c++) {
+        for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b < c->b; o++)
+            if (w->contacts[o].touching && end_event(w, &w->contacts[o])) return -1;
+        if (o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b == c->b) o++;
+        if (c->touching && !c->mark &&
+            kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
+            return -1;
+        if (!c->touching && c->mark && end_event(w, c)) return -1;
     }
+    for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a; o++)
+        if (w->contacts[o].touching && end_event(w, &w->contacts[o])) return -1;
+    return 0;
+}
+
+int kyu_contacts_find(kyu_world *w) {
     // Each body's kept partners after it, in key order: the new contacts come out sorted by (a, b).
+    // The island pass's per-slot record is free until the end of the step: it holds the old runs.
     kyu_parallel_for(w, w->active_count, 1024, count_task, w);
-    int total = 0, most = 0;
+    int total = 0, most = 0, old = 0;
     for (int k = 0; k < w->active_count; k++) {
+        old += w->cf_offset[k];
         w->cf_offset[k] = total;
         total += w->cf_count[k];
         if (w->cf_count[k] > most) most = w->cf_count[k];
@@ -445,23 +482,17 @@ int kyu_contacts_find(kyu_world *w) {
     for (int i = 0; i < w->def.worker_count; i++)
         if (RESERVE(w->worker_scratch[i], w->worker_scratch_cap[i], most + 1)) return -1;
     kyu_parallel_for(w, w->active_count, 256, fill_task, w);
-    // Report begins and ends in key order (a contact of last step whose key is passed without a
-    // match has ended).
-    int j = 0;
-    for (int i = 0; i < total; i++) {
-        const contact *c = &w->contacts_new[i];
-        uint64_t key = key_of(c);
-        for (; j < w->contact_count && key_of(&w->contacts[j]) < key; j++)
-            if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
-        if (j < w->contact_count && key_of(&w->contacts[j]) == key) j++;
-        if (c->touching && !c->mark &&
-            kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
-            return -1;
-        if (!c->touching && c->mark && end_event(w, c)) return -1;
+    // Begins and ends in key order, body by body (keys are (a, b)), only where fill_task counted
+    // some. Every contact of last step is an active body's: a body that fell asleep took its
+    // contacts to its island, a removed body's left the cache at the start of the step.
+    assert(old == w->contact_count);
+    (void)old;
+    for (int k = 0; k < w->active_count; k++) {
+        if (w->cf_count[k] == 0) continue;
+        int n = (k + 1 < w->active_count ? w->cf_offset[k + 1] : total) - w->cf_offset[k];
+        if (report_body(w, w->active[k], w->contacts_new + w->cf_offset[k], n)) return -1;
     }
     w->contact_new_count = total;
-    for (; j < w->contact_count; j++)
-        if (w->contacts[j].touching && end_event(w, &w->contacts[j])) return -1;
     kyu_contacts_swap(w, w->contact_new_count);
     w->stats.contacts = w->contact_count;
     return 0;

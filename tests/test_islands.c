@@ -284,6 +284,47 @@ static void test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake(v
     kyu_world_destroy(w);
 }
 
+static int has_pair(const kyu_contact_event *ev, int n, kyu_body_id x, kyu_body_id y) {
+    for (int i = 0; i < n; i++)
+        if ((same_id(ev[i].body, x) && same_id(ev[i].other, y)) || (same_id(ev[i].body, y) && same_id(ev[i].other, x)))
+            return 1;
+    return 0;
+}
+
+// A body with several kept contacts and a new one between them (by partner order): the kept ones
+// must not be reported as ended (the report merges each body's old and new contacts in key order;
+// a kept pair is matched, not passed over). A sensor passing through the bottom ball of a resting
+// column gives it the new pair without pushing anything.
+static void test_kept_contacts_do_not_end_when_a_new_one_begins_beside_them(void) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), false);
+    box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
+    kyu_body_id c[2];
+    column(w, 0, 2, c); // touching from the start: bottom-floor, bottom-top
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(3, 0.4f, 0);
+    bd.velocity = v3(-3, 0, 0);
+    bd.is_sensor = true;
+    bd.gravity_scale = 0;
+    kyu_body_id sensor = KYU_NULL_BODY;
+    ENSURE(kyu_body_create(w, &bd, &sensor) == KYU_OK);
+    int began = 0, ended = 0, column_ends = 0;
+    for (int s = 0; s < 120; s++) {
+        kyu_world_step(w);
+        int nb, ne;
+        const kyu_contact_event *be = kyu_world_begin_events(w, &nb), *ee = kyu_world_end_events(w, &ne);
+        began += has_pair(be, nb, c[0], sensor);
+        ended += has_pair(ee, ne, c[0], sensor);
+        column_ends += has_pair(ee, ne, c[0], c[1]) + count_events(ee, ne, c[1]);
+    }
+    ENSURE(began == 1 && ended == 1); // the sensor went through the bottom ball
+    ENSURE(column_ends == 0);
+    kyu_contact_event now[4];
+    int total = 0;
+    ENSURE(kyu_body_get_contacts(w, c[0], now, 4, &total) == KYU_OK);
+    ENSURE(total == 2); // the floor and the top ball, still
+    kyu_world_destroy(w);
+}
+
 static void test_removing_a_touching_body_gives_an_end_event(void) {
     kyu_world *w = world_with(v3(0, -9.81f, 0), true);
     box(w, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
@@ -469,6 +510,7 @@ void suite_islands(void) {
     RUN_TEST(test_sleep_switches_per_body_and_per_world);
     RUN_TEST(test_bouncing_ball_gives_one_begin_and_one_end_per_bounce);
     RUN_TEST(test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake);
+    RUN_TEST(test_kept_contacts_do_not_end_when_a_new_one_begins_beside_them);
     RUN_TEST(test_removing_a_touching_body_gives_an_end_event);
     RUN_TEST(test_impact_events_carry_speed_point_and_normal);
     RUN_TEST(test_impact_events_are_off_unless_asked_for);
