@@ -373,6 +373,7 @@ static int first_contact_of(const kyu_world *w, uint32_t a) {
 static void count_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
+    if (begin >= end) return; // a job system may hand out an empty range
     int o = first_contact_of(w, w->active[begin]);
     for (int k = begin; k < end; k++) {
         uint32_t a = w->active[k];
@@ -395,6 +396,11 @@ static void count_task(int begin, int end, int worker, void *ctx) {
         w->uf_record[a] = o > run ? run : -1;
         w->cf_offset[k] = o - run;
     }
+}
+
+// Whether old contact o is still in body a's run (o = -1: a had none).
+static int in_run(const kyu_world *w, int o, uint32_t a) {
+    return o >= 0 && o < w->contact_count && w->contacts[o].a == a;
 }
 
 // Pass two: body k's kept contacts, in key order, into their place in contacts_new (any split, same
@@ -431,9 +437,9 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             c->b = (uint32_t)(later[i] >> 1);
             c->sensor = (uint8_t)kyu_pair_is_sensor(w, a, c->b);
             c->touching = (uint8_t)(later[i] & 1);
-            for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b < c->b; o++)
+            for (; in_run(w, o, a) && w->contacts[o].b < c->b; o++)
                 events += w->contacts[o].touching;
-            if (o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b == c->b) {
+            if (in_run(w, o, a) && w->contacts[o].b == c->b) {
                 const contact *old = &w->contacts[o++];
                 c->mark = old->touching;
                 c->jn = old->jn;
@@ -444,7 +450,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             fill(w, c);
             events += c->touching != c->mark;
         }
-        for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a; o++) events += w->contacts[o].touching;
+        for (; in_run(w, o, a); o++) events += w->contacts[o].touching;
         w->cf_count[k] = events;
     }
 }
@@ -454,15 +460,15 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
 static int report_body(kyu_world *w, uint32_t a, const contact *c, int n) {
     int o = w->uf_record[a];
     for (int i = 0; i < n; i++, c++) {
-        for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b < c->b; o++)
+        for (; in_run(w, o, a) && w->contacts[o].b < c->b; o++)
             if (w->contacts[o].touching && end_event(w, &w->contacts[o])) return -1;
-        if (o >= 0 && o < w->contact_count && w->contacts[o].a == a && w->contacts[o].b == c->b) o++;
+        if (in_run(w, o, a) && w->contacts[o].b == c->b) o++;
         if (c->touching && !c->mark &&
             kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
             return -1;
         if (!c->touching && c->mark && end_event(w, c)) return -1;
     }
-    for (; o >= 0 && o < w->contact_count && w->contacts[o].a == a; o++)
+    for (; in_run(w, o, a); o++)
         if (w->contacts[o].touching && end_event(w, &w->contacts[o])) return -1;
     return 0;
 }
