@@ -50,11 +50,11 @@ TOOL_TEST_DEPS :=
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -DKYU_BUILD -c $< -o $@
 
 $(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -DKYU_BUILD -fPIC -c $< -o $@
 
 $(BUILD)/libkyu.a: $(LIB_OBJ)
 	ar rcs $@ $^

@@ -6,7 +6,7 @@
 #include "internal.h"
 
 static int grow(void **p, size_t elem, int n) {
-    void *q = realloc(*p, (size_t)n * elem);
+    void *q = kyu_realloc(*p, (size_t)n * elem);
     if (!q) return -1;
     *p = q;
     return 0;
@@ -43,10 +43,10 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
 }
 
 void kyu_bodies_free(body_store *b) {
-    free(b->pos); free(b->vel); free(b->prev); free(b->radius); free(b->inv_mass); free(b->mass);
-    free(b->restitution); free(b->friction); free(b->damping); free(b->gravity_scale);
-    free(b->user); free(b->category); free(b->mask); free(b->group); free(b->sensor); free(b->allow_sleep); free(b->awake); free(b->sleep_timer);
-    free(b->island); free(b->sleep_epoch); free(b->generation); free(b->alive); free(b->free_slots);
+    kyu_free(b->pos); kyu_free(b->vel); kyu_free(b->prev); kyu_free(b->radius); kyu_free(b->inv_mass); kyu_free(b->mass);
+    kyu_free(b->restitution); kyu_free(b->friction); kyu_free(b->damping); kyu_free(b->gravity_scale);
+    kyu_free(b->user); kyu_free(b->category); kyu_free(b->mask); kyu_free(b->group); kyu_free(b->sensor); kyu_free(b->allow_sleep); kyu_free(b->awake); kyu_free(b->sleep_timer);
+    kyu_free(b->island); kyu_free(b->sleep_epoch); kyu_free(b->generation); kyu_free(b->alive); kyu_free(b->free_slots);
     memset(b, 0, sizeof *b);
 }
 
@@ -100,7 +100,7 @@ kyu_body_def kyu_body_def_default(void) {
     return d;
 }
 
-static kyu_status validate_def(kyu_world *w, const kyu_body_def *d) {
+kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE)
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_body_def_default()");
     if (!kyu_bounded3(d->position, KYU_MAX_COORD))
@@ -126,7 +126,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     if (out) *out = KYU_NULL_BODY;
     if (!w || !d) return w ? kyu_fail(w, KYU_ERR_NULL, "body def is NULL") : KYU_ERR_NULL;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_create during a step");
-    kyu_status st = validate_def(w, d);
+    kyu_status st = kyu_body_def_validate(w, d);
     if (st != KYU_OK) return st;
     body_store *b = &w->bodies;
     if (b->count >= w->def.max_bodies)
@@ -167,42 +167,21 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     return KYU_OK;
 }
 
-// Bodies were removed since the last step: drop their contacts in one pass, however many were
-// removed. A contact names its bodies by slot and generation, so a slot already reused by a new
-// body is not mistaken for the old one.
-int kyu_bodies_drop_removed_contacts(kyu_world *w) {
-    body_store *b = &w->bodies;
-    if (b->removed == 0) return 0;
-    int n = 0;
-    for (int i = 0; i < w->contact_count; i++) {
-        const contact *c = &w->contacts[i];
-        int gone = !b->alive[c->a] || b->generation[c->a] != c->ga ||
-                   (!(c->b & KYU_COLLIDER_BIT) && (!b->alive[c->b] || b->generation[c->b] != c->gb));
-        if (!gone) {
-            w->contacts[n++] = *c;
-        } else if (c->touching &&
-                   kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, kyu_contact_event_of(w, c))) {
-            return -1;
-        }
-    }
-    w->contact_count = n;
-    b->removed = 0;
-    return 0;
-}
-
 kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_destroy during a step");
     // Its island wakes: what rested on it must fall (and its contacts return to the cache, where
-    // the next step drops them and reports their end).
-    if (kyu_wake_body(w, (uint32_t)slot) || kyu_islands_flush_woken(w))
+    // the next step drops them and reports their end). Room first, so a failure changes nothing.
+    if (kyu_islands_reserve_wake_of(w, (uint32_t)slot))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the removed body's island");
+    (void)kyu_wake_body(w, (uint32_t)slot);
+    (void)kyu_islands_flush_woken(w);
     body_store *b = &w->bodies;
     b->alive[slot] = 0;
     b->generation[slot] = b->generation[slot] + 1;
     b->free_slots[b->free_count++] = slot;
     b->count--;
-    b->removed++;
+    w->removed++; // its contacts leave at the start of the next step (kyu_contacts_purge)
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -295,11 +274,19 @@ bool kyu_body_is_awake(const kyu_world *w, kyu_body_id id) {
     return slot >= 0 && w->bodies.awake[slot];
 }
 
-static int push_touching(const kyu_world *w, const contact *c, uint32_t slot, kyu_contact_event *out,
-                         int capacity, int n) {
-    if (!c->touching || (c->a != slot && c->b != slot)) return n;
-    if (n < capacity) out[n] = kyu_contact_event_of(w, c);
-    return n + 1;
+typedef struct touching_of {
+    uint32_t slot, generation;
+    kyu_contact_event *out;
+    int capacity, n;
+} touching_of;
+
+static void push_touching(const kyu_world *w, const contact *c, void *ctx) {
+    touching_of *x = ctx;
+    int mine = (c->a == x->slot && c->ga == x->generation) ||
+               (!(c->b & KYU_COLLIDER_BIT) && c->b == x->slot && c->gb == x->generation);
+    if (!c->touching || !mine) return;
+    if (x->n < x->capacity) x->out[x->n] = kyu_contact_event_of(w, c);
+    x->n++;
 }
 
 kyu_status kyu_body_get_contacts(const kyu_world *w, kyu_body_id id, kyu_contact_event *out, int capacity,
@@ -307,15 +294,8 @@ kyu_status kyu_body_get_contacts(const kyu_world *w, kyu_body_id id, kyu_contact
     BODY_SLOT(w, id, slot);
     if (!total || capacity < 0 || (capacity > 0 && !out))
         return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "total is NULL, or out is NULL with capacity > 0");
-    uint32_t s = (uint32_t)slot;
-    int n = 0;
-    if (w->bodies.awake[slot]) {
-        for (int i = 0; i < w->contact_count; i++) n = push_touching(w, &w->contacts[i], s, out, capacity, n);
-        for (int i = 0; i < w->woken_count; i++) n = push_touching(w, &w->woken[i], s, out, capacity, n);
-    } else {
-        const sleep_island *isl = &w->islands[w->bodies.island[slot]];
-        for (int i = 0; i < isl->contact_count; i++) n = push_touching(w, &isl->contacts[i], s, out, capacity, n);
-    }
-    *total = n;
+    touching_of x = {(uint32_t)slot, w->bodies.generation[slot], out, capacity, 0};
+    kyu_contacts_each(w, push_touching, &x);
+    *total = x.n;
     return KYU_OK;
 }

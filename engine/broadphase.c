@@ -53,6 +53,7 @@ static int reserve_pairs(uint32_t **a, uint32_t **b, int *cap, int n) {
 
 static int push_pair(kyu_world *w, uint32_t a, uint32_t b) {
     if (!kyu_pair_allowed(w, a, b)) return 0;
+    if (w->pair_count >= w->grid.pair_budget) return w->grid.overflow = 1, -1;
     if (reserve_pairs(&w->pair_a, &w->pair_b, &w->pair_cap, w->pair_count + 1)) return -1;
     w->pair_a[w->pair_count] = a;
     w->pair_b[w->pair_count] = b;
@@ -141,10 +142,10 @@ static int table_reserve(uint32_t **key, uint32_t **val, int *size, int needed) 
     int n = 64;
     while (n < 2 * needed) n *= 2;
     if (n > *size) {
-        uint32_t *k = realloc(*key, (size_t)n * sizeof *k);
+        uint32_t *k = kyu_realloc(*key, (size_t)n * sizeof *k);
         if (!k) return -1;
         *key = k;
-        uint32_t *v = realloc(*val, (size_t)n * sizeof *v);
+        uint32_t *v = kyu_realloc(*val, (size_t)n * sizeof *v);
         if (!v) return -1;
         *val = v;
         *size = n;
@@ -407,11 +408,20 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
 }
 
 
-// Whether every chunk of [first, last) found its pairs (0) or ran out of memory (-1).
-static int chunks_failed(const grid *g, int first, int last) {
+// Whether every chunk of [first, last) found its pairs (0), or the first one's failure.
+static int chunks_failed(grid *g, int first, int last) {
     for (int c = first; c < last; c++)
-        if (g->chunks[c].failed) return -1;
+        if (g->chunks[c].failed) {
+            g->overflow |= g->chunks[c].failed == KYU_FAIL_PAIRS;
+            return -1;
+        }
     return 0;
+}
+
+// A chunk's share of the pair budget: in proportion to its part of the work, with room to spare.
+static int chunk_limit(const grid *g, int64_t part, int64_t whole) {
+    int64_t share = whole > 0 ? (int64_t)g->pair_budget * part / whole : g->pair_budget;
+    return (int)(share + 1024 < g->pair_budget ? share + 1024 : g->pair_budget);
 }
 
 // Room for `slices` pair chunks.
@@ -426,7 +436,8 @@ static int reserve_chunks(grid *g, int slices) {
 static int chunk_push(const kyu_world *w, pair_chunk *c, uint32_t x, uint32_t y) {
     uint32_t a = x < y ? x : y, b = x < y ? y : x;
     if (!kyu_pair_allowed(w, a, b)) return 0;
-    if (reserve_pairs(&c->a, &c->b, &c->cap, c->count + 1)) return c->failed = -1;
+    if (c->count >= c->limit) return c->failed = KYU_FAIL_PAIRS; // before the memory is spent
+    if (reserve_pairs(&c->a, &c->b, &c->cap, c->count + 1)) return c->failed = KYU_FAIL_MEMORY;
     c->a[c->count] = a;
     c->b[c->count++] = b;
     return 0;
@@ -498,7 +509,8 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
             i = (int)end;
             continue;
         }
-        if (reserve_pairs(&out->a, &out->b, &out->cap, out->count + (int)tests)) return out->failed = -1;
+        if (out->count > out->limit) return out->failed = KYU_FAIL_PAIRS; // before the memory is spent
+        if (reserve_pairs(&out->a, &out->b, &out->cap, out->count + (int)tests)) return out->failed = KYU_FAIL_MEMORY;
         uint32_t *pa = out->a, *pb = out->b;
         int k = out->count;
         for (uint32_t a = (uint32_t)i; a < end; a++)
@@ -545,6 +557,7 @@ static int small_pairs_dense(kyu_world *w) {
         if (c < slices) g->chunks[c].first = at, g->chunks[c].failed = 0;
         if (c > 0) g->chunks[c - 1].last = at;
     }
+    for (int c = 0; c < slices; c++) g->chunks[c].limit = chunk_limit(g, g->chunks[c].last - g->chunks[c].first, n);
     kyu_parallel_for(w, slices, 1, dense_pairs_task, w);
     g->dense_chunks = slices;
     return chunks_failed(g, 0, slices);
@@ -720,6 +733,7 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     for (int s = begin; s < end; s++) {
         pair_chunk *out = &w->grid.chunks[w->grid.dense_chunks + s];
         out->count = out->failed = 0;
+        out->limit = chunk_limit(&w->grid, kyu_slice_start(n, x->slices, s + 1) - kyu_slice_start(n, x->slices, s), n);
         for (int k = kyu_slice_start(n, x->slices, s); k < kyu_slice_start(n, x->slices, s + 1); k++) {
             uint32_t i = w->active[k];
             for (int c = 0; c < w->collider_high; c++)
@@ -798,6 +812,9 @@ static int build_adjacency(kyu_world *w) {
 
 int kyu_broadphase_build(kyu_world *w) {
     grid *g = &w->grid;
+    int64_t budget = (int64_t)w->def.pair_capacity_per_body * w->active_count + 4096;
+    g->pair_budget = (int)(budget < INT32_MAX / 4 ? budget : INT32_MAX / 4);
+    g->overflow = 0;
     choose_cell_size(w);
     w->pair_count = g->dense_chunks = g->collider_chunks = 0;
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
@@ -808,7 +825,8 @@ int kyu_broadphase_build(kyu_world *w) {
     int multi = 256 + w->bodies.count / 16 + 8 * g->big_count;
     if ((!g->dense && index_runs(g)) || table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
         return -1;
-    if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || collider_pairs(w) || build_adjacency(w)) return -1;
+    if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || collider_pairs(w) || build_adjacency(w))
+        return g->overflow ? KYU_FAIL_PAIRS : KYU_FAIL_MEMORY;
     return 0;
 }
 
@@ -1003,9 +1021,9 @@ void kyu_broadphase_trim(kyu_world *w) {
 }
 
 void kyu_grid_free(grid *g) {
-    free(g->entries); free(g->entries_tmp); free(g->table_key); free(g->table_start);
-    free(g->late_key); free(g->late_head); free(g->late); free(g->big); free(g->dense_start); free(g->huge); free(g->stamp);
-    for (int c = 0; c < g->chunk_cap; c++) free(g->chunks[c].a), free(g->chunks[c].b);
-    free(g->chunks); free(g->late_dense); free(g->late_bits); free(g->occ_bits); free(g->multi_rec); free(g->multi_range);
+    kyu_free(g->entries); kyu_free(g->entries_tmp); kyu_free(g->table_key); kyu_free(g->table_start);
+    kyu_free(g->late_key); kyu_free(g->late_head); kyu_free(g->late); kyu_free(g->big); kyu_free(g->dense_start); kyu_free(g->huge); kyu_free(g->stamp);
+    for (int c = 0; c < g->chunk_cap; c++) kyu_free(g->chunks[c].a), kyu_free(g->chunks[c].b);
+    kyu_free(g->chunks); kyu_free(g->late_dense); kyu_free(g->late_bits); kyu_free(g->occ_bits); kyu_free(g->multi_rec); kyu_free(g->multi_range);
     memset(g, 0, sizeof *g);
 }

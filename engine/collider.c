@@ -86,7 +86,7 @@ static int spans_volume(const vec3s *p, int n) {
     return vol > 1e-6 * size * size * size;
 }
 
-static kyu_status validate_def(kyu_world *w, const kyu_collider_def *d) {
+kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE)
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_collider_def_default()");
     if (d->type < KYU_SHAPE_PLANE || d->type > KYU_SHAPE_MESH)
@@ -141,7 +141,8 @@ static kyu_status validate_def(kyu_world *w, const kyu_collider_def *d) {
     return KYU_OK;
 }
 
-static void place(collider *c, vec3s position, versors rotation) {
+void kyu_collider_place(collider *c, vec3s position, versors rotation) {
+    c->rotation = rotation;
     if (c->type != KYU_SHAPE_PLANE) {
         c->box = kyu_box_make(position, rotation, c->box.half_extents);
     } else {
@@ -154,58 +155,58 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     if (out) *out = KYU_NULL_COLLIDER;
     if (!w || !d) return w ? kyu_fail(w, KYU_ERR_NULL, "collider def is NULL") : KYU_ERR_NULL;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_create during a step");
-    kyu_status st = validate_def(w, d);
+    kyu_status st = kyu_collider_def_validate(w, d);
     if (st != KYU_OK) return st;
     if (w->collider_count >= w->def.max_colliders)
         return kyu_fail(w, KYU_ERR_CAPACITY, "max_colliders = %d", w->def.max_colliders);
-    int i;
-    if (w->free_collider_count > 0) {
-        i = w->free_colliders[--w->free_collider_count];
-    } else {
+    // Everything that can fail comes first (room, shape data, waking what it lands on); the slot is
+    // taken only after, so a failed create leaves the world as it was.
+    if (w->free_collider_count == 0) {
         int cap = w->collider_cap, cap2 = w->collider_cap;
-        if (RESERVE(w->colliders, cap, w->collider_high + 1) ||
-            RESERVE(w->free_colliders, cap2, w->collider_high + 1))
-            return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing collider storage");
+        int failed = RESERVE(w->colliders, cap, w->collider_high + 1) ||
+                     RESERVE(w->free_colliders, cap2, w->collider_high + 1);
         w->collider_cap = cap < cap2 ? cap : cap2;
-        i = w->collider_high++;
-        w->colliders[i].generation = 0;
+        if (failed) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing collider storage");
     }
-    // Shape data first: on failure nothing has changed.
-    vec3s *hull_points = NULL;
-    kyu_mesh *mesh = NULL;
+    int i = w->free_collider_count > 0 ? w->free_colliders[w->free_collider_count - 1] : w->collider_high;
+    collider c;
+    memset(&c, 0, sizeof c);
+    uint32_t gen = (i < w->collider_high ? w->colliders[i].generation : 0) + 1;
+    c.generation = gen ? gen : 1;
+    c.type = d->type;
+    c.motion = d->motion;
+    c.velocity = d->motion == KYU_KINEMATIC ? d->velocity : glms_vec3_zero();
+    c.restitution = d->restitution;
+    c.friction = d->friction;
+    c.user = d->user_data;
+    c.category = d->category_bits;
+    c.mask = d->mask_bits;
+    c.box.half_extents = d->half_extents;
+    c.cap_a = d->capsule_a;
+    c.cap_b = d->capsule_b;
+    c.cap_radius = d->radius;
+    c.normal = glms_vec3_normalize(d->normal);
     if (d->type == KYU_SHAPE_HULL) {
-        hull_points = malloc((size_t)d->point_count * sizeof *hull_points);
-        if (!hull_points) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "copying the hull points");
-        memcpy(hull_points, d->points, (size_t)d->point_count * sizeof *hull_points);
+        c.hull_points = kyu_malloc((size_t)d->point_count * sizeof *c.hull_points);
+        if (!c.hull_points) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "copying the hull points");
+        memcpy(c.hull_points, d->points, (size_t)d->point_count * sizeof *c.hull_points);
+        c.hull_count = d->point_count;
     } else if (d->type == KYU_SHAPE_MESH) {
-        mesh = kyu_mesh_create(d->points, d->point_count, d->indices, d->triangle_count);
-        if (!mesh) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "building the mesh");
+        c.mesh = kyu_mesh_create(d->points, d->point_count, d->indices, d->triangle_count);
+        if (!c.mesh) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "building the mesh");
     }
-    collider *c = &w->colliders[i];
-    uint32_t gen = c->generation + 1;
-    memset(c, 0, sizeof *c);
-    c->generation = gen ? gen : 1;
-    c->type = d->type;
-    c->motion = d->motion;
-    c->velocity = d->motion == KYU_KINEMATIC ? d->velocity : glms_vec3_zero();
-    c->restitution = d->restitution;
-    c->friction = d->friction;
-    c->user = d->user_data;
-    c->category = d->category_bits;
-    c->mask = d->mask_bits;
-    c->box.half_extents = d->half_extents;
-    c->cap_a = d->capsule_a;
-    c->cap_b = d->capsule_b;
-    c->cap_radius = d->radius;
-    c->hull_points = hull_points;
-    c->hull_count = hull_points ? d->point_count : 0;
-    c->mesh = mesh;
-    c->normal = glms_vec3_normalize(d->normal);
-    place(c, d->position, d->rotation);
-    c->alive = 1;
+    kyu_collider_place(&c, d->position, d->rotation);
+    c.alive = 1;
+    if (kyu_wake_near_colliders(w, &c, NULL)) {
+        kyu_free(c.hull_points);
+        kyu_mesh_destroy(c.mesh);
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what the collider lands on");
+    }
+    if (i == w->collider_high) w->collider_high++;
+    else w->free_collider_count--;
+    w->colliders[i] = c;
     w->collider_count++;
-    if (out) *out = (kyu_collider_id){(uint32_t)i + 1, w->id, c->generation};
-    kyu_wake_near_collider(w, c);
+    if (out) *out = (kyu_collider_id){(uint32_t)i + 1, w->id, c.generation};
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -213,32 +214,22 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
 kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_destroy during a step");
-    uint32_t code = KYU_COLLIDER_BIT | (uint32_t)i;
-    int touching = 0;
-    for (int k = 0; k < w->contact_count; k++) touching += w->contacts[k].b == code && w->contacts[k].touching;
-    if (RESERVE(w->pending_end, w->pending_end_cap, w->pending_end_count + touching))
-        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "recording the end events");
-    kyu_wake_near_collider(w, &w->colliders[i]); // what rested on it must fall
-    // Its touching pairs end: reported with the next step (like a removed body's).
-    int n = 0;
-    for (int k = 0; k < w->contact_count; k++) {
-        const contact *c = &w->contacts[k];
-        if (c->b != code) {
-            w->contacts[n++] = *c;
-        } else if (c->touching) {
-            kyu_contact_event ev = kyu_contact_event_of(w, c);
-            w->pending_end[w->pending_end_count++] = ev;
-        }
-    }
-    w->contact_count = n;
-    free(w->colliders[i].hull_points);
-    kyu_mesh_destroy(w->colliders[i].mesh);
-    w->colliders[i].hull_points = NULL;
-    w->colliders[i].mesh = NULL;
-    w->colliders[i].alive = 0;
-    w->colliders[i].generation++;
+    // What rests on it must fall: every island with a contact on it wakes (by identity: a body
+    // resting on a collider has a contact with it). Its contacts then leave the cache at the start
+    // of the next step, which reports the end of those that touched (kyu_contacts_purge).
+    if (kyu_islands_wake_collider_contacts(w, KYU_COLLIDER_BIT | (uint32_t)i))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what rests on the collider");
+    (void)kyu_islands_flush_woken(w); // cannot fail: the wake reserved its room
+    collider *c = &w->colliders[i];
+    kyu_free(c->hull_points);
+    kyu_mesh_destroy(c->mesh);
+    c->hull_points = NULL;
+    c->mesh = NULL;
+    c->alive = 0;
+    c->generation++;
     w->free_colliders[w->free_collider_count++] = i;
     w->collider_count--;
+    w->removed++;
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -250,12 +241,16 @@ bool kyu_collider_is_valid(const kyu_world *w, kyu_collider_id id) {
 
 kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) {
     COLLIDER_SLOT(w, id, i);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_velocity during a step");
     if (w->colliders[i].motion != KYU_KINEMATIC)
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "only a kinematic collider has a velocity");
     if (!kyu_bounded3(v, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider velocity must be finite, <= 1e9");
+    collider moved = w->colliders[i];
+    moved.velocity = v;
+    if (kyu_wake_near_colliders(w, &moved, NULL))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what the collider will touch");
     w->colliders[i].velocity = v;
-    kyu_wake_near_collider(w, &w->colliders[i]);
     return KYU_OK;
 }
 
@@ -268,9 +263,12 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
         kyu_status st = validate_rotation(w, q);
         if (st != KYU_OK) return st;
     }
-    kyu_wake_near_collider(w, &w->colliders[i]); // what rested against it where it was
-    place(&w->colliders[i], p, q);
-    kyu_wake_near_collider(w, &w->colliders[i]); // and what it now lands on
+    // What rested against it where it was, and what it now lands on.
+    collider moved = w->colliders[i];
+    kyu_collider_place(&moved, p, q);
+    if (kyu_wake_near_colliders(w, &w->colliders[i], &moved))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what the collider touches");
+    w->colliders[i] = moved;
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -322,6 +320,6 @@ void kyu_colliders_advance(kyu_world *w) {
         if (!c->alive || c->motion != KYU_KINEMATIC) continue;
         vec3s step = glms_vec3_scale(c->velocity, dt);
         c->box.center = glms_vec3_add(c->box.center, step);
-        if (c->type == KYU_SHAPE_PLANE) c->offset += glms_vec3_dot(c->normal, step);
+        if (c->type == KYU_SHAPE_PLANE) c->offset = glms_vec3_dot(c->normal, c->box.center);
     }
 }

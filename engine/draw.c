@@ -74,36 +74,24 @@ static uint32_t uf_find(uint32_t *parent, uint32_t i) {
     return i;
 }
 
-// A contact whose bodies (and collider) still exist: the cache may name a removed body until the
-// next step drops it, and its slot may be reused by then.
-static int contact_live(const kyu_world *w, const contact *c) {
-    const body_store *s = &w->bodies;
-    if (c->a >= (uint32_t)s->high || !s->alive[c->a] || s->generation[c->a] != c->ga) return 0;
-    if (c->b & KYU_COLLIDER_BIT) return w->colliders[c->b & ~KYU_COLLIDER_BIT].alive;
-    return c->b < (uint32_t)s->high && s->alive[c->b] && s->generation[c->b] == c->gb;
-}
-
 // The island pass's rule (engine/island.c): body-body contacts link, colliders do not, and a sensor
 // links only while it overlaps. The lower slot becomes the root, so a root is its island's lowest slot.
-static void uf_link_contacts(const kyu_world *w, uint32_t *parent, const contact *cs, int n) {
-    for (int k = 0; k < n; k++) {
-        const contact *c = &cs[k];
-        if ((c->b & KYU_COLLIDER_BIT) || (c->sensor && !c->touching) || !contact_live(w, c)) continue;
-        if (!w->bodies.awake[c->a] || !w->bodies.awake[c->b]) continue;
-        uint32_t ra = uf_find(parent, c->a), rb = uf_find(parent, c->b);
-        if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
-    }
+static void uf_link_contact(const kyu_world *w, const contact *c, void *ctx) {
+    uint32_t *parent = ctx;
+    if ((c->b & KYU_COLLIDER_BIT) || (c->sensor && !c->touching)) return;
+    if (!w->bodies.awake[c->a] || !w->bodies.awake[c->b]) return;
+    uint32_t ra = uf_find(parent, c->a), rb = uf_find(parent, c->b);
+    if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
 }
 
 // The islands of awake bodies, by union-find over the kept contacts (and those of islands woken
 // since the last step), in an array of its own: drawing never writes to the world, so two threads
 // may draw one world at once. NULL when out of memory.
 static uint32_t *awake_islands(const kyu_world *w) {
-    uint32_t *parent = malloc((size_t)(w->bodies.high > 0 ? w->bodies.high : 1) * sizeof *parent);
+    uint32_t *parent = kyu_malloc((size_t)(w->bodies.high > 0 ? w->bodies.high : 1) * sizeof *parent);
     if (!parent) return NULL;
     for (int i = 0; i < w->bodies.high; i++) parent[i] = (uint32_t)i;
-    uf_link_contacts(w, parent, w->contacts, w->contact_count);
-    uf_link_contacts(w, parent, w->woken, w->woken_count);
+    kyu_contacts_each(w, uf_link_contact, parent);
     return parent;
 }
 
@@ -318,21 +306,21 @@ static void layer_grid(const draw_ctx *x) {
 
 typedef void contact_fn(const draw_ctx *x, const contact *c);
 
+typedef struct touching_visit {
+    const draw_ctx *x;
+    contact_fn *fn;
+} touching_visit;
+
+static void visit_touching(const kyu_world *w, const contact *c, void *ctx) {
+    (void)w;
+    const touching_visit *v = ctx;
+    if (c->touching) v->fn(v->x, c);
+}
+
 // Every touching contact: the awake cache, islands woken since the step, and the sleeping islands.
 static void each_touching(const draw_ctx *x, contact_fn *fn) {
-    const kyu_world *w = x->w;
-    for (int k = 0; k < w->contact_count; k++)
-        if (w->contacts[k].touching && contact_live(w, &w->contacts[k])) fn(x, &w->contacts[k]);
-    for (int k = 0; k < w->woken_count; k++)
-        if (w->woken[k].touching && contact_live(w, &w->woken[k])) fn(x, &w->woken[k]);
-    for (int id = 0; id < w->island_high; id++) {
-        const sleep_island *isl = &w->islands[id];
-        if (isl->body_count == 0) continue;
-        uint32_t b0 = isl->bodies[0]; // a freed record's bodies are awake or in another record
-        if (!w->bodies.alive[b0] || w->bodies.awake[b0] || w->bodies.island[b0] != (uint32_t)id) continue;
-        for (int k = 0; k < isl->contact_count; k++)
-            if (isl->contacts[k].touching && contact_live(w, &isl->contacts[k])) fn(x, &isl->contacts[k]);
-    }
+    touching_visit v = {x, fn};
+    kyu_contacts_each(x->w, visit_touching, &v);
 }
 
 // The contact point: on the collider's surface, or halfway between the two spheres' surfaces.
@@ -359,7 +347,7 @@ static uint64_t event_key(const kyu_contact_event *e) {
 
 static int same_event(const kyu_contact_event *e, const contact *c) {
     if (e->body.generation != c->ga) return 0;
-    return (c->b & KYU_COLLIDER_BIT) || e->other.generation == c->gb;
+    return ((c->b & KYU_COLLIDER_BIT) ? e->collider.generation : e->other.generation) == c->gb;
 }
 
 // Whether the pair began touching in the last step (a begin event), found by binary search: the
@@ -453,6 +441,6 @@ kyu_status kyu_world_draw(const kyu_world *w, const kyu_debug_draw *d) {
     if (f & KYU_DRAW_IMPACTS)
         for (int k = 0; k < w->impact_count; k++) draw_impact(&x, &w->impact_events[k]);
     if (f & KYU_DRAW_VELOCITIES) layer_velocities(&x);
-    free(x.root);
+    kyu_free(x.root);
     return KYU_OK;
 }

@@ -18,7 +18,7 @@ static const char *const status_text[KYU_STATUS_COUNT] = {
     [KYU_ERR_DAMPING] = "damping must be >= 0 and finite",
     [KYU_ERR_STALE_HANDLE] = "the handle names a removed (or never created) object",
     [KYU_ERR_FOREIGN_HANDLE] = "the handle belongs to another world",
-    [KYU_ERR_CAPACITY] = "the world's capacity (max_bodies / max_colliders) is exhausted",
+    [KYU_ERR_CAPACITY] = "a capacity of the world is exhausted (bodies, colliders, pairs or contacts)",
     [KYU_ERR_OUT_OF_MEMORY] = "out of memory",
     [KYU_ERR_INVALID_DEF] = "the def was not made by its ..._default() function",
     [KYU_ERR_INVALID_ARGUMENT] = "an argument is out of range",
@@ -57,7 +57,7 @@ int kyu_bounded3(vec3s v, float limit) {
 void kyu_shrink(void **data, int *capacity, int n, size_t elem) {
     if (*capacity <= 4096 || n > *capacity / 2) return;
     int cap = n + n / 2 + 1024;
-    void *p = realloc(*data, (size_t)cap * elem);
+    void *p = kyu_realloc(*data, (size_t)cap * elem);
     if (!p) return; // keeping the larger array is fine
     *data = p;
     *capacity = cap;
@@ -70,7 +70,7 @@ int kyu_reserve(void **data, int *capacity, int n, size_t elem) {
         if (cap > INT32_MAX / 2) return -1;
         cap *= 2;
     }
-    void *p = realloc(*data, (size_t)cap * elem);
+    void *p = kyu_realloc(*data, (size_t)cap * elem);
     if (!p) return -1;
     *data = p;
     *capacity = cap;

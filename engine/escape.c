@@ -48,6 +48,14 @@ static float contact_geometry(const kyu_world *w, const contact *c, vec3s *n) {
     return len - r;
 }
 
+// Signed gap and normal (b to a) of a contact with the bodies where they stand; `normal` holds the
+// contact's last normal on entry (it decides the side of a centre inside a box).
+float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal) {
+    contact probe = *c;
+    probe.normal = *normal;
+    return contact_geometry(w, &probe, normal);
+}
+
 static vec3s other_velocity(const kyu_world *w, uint32_t b) {
     if (is_collider(b)) return w->colliders[b & ~KYU_COLLIDER_BIT].velocity;
     return w->bodies.vel[b];
@@ -322,7 +330,7 @@ void kyu_contacts_mark_supported(kyu_world *w) {
 static void fill(const kyu_world *w, contact *c) {
     const body_store *s = &w->bodies;
     c->ga = s->generation[c->a];
-    c->gb = is_collider(c->b) ? 0 : s->generation[c->b];
+    c->gb = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].generation : s->generation[c->b];
 }
 
 // The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
@@ -484,6 +492,8 @@ int kyu_contacts_find(kyu_world *w) {
         total += w->cf_count[k];
         if (w->cf_count[k] > most) most = w->cf_count[k];
     }
+    int64_t budget = (int64_t)w->def.contact_capacity_per_body * w->active_count + 4096;
+    if (total > budget) return KYU_FAIL_CONTACTS; // before the memory is spent
     if (RESERVE(w->contacts_new, w->contact_new_cap, total + 1)) return -1;
     for (int i = 0; i < w->def.worker_count; i++)
         if (RESERVE(w->worker_scratch[i], w->worker_scratch_cap[i], most + 1)) return -1;
@@ -502,6 +512,55 @@ int kyu_contacts_find(kyu_world *w) {
     kyu_contacts_swap(w, w->contact_new_count);
     w->stats.contacts = w->contact_count;
     return 0;
+}
+
+// Whether both sides of a contact still exist. Removing a body or a collider only counts it
+// (w->removed): its contacts stay where they are until kyu_contacts_purge at the start of the next
+// step, so every reader in between (kyu_body_get_contacts, the debug draw) asks this first.
+int kyu_contact_live(const kyu_world *w, const contact *c) {
+    const body_store *s = &w->bodies;
+    if (c->a >= (uint32_t)s->high || !s->alive[c->a] || s->generation[c->a] != c->ga) return 0;
+    if (is_collider(c->b)) {
+        uint32_t k = c->b & ~KYU_COLLIDER_BIT;
+        return k < (uint32_t)w->collider_high && w->colliders[k].alive && w->colliders[k].generation == c->gb;
+    }
+    return c->b < (uint32_t)s->high && s->alive[c->b] && s->generation[c->b] == c->gb;
+}
+
+// Drops the contacts of what was removed since the last step, reporting the end of those that
+// touched. Removing a body wakes its island and removing a collider wakes every island with a
+// contact on it (kyu_islands_wake_collider_contacts), and an island's contacts never name a body
+// outside it (kyu_islands_update), so after the woken contacts are merged every such contact is in
+// the cache: one pass over it, however many were removed.
+int kyu_contacts_purge(kyu_world *w) {
+    if (w->removed == 0) return 0;
+    if (kyu_islands_flush_woken(w)) return -1;
+    int n = 0;
+    for (int i = 0; i < w->contact_count; i++) {
+        const contact *c = &w->contacts[i];
+        if (kyu_contact_live(w, c)) w->contacts[n++] = *c;
+        else if (c->touching && end_event(w, c)) return -1;
+    }
+    w->contact_count = n;
+    w->removed = 0;
+    return 0;
+}
+
+// Calls visit for every live contact: the cache, the islands woken since the last step, and the
+// sleeping islands. The one walk over every contact list, for readers outside the step.
+void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ctx) {
+    for (int k = 0; k < w->contact_count; k++)
+        if (kyu_contact_live(w, &w->contacts[k])) visit(w, &w->contacts[k], ctx);
+    for (int k = 0; k < w->woken_count; k++)
+        if (kyu_contact_live(w, &w->woken[k])) visit(w, &w->woken[k], ctx);
+    for (int id = 0; id < w->island_high; id++) {
+        const sleep_island *isl = &w->islands[id];
+        if (isl->body_count == 0) continue;
+        uint32_t b0 = isl->bodies[0]; // a freed record's bodies are awake or in another record
+        if (!w->bodies.alive[b0] || w->bodies.awake[b0] || w->bodies.island[b0] != (uint32_t)id) continue;
+        for (int k = 0; k < isl->contact_count; k++)
+            if (kyu_contact_live(w, &isl->contacts[k])) visit(w, &isl->contacts[k], ctx);
+    }
 }
 
 // The new contact list (contacts_new, n long) becomes the cache; the old buffer is kept for reuse.

@@ -15,8 +15,7 @@ kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c) {
     memset(&ev, 0, sizeof ev);
     ev.body = kyu_handle_of(w, c->a, c->ga);
     if (c->b & KYU_COLLIDER_BIT) {
-        uint32_t k = c->b & ~KYU_COLLIDER_BIT;
-        ev.collider = (kyu_collider_id){k + 1, w->id, w->colliders[k].generation};
+        ev.collider = (kyu_collider_id){(c->b & ~KYU_COLLIDER_BIT) + 1, w->id, c->gb};
     } else {
         ev.other = kyu_handle_of(w, c->b, c->gb);
     }
@@ -30,17 +29,14 @@ int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_ev
     return 0;
 }
 
-// A new step: last step's events are gone; end events of colliders removed since then move in.
+// A new step: last step's events are gone.
 // A burst (a pile landing: 100,000 begins in one step) leaves large arrays behind; they give most of
 // it back once a step reports less than half of what they hold.
 int kyu_events_begin_step(kyu_world *w) {
     SHRINK(w->begin_events, w->begin_cap, w->begin_count);
-    SHRINK(w->end_events, w->end_cap, w->end_count + w->pending_end_count);
+    SHRINK(w->end_events, w->end_cap, w->end_count);
     SHRINK(w->impact_events, w->impact_cap, w->impact_count);
     w->begin_count = w->end_count = w->impact_count = 0;
-    for (int i = 0; i < w->pending_end_count; i++)
-        if (kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, w->pending_end[i])) return -1;
-    w->pending_end_count = 0;
     return 0;
 }
 

@@ -9,16 +9,22 @@
 #include <stdint.h>
 
 #include "kyu/kyu.h"
+#include "core.h"
 
 #define KYU_DEF_COOKIE 0x6b797531u // "kyu1"
 #define KYU_MAX_COORD 1.0e9f       // |position| and |velocity| limit: keeps every product finite
 #define KYU_MAX_RADIUS 1.0e6f
 #define KYU_MIN_MASS 1.0e-20f
 #define KYU_MAX_MASS 1.0e20f
+#define KYU_MIN_DT 1.0e-6f // s: fixed_dt bounds (world.h says why)
+#define KYU_MAX_DT 1.0f
 
 // The contact solves run in this many slabs of space at once (a fixed number, so the order of the
 // solve, and the answer, is the same for any worker count); pairs across slabs are solved after.
 #define KYU_SOLVE_DOMAINS 8
+
+// How a stage of the step failed: every stage returns 0 or one of these.
+enum { KYU_FAIL_MEMORY = -1, KYU_FAIL_PAIRS = -2, KYU_FAIL_CONTACTS = -3 };
 
 // A partner in an adjacency list or a contact: a body slot, or a collider index with this bit.
 #define KYU_COLLIDER_BIT 0x80000000u
@@ -46,7 +52,6 @@ typedef struct body_store {
     uint8_t *alive;
     int *free_slots;      // slots ready for reuse
     int free_count;
-    int removed;          // bodies removed since the last step (their contacts are dropped then)
 } body_store;
 
 // A triangle mesh in its collider's frame, with a bounding volume hierarchy (engine/shape.c).
@@ -69,13 +74,14 @@ typedef struct collider {
     kyu_shape_type type;
     kyu_motion motion;
     kyu_box box;          // the frame of every shape (centre, rotation); half extents for a box
+    versors rotation;     // as the user gave it: box.rotation is made from it (kyu_collider_place)
     vec3s cap_a, cap_b;   // capsule, in the collider's frame
     float cap_radius;
     vec3s *hull_points;   // hull, in the collider's frame (owned)
     int hull_count;
     kyu_mesh *mesh;       // mesh (owned)
     vec3s normal;         // plane
-    float offset;         // plane: normal . x = offset
+    float offset;         // plane: normal . x = offset (normal . box.center)
     vec3s velocity;
     float restitution, friction;
     void *user;
@@ -88,7 +94,8 @@ typedef struct collider {
 // A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
 typedef struct contact {
     uint32_t a, b;        // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
-    uint32_t ga, gb;      // generations of the bodies: a contact never outlives its bodies' slots
+    uint32_t ga, gb;      // generations of body a and of b (a body or the collider): a removed side
+                          //   is recognised even after its slot is reused (kyu_contact_live)
     vec3s normal;         // unit, from b to a, as last detected
     union {
         float gap;        // signed distance when detected (negative = overlap)
@@ -217,6 +224,8 @@ typedef struct grid {
     uint64_t *occ_bits;                // dense grid: the cells that hold small entries (a query skips
     int occ_bits_cap;                  //   an empty row without reading its offsets)
     int late_hashed;                   // late entries in the hash table
+    int pair_budget;                   // candidate pairs this step may find (the world def's capacity)
+    int overflow;                      // the build stopped at the budget (KYU_FAIL_PAIRS)
 } grid;
 
 // The first impacts of one run of the candidate pairs (kyu_pair_source), in pair order.
@@ -231,7 +240,8 @@ typedef struct pair_chunk {
     uint32_t *a, *b;
     int count, cap;
     int first, last; // entries [first, last)
-    int failed;      // out of memory
+    int limit;       // its share of the step's pair budget (kyu_world_def.pair_capacity_per_body)
+    int failed;      // KYU_FAIL_MEMORY or KYU_FAIL_PAIRS
 } pair_chunk;
 
 // One run of candidate pairs (broadphase.c): source s of kyu_pair_source_count, in pair order.
@@ -309,8 +319,9 @@ struct kyu_world {
     float *limit_t;      // fallback: where a body stops when the event cap is hit
 
     // events of the last step
-    kyu_contact_event *begin_events, *end_events, *pending_end;
-    int begin_count, begin_cap, end_count, end_cap, pending_end_count, pending_end_cap;
+    kyu_contact_event *begin_events, *end_events;
+    int begin_count, begin_cap, end_count, end_cap;
+    int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
     kyu_impact_event *impact_events;
     int impact_count, impact_cap;
 
@@ -354,8 +365,11 @@ struct kyu_world {
     kyu_step_stats stats;
 };
 
-// world.c: the checks of kyu_world_create (KYU_OK or the first problem's code)
-kyu_status kyu_world_def_check(const kyu_world_def *d);
+// validate.c: 0, or -1 with the first broken invariant described in msg
+int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity);
+
+// world.c
+float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of kyu_world_alpha
 
 // error.c
 kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...);
@@ -364,12 +378,14 @@ int kyu_bounded3(vec3s v, float limit);
 
 // body.c
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
+kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d);
 int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);
-int kyu_bodies_drop_removed_contacts(kyu_world *w);
 
 // collider.c
 int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *status);
+kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d);
+void kyu_collider_place(collider *c, vec3s position, versors rotation);
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
 void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_colliders_advance(kyu_world *w);
@@ -410,12 +426,18 @@ int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_ev
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach, float t);
 
 // island.c: sleeping islands
-void kyu_wake_near_collider(kyu_world *w, const collider *c);
+int kyu_wake_near_colliders(kyu_world *w, const collider *a, const collider *b);
+int kyu_islands_reserve_wake(kyu_world *w, int64_t bodies, int64_t contacts);
+int kyu_islands_reserve_wake_of(kyu_world *w, uint32_t i);
+int kyu_islands_wake_all(kyu_world *w);
 
 int kyu_wake_body(kyu_world *w, uint32_t slot);
 int kyu_islands_flush_woken(kyu_world *w);
 int kyu_islands_wake_touched(kyu_world *w);
 int kyu_islands_wake_box(kyu_world *w, const aabb *box);
+int kyu_islands_wake_collider_contacts(kyu_world *w, uint32_t code);
+int kyu_islands_rebuild_grid(kyu_world *w);
+void kyu_contacts_sort(contact *c, int n);
 int kyu_islands_update(kyu_world *w);
 void kyu_islands_free(kyu_world *w);
 int kyu_islands_body_count_asleep(const kyu_world *w);
@@ -461,6 +483,11 @@ int kyu_contacts_find(kyu_world *w);
 int kyu_contacts_escape(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contacts_swap(kyu_world *w, int n);
+int kyu_contact_live(const kyu_world *w, const contact *c);
+float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
+int kyu_contacts_purge(kyu_world *w);
+typedef void kyu_contact_visit_fn(const kyu_world *w, const contact *c, void *ctx);
+void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ctx);
 float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
 float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
 float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair

@@ -46,10 +46,10 @@ static int sg_grow(sleep_grid *g, int needed) {
     if (2 * needed <= g->table_size) return 0;
     int n = 1024;
     while (n < 4 * needed) n *= 2;
-    uint32_t *k = realloc(g->key, (size_t)n * sizeof *k);
+    uint32_t *k = kyu_realloc(g->key, (size_t)n * sizeof *k);
     if (!k) return -1;
     g->key = k;
-    uint32_t *h = realloc(g->head, (size_t)n * sizeof *h);
+    uint32_t *h = kyu_realloc(g->head, (size_t)n * sizeof *h);
     if (!h) return -1;
     g->head = h;
     g->table_size = n;
@@ -149,15 +149,21 @@ static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, voi
     return 0;
 }
 
-// Rebuilds the grid from the sleeping bodies once dead entries outnumber live ones.
-static int sg_compact(kyu_world *w) {
+// Builds the grid from the sleeping bodies (a loaded snapshot's, or to drop dead entries).
+int kyu_islands_rebuild_grid(kyu_world *w) {
     sleep_grid *g = &w->sleep;
-    if (g->count - g->live <= g->live + 4096) return 0;
     g->count = g->giant_count = g->live = g->cells = 0;
     if (g->table_size) memset(g->head, 0xff, (size_t)g->table_size * sizeof *g->head);
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i] && !w->bodies.awake[i] && sg_insert(w, (uint32_t)i)) return -1;
     return 0;
+}
+
+// Rebuilds the grid once dead entries outnumber live ones.
+static int sg_compact(kyu_world *w) {
+    const sleep_grid *g = &w->sleep;
+    if (g->count - g->live <= g->live + 4096) return 0;
+    return kyu_islands_rebuild_grid(w);
 }
 
 // ---- island records ---------------------------------------------------------------------------
@@ -205,16 +211,76 @@ static int wake_island_of(kyu_world *w, uint32_t i) {
 
 int kyu_wake_body(kyu_world *w, uint32_t i) { return wake_island_of(w, i); }
 
+// Room to wake islands of up to `bodies` bodies and `contacts` contacts and to merge them into the
+// cache. A call that may wake several islands reserves first, so it either fails with nothing
+// changed or wakes them all: waking itself then cannot fail.
+int kyu_islands_reserve_wake(kyu_world *w, int64_t bodies, int64_t contacts) {
+    int64_t woken = w->woken_count + contacts, merged = w->contact_count + woken;
+    if (merged > INT32_MAX / 2 || w->woken_bodies_count + bodies > INT32_MAX / 2) return -1;
+    if (RESERVE(w->woken, w->woken_cap, (int)woken)) return -1;
+    if (RESERVE(w->woken_bodies, w->woken_bodies_cap, w->woken_bodies_count + (int)bodies)) return -1;
+    return RESERVE(w->contacts_new, w->contact_new_cap, (int)merged);
+}
+
+// Reserves the room to wake sleeping body i's island (nothing for an awake body).
+int kyu_islands_reserve_wake_of(kyu_world *w, uint32_t i) {
+    if (w->bodies.awake[i]) return 0;
+    const sleep_island *isl = &w->islands[w->bodies.island[i]];
+    return kyu_islands_reserve_wake(w, isl->body_count, isl->contact_count);
+}
+
+// Whether record id is a sleeping island now (freed records keep their lists until reused).
+static int island_asleep(const kyu_world *w, int id) {
+    const sleep_island *isl = &w->islands[id];
+    if (isl->body_count == 0) return 0;
+    uint32_t b0 = isl->bodies[0];
+    return w->bodies.alive[b0] && !w->bodies.awake[b0] && w->bodies.island[b0] == (uint32_t)id;
+}
+
+static int island_names(const sleep_island *isl, uint32_t code) {
+    for (int k = 0; k < isl->contact_count; k++)
+        if (isl->contacts[k].b == code) return 1;
+    return 0;
+}
+
+// Wakes every sleeping island that holds a contact with collider `code` (a removed collider's
+// contacts must all come back to the cache, where the next step drops them).
+int kyu_islands_wake_collider_contacts(kyu_world *w, uint32_t code) {
+    int64_t bodies = 0, contacts = 0;
+    for (int id = 0; id < w->island_high; id++)
+        if (island_asleep(w, id) && island_names(&w->islands[id], code))
+            bodies += w->islands[id].body_count, contacts += w->islands[id].contact_count;
+    if (kyu_islands_reserve_wake(w, bodies, contacts)) return -1;
+    for (int id = 0; id < w->island_high; id++)
+        if (island_asleep(w, id) && island_names(&w->islands[id], code)) (void)wake_island_of(w, w->islands[id].bodies[0]);
+    return 0;
+}
+
+// Wakes every sleeping body (gravity changed), all or none.
+int kyu_islands_wake_all(kyu_world *w) {
+    int64_t bodies = 0, contacts = 0;
+    for (int id = 0; id < w->island_high; id++)
+        if (island_asleep(w, id)) bodies += w->islands[id].body_count, contacts += w->islands[id].contact_count;
+    if (kyu_islands_reserve_wake(w, bodies, contacts)) return -1;
+    for (int i = 0; i < w->bodies.high; i++)
+        if (w->bodies.alive[i]) (void)wake_island_of(w, (uint32_t)i);
+    return 0;
+}
+
 static int by_key(const void *x, const void *y) {
     const contact *a = x, *b = y;
     uint64_t ka = ((uint64_t)a->a << 32) | a->b, kb = ((uint64_t)b->a << 32) | b->b;
     return ka < kb ? -1 : ka > kb;
 }
 
+void kyu_contacts_sort(contact *c, int n) {
+    if (n > 1) qsort(c, (size_t)n, sizeof *c, by_key);
+}
+
 // Woken contacts join the cache, which stays sorted by key.
 int kyu_islands_flush_woken(kyu_world *w) {
     if (w->woken_count == 0) return 0;
-    qsort(w->woken, (size_t)w->woken_count, sizeof *w->woken, by_key);
+    kyu_contacts_sort(w->woken, w->woken_count);
     int n = w->contact_count + w->woken_count;
     if (RESERVE(w->contacts_new, w->contact_new_cap, n)) return -1;
     int i = 0, j = 0, k = 0;
@@ -244,7 +310,9 @@ typedef struct probe {
     kyu_world *w;
     vec3s p0, p1;
     float r;
-    int hit; // the read-only pass: a sleeper was met
+    int hit;           // the read-only pass: a sleeper was met
+    int counting;      // the sizing pass of a wake that must reserve first: sums, wakes nothing
+    int64_t bodies, contacts;
 } probe;
 
 static int probe_meets(const kyu_world *w, const probe *pr, uint32_t j) {
@@ -253,7 +321,12 @@ static int probe_meets(const kyu_world *w, const probe *pr, uint32_t j) {
 
 static int wake_visit(void *ctx, uint32_t j) {
     probe *pr = ctx;
-    return probe_meets(pr->w, pr, j) ? wake_island_of(pr->w, j) : 0;
+    if (!probe_meets(pr->w, pr, j)) return 0;
+    if (!pr->counting) return wake_island_of(pr->w, j);
+    const sleep_island *isl = &pr->w->islands[pr->w->bodies.island[j]];
+    pr->bodies += isl->body_count; // an island met twice is counted twice: room to spare
+    pr->contacts += isl->contact_count;
+    return 0;
 }
 
 static int hit_visit(void *ctx, uint32_t j) {
@@ -273,7 +346,7 @@ static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
         b->lo[k] = kyu_minf(s->pos[i].raw[k], p1.raw[k]) - g;
         b->hi[k] = kyu_maxf(s->pos[i].raw[k], p1.raw[k]) + g;
     }
-    *pr = (probe){w, s->pos[i], p1, g, 0};
+    *pr = (probe){w, s->pos[i], p1, g, 0, 0, 0, 0};
 }
 
 // The read-only first pass: which awake bodies' paths meet a sleeper now (uf_record: 1 yes, 2 no,
@@ -312,23 +385,24 @@ int kyu_islands_wake_touched(kyu_world *w) {
     for (int c = 0; c < w->collider_high; c++) {
         const collider *col = &w->colliders[c];
         if (!col->alive || col->motion != KYU_KINEMATIC || glms_vec3_norm2(col->velocity) == 0.0f) continue;
-        kyu_wake_near_collider(w, col);
+        if (kyu_wake_near_colliders(w, col, NULL)) return -1;
     }
     return 0;
 }
 
-// A collider that moves, appears, is teleported or removed wakes the sleeping bodies near it.
-void kyu_wake_near_collider(kyu_world *w, const collider *c) {
+// A collider that moves, appears, is teleported or removed wakes the sleeping bodies near it: all of
+// them, or none when there is no memory for them (-1).
+static int near_collider(kyu_world *w, const collider *c, probe *pr) {
     body_store *s = &w->bodies;
     float dt = w->def.fixed_dt, reach = w->def.contact_margin + glms_vec3_norm(c->velocity) * dt;
     if (c->type == KYU_SHAPE_PLANE) {
         for (int i = 0; i < s->high; i++) {
             if (!s->alive[i] || s->awake[i]) continue;
             vec3s n;
-            if (kyu_collider_distance(c, s->pos[i], s->radius[i], 0.0f, dt, &n) <= reach)
-                (void)wake_island_of(w, (uint32_t)i); // out of memory here leaves it asleep
+            if (kyu_collider_distance(c, s->pos[i], s->radius[i], 0.0f, dt, &n) <= reach && wake_visit(pr, (uint32_t)i))
+                return -1;
         }
-        return;
+        return 0;
     }
     aabb b, e;
     kyu_shape_world_bounds(c, c->box.center, &b);
@@ -337,8 +411,18 @@ void kyu_wake_near_collider(kyu_world *w, const collider *c) {
         b.lo[k] = kyu_minf(b.lo[k], e.lo[k]) - reach;
         b.hi[k] = kyu_maxf(b.hi[k], e.hi[k]) + reach;
     }
-    probe pr = {w, {{0}}, {{0}}, -1.0f, 0};
-    (void)sg_query(w, &b, wake_visit, &pr);
+    return sg_query(w, &b, wake_visit, pr);
+}
+
+// Wakes what sleeps near collider a, and near b if not NULL (a collider before and after a move).
+int kyu_wake_near_colliders(kyu_world *w, const collider *a, const collider *b) {
+    if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
+    probe pr = {w, {{0}}, {{0}}, -1.0f, 0, 1, 0, 0};
+    (void)near_collider(w, a, &pr);
+    if (b) (void)near_collider(w, b, &pr);
+    if (kyu_islands_reserve_wake(w, pr.bodies, pr.contacts)) return -1;
+    pr.counting = 0;
+    return near_collider(w, a, &pr) || (b && near_collider(w, b, &pr)) ? -1 : 0;
 }
 
 // Mid-step: a body's new box meets sleeping bodies: wake their islands now. Returns how many bodies
@@ -346,7 +430,7 @@ void kyu_wake_near_collider(kyu_world *w, const collider *c) {
 int kyu_islands_wake_box(kyu_world *w, const aabb *box) {
     if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
     int before = w->woken_bodies_count;
-    probe pr = {w, {{0}}, {{0}}, -1.0f, 0};
+    probe pr = {w, {{0}}, {{0}}, -1.0f, 0, 0, 0, 0};
     if (sg_query(w, box, wake_visit, &pr)) return -1;
     return w->woken_bodies_count - before;
 }
@@ -412,7 +496,7 @@ static void size_sleep_grid(kyu_world *w) {
 // Room for exactly n elements (island records are written once and never grow).
 static int reserve_exact(void **data, int *capacity, int n, size_t elem) {
     if (n <= *capacity) return 0;
-    void *p = realloc(*data, (size_t)n * elem);
+    void *p = kyu_realloc(*data, (size_t)n * elem);
     if (!p) return -1;
     *data = p;
     *capacity = n;
@@ -422,6 +506,14 @@ static int reserve_exact(void **data, int *capacity, int n, size_t elem) {
 // Whether active body i is the root of an island that falls asleep now.
 static int sleeping_root(const kyu_world *w, uint32_t i) {
     return w->uf_parent[i] == i && w->uf_rest[i] >= w->def.sleep_time;
+}
+
+// Whether contact c of a body falling asleep names a body that stays awake (only a non-touching
+// sensor pair can: every other body-body contact links the two into one island).
+static int outside_island(const kyu_world *w, const contact *c) {
+    if ((c->b & KYU_COLLIDER_BIT) || !w->bodies.awake[c->b]) return 0;
+    assert(c->sensor && !c->touching);
+    return 1;
 }
 
 // After the step: the islands whose bodies all rested long enough go to sleep, taking their
@@ -458,8 +550,13 @@ int kyu_islands_update(kyu_world *w) {
         s->sleep_epoch[i]++;
         if (sg_insert(w, i)) return -1;
     }
+    // An island keeps the contacts of its bodies with each other and with colliders. A contact
+    // with a body outside it (a sensor near a body, not overlapping: it does not link islands) is
+    // dropped, not taken along: an island never names a body it does not hold, so removing a body
+    // only has to wake its own island to find all its contacts.
     for (int c = 0; c < w->contact_count; c++) { // count each island's contacts
         const contact *ct = &w->contacts[c];
+        if (!s->awake[ct->a] && outside_island(w, ct)) continue;
         if (!s->awake[ct->a]) w->islands[s->island[ct->a]].contact_count++;
     }
     // The idle half of the double buffer holds nothing until the next contact search, which
@@ -480,6 +577,7 @@ int kyu_islands_update(kyu_world *w) {
             w->contacts[n++] = *ct;
             continue;
         }
+        if (outside_island(w, ct)) continue;
         sleep_island *isl = &w->islands[s->island[ct->a]];
         isl->contacts[isl->contact_count++] = *ct;
     }
@@ -491,13 +589,13 @@ int kyu_islands_update(kyu_world *w) {
 
 void kyu_islands_free(kyu_world *w) {
     for (int i = 0; i < w->island_cap; i++) {
-        free(w->islands[i].bodies);
-        free(w->islands[i].contacts);
+        kyu_free(w->islands[i].bodies);
+        kyu_free(w->islands[i].contacts);
     }
-    free(w->islands);
-    free(w->sleep.key); free(w->sleep.head); free(w->sleep.entries); free(w->sleep.giants);
-    free(w->woken); free(w->woken_bodies);
-    free(w->uf_record); // uf_parent and uf_rest are the impact stage's arrays (internal.h)
+    kyu_free(w->islands);
+    kyu_free(w->sleep.key); kyu_free(w->sleep.head); kyu_free(w->sleep.entries); kyu_free(w->sleep.giants);
+    kyu_free(w->woken); kyu_free(w->woken_bodies);
+    kyu_free(w->uf_record); // uf_parent and uf_rest are the impact stage's arrays (internal.h)
 }
 
 int kyu_islands_body_count_asleep(const kyu_world *w) {

@@ -73,14 +73,14 @@ void kyu_query_invalidate(kyu_world *w) {
 void kyu_query_free(kyu_world *w) {
     if (!w || !w->query) return;
     struct kyu_query_cache *q = w->query;
-    free(q->cells);
-    free(q->table);
-    free(q->entries);
-    free(q->huge);
-    free(q->stamp);
-    free(q->hits);
-    free(q->list);
-    free(q);
+    kyu_free(q->cells);
+    kyu_free(q->table);
+    kyu_free(q->entries);
+    kyu_free(q->huge);
+    kyu_free(q->stamp);
+    kyu_free(q->hits);
+    kyu_free(q->list);
+    kyu_free(q);
     w->query = NULL;
 }
 
@@ -591,7 +591,7 @@ static kyu_status begin(kyu_world *w, kyu_query_filter f, qctx *x) {
         if (st != KYU_OK) return st;
     }
     if (!w->query) {
-        w->query = calloc(1, sizeof *w->query);
+        w->query = kyu_calloc(1, sizeof *w->query);
         if (!w->query) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "query cache");
         w->query->dirty = 1;
     }

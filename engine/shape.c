@@ -44,15 +44,20 @@ static float tri_centroid(const kyu_mesh *m, int t, int axis) {
             m->verts[m->tris[3 * t + 2]].raw[axis]) / 3.0f;
 }
 
-static const kyu_mesh *sort_mesh; // qsort has no context argument: set for the build only
-static int sort_axis;
-static int by_centroid(const void *x, const void *y) {
-    int a = *(const int32_t *)x, b = *(const int32_t *)y;
-    float ca = tri_centroid(sort_mesh, a, sort_axis), cb = tri_centroid(sort_mesh, b, sort_axis);
-    return ca < cb ? -1 : ca > cb ? 1 : (a > b) - (a < b); // ties by index: deterministic
+// A triangle with its sort key: qsort has no context argument, so each range is sorted as (key,
+// index) pairs in scratch of the build's own (no state outside it: two threads may build meshes).
+typedef struct tri_key {
+    float key;
+    int32_t tri;
+} tri_key;
+
+static int by_key(const void *x, const void *y) {
+    const tri_key *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->tri > b->tri) - (a->tri < b->tri); // ties by index: one order on every platform
 }
 
-static int bvh_build(kyu_mesh *m, int first, int count) {
+static int bvh_build(kyu_mesh *m, tri_key *scratch, int first, int count) {
     int id = m->node_count++;
     bvh_node *n = &m->nodes[id];
     for (int k = 0; k < 3; k++) n->box.lo[k] = 1e30f, n->box.hi[k] = -1e30f;
@@ -68,14 +73,17 @@ static int bvh_build(kyu_mesh *m, int first, int count) {
     int axis = 0;
     for (int k = 1; k < 3; k++)
         if (n->box.hi[k] - n->box.lo[k] > n->box.hi[axis] - n->box.lo[axis]) axis = k;
-    sort_mesh = m;
-    sort_axis = axis;
-    qsort(m->order + first, (size_t)count, sizeof *m->order, by_centroid);
+    for (int i = 0; i < count; i++) {
+        int32_t t = m->order[first + i];
+        scratch[i] = (tri_key){tri_centroid(m, t, axis), t};
+    }
+    qsort(scratch, (size_t)count, sizeof *scratch, by_key);
+    for (int i = 0; i < count; i++) m->order[first + i] = scratch[i].tri;
     int half = count / 2;
     m->nodes[id].first = -1;
     m->nodes[id].count = 0;
-    int left = bvh_build(m, first, half);
-    int right = bvh_build(m, first + half, count - half);
+    int left = bvh_build(m, scratch, first, half);
+    int right = bvh_build(m, scratch, first + half, count - half);
     m->nodes[id].left = left;
     m->nodes[id].right = right;
     return id;
@@ -95,10 +103,10 @@ static int by_edge(const void *x, const void *y) {
 
 static int link_edges(kyu_mesh *m) {
     int n = 3 * m->tri_count;
-    edge_key *e = malloc((size_t)n * sizeof *e);
-    m->across = malloc((size_t)n * sizeof *m->across);
+    edge_key *e = kyu_malloc((size_t)n * sizeof *e);
+    m->across = kyu_malloc((size_t)n * sizeof *m->across);
     if (!e || !m->across) {
-        free(e);
+        kyu_free(e);
         return -1;
     }
     for (int t = 0; t < m->tri_count; t++)
@@ -113,17 +121,17 @@ static int link_edges(kyu_mesh *m) {
             m->across[3 * e[i].tri + e[i].k] = e[i + 1].tri;
             m->across[3 * e[i + 1].tri + e[i + 1].k] = e[i].tri;
         }
-    free(e);
+    kyu_free(e);
     return 0;
 }
 
 kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt) {
-    kyu_mesh *m = calloc(1, sizeof *m);
+    kyu_mesh *m = kyu_calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->verts = malloc((size_t)nv * sizeof *m->verts);
-    m->tris = malloc((size_t)nt * 3 * sizeof *m->tris);
-    m->order = malloc((size_t)nt * sizeof *m->order);
-    m->nodes = malloc((size_t)(2 * nt) * sizeof *m->nodes);
+    m->verts = kyu_malloc((size_t)nv * sizeof *m->verts);
+    m->tris = kyu_malloc((size_t)nt * 3 * sizeof *m->tris);
+    m->order = kyu_malloc((size_t)nt * sizeof *m->order);
+    m->nodes = kyu_malloc((size_t)(2 * nt) * sizeof *m->nodes);
     if (!m->verts || !m->tris || !m->order || !m->nodes) {
         kyu_mesh_destroy(m);
         return NULL;
@@ -133,7 +141,13 @@ kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int n
     m->vert_count = nv;
     m->tri_count = nt;
     for (int i = 0; i < nt; i++) m->order[i] = i;
-    bvh_build(m, 0, nt);
+    tri_key *scratch = kyu_malloc((size_t)nt * sizeof *scratch);
+    if (!scratch) {
+        kyu_mesh_destroy(m);
+        return NULL;
+    }
+    bvh_build(m, scratch, 0, nt);
+    kyu_free(scratch);
     if (link_edges(m)) {
         kyu_mesh_destroy(m);
         return NULL;
@@ -143,8 +157,8 @@ kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int n
 
 void kyu_mesh_destroy(kyu_mesh *m) {
     if (!m) return;
-    free(m->verts); free(m->tris); free(m->order); free(m->nodes); free(m->across);
-    free(m);
+    kyu_free(m->verts); kyu_free(m->tris); kyu_free(m->order); kyu_free(m->nodes); kyu_free(m->across);
+    kyu_free(m);
 }
 
 static kyu_triangle triangle_of(const kyu_mesh *m, int t) {

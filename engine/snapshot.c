@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: MIT
-// Snapshots: the whole state a step reads, written field by field (never raw structs, whose padding
-// would make two saves of one state differ), behind a header with a format version and a checksum.
-// Loading builds a complete new world first and swaps it in only when every check passed, so a bad
-// file never leaves a world half loaded.
+// Snapshots: the state a step reads and nothing it derives, written field by field (never raw
+// structs, whose padding would make two saves of one state differ), behind a header with a format
+// version and a checksum. Derived data (inverse masses, plane offsets, box frames, mesh trees, the
+// sleep grid, island numbers) is rebuilt on load from what it derives from, never trusted from the
+// file. Loading builds a complete new world first, checks every field as strictly as the public
+// functions check their arguments (the same validators) and against every other field it must
+// agree with, and swaps it in only when all passed: a bad file never leaves a world half loaded.
 //
 // Layout: "kyu-snap" | u32 version | u32 0x01020304 (byte order) | u64 payload size | u64 FNV-1a of
 // the payload | payload. The payload is the sections below, in this order, in the host's byte order.
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
 #define SNAP_MAGIC "kyu-snap"
-#define SNAP_VERSION 1u
+#define SNAP_VERSION 2u
 #define SNAP_ORDER 0x01020304u
 #define SNAP_HEADER 32u
+
+// Positions and velocities a loaded body may hold: the step can carry a body past what the API
+// accepts (a body falling for hours), so a saved state may too; this bound keeps every product the
+// step forms finite in float.
+#define STATE_LIMIT 1e12f
 
 // ---- writing: one pass that only counts, one that copies ----------------------------------------
 
@@ -47,6 +55,8 @@ static void put_def(writer *o, const kyu_world_def *d) {
     put_i32(o, d->max_bodies);
     put_i32(o, d->max_colliders);
     put_f32(o, d->cell_size);
+    put_i32(o, d->pair_capacity_per_body);
+    put_i32(o, d->contact_capacity_per_body);
     put_u8(o, d->enable_sleep);
     put_u8(o, d->enable_impact_events);
     put_f32(o, d->sleep_speed);
@@ -54,35 +64,35 @@ static void put_def(writer *o, const kyu_world_def *d) {
 }
 
 static void put_bodies(writer *o, const body_store *b) {
-    size_t n = (size_t)b->high;
     put_i32(o, b->high);
-    put_i32(o, b->count);
-    put_i32(o, b->removed);
-    put_i32(o, b->free_count);
+    for (int i = 0; i < b->high; i++) {
+        put_u8(o, b->alive[i]);
+        put_u32(o, b->generation[i]);
+        if (!b->alive[i]) continue;
+        put_vec(o, b->pos[i]); put_vec(o, b->vel[i]); put_vec(o, b->prev[i]);
+        put_f32(o, b->radius[i]); put_f32(o, b->mass[i]); put_f32(o, b->restitution[i]);
+        put_f32(o, b->friction[i]); put_f32(o, b->damping[i]); put_f32(o, b->gravity_scale[i]);
+        put_u32(o, b->category[i]); put_u32(o, b->mask[i]); put_i32(o, b->group[i]);
+        put_u8(o, b->sensor[i]); put_u8(o, b->allow_sleep[i]); put_u8(o, b->awake[i]);
+        put_f32(o, b->sleep_timer[i]);
+    }
+    put_i32(o, b->free_count); // the order of reuse is state: it decides the next body's slot
     put(o, b->free_slots, (size_t)b->free_count * sizeof *b->free_slots);
-    put(o, b->pos, n * 12); put(o, b->vel, n * 12); put(o, b->prev, n * 12);
-    put(o, b->radius, n * 4); put(o, b->inv_mass, n * 4); put(o, b->mass, n * 4);
-    put(o, b->restitution, n * 4); put(o, b->friction, n * 4); put(o, b->damping, n * 4);
-    put(o, b->gravity_scale, n * 4); put(o, b->category, n * 4); put(o, b->mask, n * 4);
-    put(o, b->group, n * 4); put(o, b->sensor, n); put(o, b->allow_sleep, n); put(o, b->awake, n);
-    put(o, b->sleep_timer, n * 4); put(o, b->island, n * 4); put(o, b->sleep_epoch, n * 4);
-    put(o, b->generation, n * 4); put(o, b->alive, n);
 }
 
 static void put_collider(writer *o, const collider *c) {
-    put_u32(o, c->generation);
     put_u8(o, c->alive);
+    put_u32(o, c->generation);
     if (!c->alive) return;
     put_i32(o, (int32_t)c->type);
     put_i32(o, (int32_t)c->motion);
     put_vec(o, c->box.center);
-    put(o, c->box.rotation.raw, 36);
+    put(o, c->rotation.raw, 16);
     put_vec(o, c->box.half_extents);
     put_vec(o, c->cap_a); put_vec(o, c->cap_b); put_f32(o, c->cap_radius);
-    put_vec(o, c->normal); put_f32(o, c->offset); put_vec(o, c->velocity);
+    put_vec(o, c->normal); put_vec(o, c->velocity);
     put_f32(o, c->restitution); put_f32(o, c->friction);
     put_u32(o, c->category); put_u32(o, c->mask);
-    put(o, c->bounds.lo, 12); put(o, c->bounds.hi, 12);
     put_i32(o, c->hull_count);
     put(o, c->hull_points, (size_t)c->hull_count * 12);
     put_i32(o, c->mesh ? c->mesh->vert_count : 0);
@@ -93,68 +103,46 @@ static void put_collider(writer *o, const collider *c) {
     }
 }
 
-// The format keeps each contact's effective mass, friction and restitution (from version 1), which
-// the engine now reads from the bodies: they are written as computed, and checked but not kept on
-// load. Its velocity target is set at the start of every solve: it is written as 0 and not kept.
-static void put_contact(writer *o, const kyu_world *w, const contact *c) {
-    put_u32(o, c->a); put_u32(o, c->b); put_u32(o, c->ga); put_u32(o, c->gb);
-    put_vec(o, c->normal); put_f32(o, c->gap); put_f32(o, c->jn); put_vec(o, c->jt);
-    put_f32(o, kyu_contact_mass(w, c)); put_f32(o, kyu_contact_friction(w, c));
-    put_f32(o, kyu_contact_restitution(w, c));
-    put_f32(o, 0.0f);
-    put_u8(o, c->skip); put_u8(o, c->touching); put_u8(o, c->sensor);
-}
-
-static void put_contacts(writer *o, const kyu_world *w, const contact *c, int n) {
+// What a contact carries from step to step. Its gap is found again from the positions on load, its
+// sensor flag from its bodies; the solver's scratch (target, skip, mark) is set before it is read.
+static void put_contacts(writer *o, const contact *c, int n) {
     put_i32(o, n);
-    for (int i = 0; i < n; i++) put_contact(o, w, &c[i]);
+    for (int i = 0; i < n; i++, c++) {
+        put_u32(o, c->a); put_u32(o, c->b); put_u32(o, c->ga); put_u32(o, c->gb);
+        put_vec(o, c->normal); put_f32(o, c->jn); put_vec(o, c->jt);
+        put_u8(o, c->touching);
+    }
 }
 
-static void put_handle(writer *o, uint32_t index1, uint32_t generation) {
-    put_u32(o, index1);
-    put_u32(o, generation);
-}
-
-static void put_sleep(writer *o, const kyu_world *w) {
-    const sleep_grid *g = &w->sleep;
-    put_f32(o, g->cell); put_f32(o, g->inv_cell);
-    put_i32(o, g->table_size); put_i32(o, g->cells);
-    put(o, g->key, (size_t)g->table_size * 4);
-    put(o, g->head, (size_t)g->table_size * 4);
-    put_i32(o, g->count); put_i32(o, g->live);
-    put(o, g->entries, (size_t)g->count * sizeof *g->entries); // six uint32: no padding
-    put_i32(o, g->giant_count);
-    put(o, g->giants, (size_t)g->giant_count * sizeof *g->giants);
+// Whether record id holds a sleeping island (a freed record keeps its lists until it is reused).
+static int island_in_use(const kyu_world *w, int id) {
+    const sleep_island *isl = &w->islands[id];
+    if (isl->body_count == 0) return 0;
+    uint32_t b0 = isl->bodies[0];
+    return w->bodies.alive[b0] && !w->bodies.awake[b0] && w->bodies.island[b0] == (uint32_t)id;
 }
 
 static void put_world(writer *o, const kyu_world *w) {
     put_def(o, &w->def);
     put(o, &w->accumulator, 8);
-    put_f32(o, w->alpha);
+    put_i32(o, w->removed);
     put_bodies(o, &w->bodies);
-    put_i32(o, w->collider_high); put_i32(o, w->collider_count); put_i32(o, w->free_collider_count);
-    put(o, w->free_colliders, (size_t)w->free_collider_count * 4);
+    put_i32(o, w->collider_high);
     for (int i = 0; i < w->collider_high; i++) put_collider(o, &w->colliders[i]);
-    put_contacts(o, w, w->contacts, w->contact_count);
-    put_i32(o, w->island_high); put_i32(o, w->free_island);
+    put_i32(o, w->free_collider_count);
+    put(o, w->free_colliders, (size_t)w->free_collider_count * 4);
+    put_contacts(o, w->contacts, w->contact_count);
+    put_contacts(o, w->woken, w->woken_count);
+    put_f32(o, w->sleep.cell);
+    int islands = 0;
+    for (int i = 0; i < w->island_high; i++) islands += island_in_use(w, i);
+    put_i32(o, islands);
     for (int i = 0; i < w->island_high; i++) {
+        if (!island_in_use(w, i)) continue;
         const sleep_island *isl = &w->islands[i];
-        put_i32(o, isl->next_free);
         put_i32(o, isl->body_count);
         put(o, isl->bodies, (size_t)isl->body_count * 4);
-        put_contacts(o, w, isl->contacts, isl->contact_count);
-    }
-    put_sleep(o, w);
-    put_contacts(o, w, w->woken, w->woken_count);
-    put_i32(o, w->woken_bodies_count);
-    put(o, w->woken_bodies, (size_t)w->woken_bodies_count * 4);
-    put_i32(o, w->pending_end_count);
-    for (int i = 0; i < w->pending_end_count; i++) {
-        const kyu_contact_event *e = &w->pending_end[i];
-        put_handle(o, e->body.index1, e->body.generation);
-        put_handle(o, e->other.index1, e->other.generation);
-        put_handle(o, e->collider.index1, e->collider.generation);
-        put_u8(o, e->sensor);
+        put_contacts(o, isl->contacts, isl->contact_count);
     }
 }
 
@@ -195,7 +183,7 @@ kyu_status kyu_world_save(const kyu_world *w, const char *path) {
     size_t n = 0;
     kyu_status st = kyu_world_save_memory(w, NULL, 0, &n);
     if (st != KYU_OK) return st;
-    uint8_t *buf = malloc(n);
+    uint8_t *buf = kyu_malloc(n);
     if (!buf) return kyu_fail(mw, KYU_ERR_OUT_OF_MEMORY, "snapshot of %zu bytes", n);
     st = kyu_world_save_memory(w, buf, n, &n);
     if (st == KYU_OK) {
@@ -204,7 +192,7 @@ kyu_status kyu_world_save(const kyu_world *w, const char *path) {
         if (f && fclose(f) != 0) ok = 0;
         if (!ok) st = kyu_fail(mw, KYU_ERR_IO, "cannot write snapshot '%s'", path);
     }
-    free(buf);
+    kyu_free(buf);
     return st;
 }
 
@@ -213,12 +201,29 @@ kyu_status kyu_world_save(const kyu_world *w, const char *path) {
 typedef struct reader {
     const uint8_t *p;
     size_t n, at;
-    const char *bad; // the first problem found (then every read returns zeros)
+    char why[200];  // the first problem found (then every read returns zeros)
+    int bad, no_memory;
+    kyu_world *w;   // the world being built (its validators write their message there)
 } reader;
+
+static void fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(reader *r, const char *fmt, ...) {
+    if (r->bad) return;
+    r->bad = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->why, sizeof r->why, fmt, ap);
+    va_end(ap);
+}
+
+static void out_of_memory(reader *r) {
+    fail(r, "out of memory");
+    r->no_memory = 1;
+}
 
 static int take(reader *r, void *dst, size_t len) {
     if (r->bad || len > r->n - r->at) {
-        if (!r->bad) r->bad = "the file ends early (truncated)";
+        fail(r, "the file ends early (truncated)");
         if (dst && len) memset(dst, 0, len);
         return -1;
     }
@@ -232,40 +237,47 @@ static float get_f32(reader *r) { float v; take(r, &v, 4); return v; }
 static uint8_t get_u8(reader *r) { uint8_t v; take(r, &v, 1); return v; }
 static vec3s get_vec(reader *r) { vec3s v; take(r, v.raw, 12); return v; }
 
-static void fail(reader *r, const char *why) {
-    if (!r->bad) r->bad = why;
+// A 0/1 flag.
+static uint8_t get_flag(reader *r, const char *what, int index) {
+    uint8_t v = get_u8(r);
+    if (v > 1) fail(r, "%s %d: a flag is %u, not 0 or 1", what, index, v);
+    return v;
 }
 
-// A count of items of `elem` bytes each that must fit in what is left of the file.
-static int get_count(reader *r, size_t elem, int limit) {
+// A count of items of at least `elem` bytes each that must fit in what is left of the file.
+static int get_count(reader *r, size_t elem, int limit, const char *what) {
     int32_t n = get_i32(r);
+    if (r->bad) return 0;
     if (n < 0 || n > limit || (size_t)n > (r->n - r->at) / (elem ? elem : 1)) {
-        fail(r, "a count is negative or larger than the file");
+        fail(r, "%s: count %d is negative, over %d, or larger than the file", what, n, limit);
         return 0;
     }
-    return r->bad ? 0 : n;
+    return n;
 }
 
 // Reads n items of elem bytes into a new array (NULL for n = 0 or on failure).
 static void *get_array(reader *r, int n, size_t elem) {
     if (r->bad || n <= 0) return NULL;
-    void *a = malloc((size_t)n * elem);
+    void *a = kyu_malloc((size_t)n * elem);
     if (!a) {
-        fail(r, "out of memory");
+        out_of_memory(r);
         return NULL;
     }
     if (take(r, a, (size_t)n * elem)) {
-        free(a);
+        kyu_free(a);
         return NULL;
     }
     return a;
 }
 
-static int all_finite(const float *f, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(f[i])) return 0;
-    return 1;
+// A validator of the world being built refused a value: its message names field and value.
+static void refused(reader *r, kyu_status st, const char *what, int index) {
+    if (st == KYU_OK) return;
+    if (st == KYU_ERR_OUT_OF_MEMORY) out_of_memory(r);
+    else fail(r, "%s %d: %s", what, index, kyu_world_last_error(r->w));
 }
+
+static int state_ok(vec3s v) { return kyu_bounded3(v, STATE_LIMIT); }
 
 static void get_def(reader *r, kyu_world_def *d) {
     d->gravity = get_vec(r);
@@ -280,264 +292,275 @@ static void get_def(reader *r, kyu_world_def *d) {
     d->max_bodies = get_i32(r);
     d->max_colliders = get_i32(r);
     d->cell_size = get_f32(r);
-    d->enable_sleep = get_u8(r) != 0;
-    d->enable_impact_events = get_u8(r) != 0;
+    d->pair_capacity_per_body = get_i32(r);
+    d->contact_capacity_per_body = get_i32(r);
+    d->enable_sleep = get_flag(r, "settings", 0);
+    d->enable_impact_events = get_flag(r, "settings", 0);
     d->sleep_speed = get_f32(r);
     d->sleep_time = get_f32(r);
 }
 
-#define GET_SLOTS(r, arr, n) take((r), (arr), (size_t)(n) * sizeof *(arr))
-
+// Every live body through the checks of kyu_body_create (its position and velocity against the
+// state's limit instead: see STATE_LIMIT), and what no def holds: flags, a sleeping body at rest.
 static void get_bodies(reader *r, kyu_world *w) {
     body_store *b = &w->bodies;
-    int high = get_count(r, 12, w->def.max_bodies);
+    int high = get_count(r, 5, w->def.max_bodies, "bodies");
     if (r->bad) return;
-    if (kyu_bodies_reserve(w, high > 0 ? high : 1)) { fail(r, "out of memory"); return; }
-    b->high = high;
-    b->count = get_i32(r);
-    b->removed = get_i32(r);
-    b->free_count = get_count(r, 4, high);
-    GET_SLOTS(r, b->free_slots, b->free_count);
-    GET_SLOTS(r, b->pos, high); GET_SLOTS(r, b->vel, high); GET_SLOTS(r, b->prev, high);
-    GET_SLOTS(r, b->radius, high); GET_SLOTS(r, b->inv_mass, high); GET_SLOTS(r, b->mass, high);
-    GET_SLOTS(r, b->restitution, high); GET_SLOTS(r, b->friction, high); GET_SLOTS(r, b->damping, high);
-    GET_SLOTS(r, b->gravity_scale, high); GET_SLOTS(r, b->category, high); GET_SLOTS(r, b->mask, high);
-    GET_SLOTS(r, b->group, high); GET_SLOTS(r, b->sensor, high); GET_SLOTS(r, b->allow_sleep, high);
-    GET_SLOTS(r, b->awake, high); GET_SLOTS(r, b->sleep_timer, high); GET_SLOTS(r, b->island, high);
-    GET_SLOTS(r, b->sleep_epoch, high); GET_SLOTS(r, b->generation, high); GET_SLOTS(r, b->alive, high);
-    memset(b->user, 0, (size_t)b->capacity * sizeof *b->user);
-}
-
-static void check_bodies(reader *r, const kyu_world *w) {
-    const body_store *b = &w->bodies;
-    if (r->bad) return;
-    int live = 0;
-    for (int i = 0; i < b->high; i++) {
-        if (b->alive[i] > 1 || b->awake[i] > 1) { fail(r, "a body's flags are not 0 or 1"); return; }
+    if (kyu_bodies_reserve(w, high > 0 ? high : 1)) {
+        out_of_memory(r);
+        return;
+    }
+    for (int i = 0; i < high && !r->bad; i++) {
+        b->high = i + 1;
+        b->alive[i] = get_flag(r, "body", i);
+        b->generation[i] = get_u32(r);
+        b->sleep_epoch[i] = 0;
+        b->user[i] = NULL;
+        b->awake[i] = 0;
         if (!b->alive[i]) continue;
-        live++;
-        if (!all_finite(b->pos[i].raw, 3) || !all_finite(b->vel[i].raw, 3) || !all_finite(b->prev[i].raw, 3))
-            { fail(r, "a body's position or velocity is not finite"); return; }
-        if (!(b->radius[i] > 0.0f && b->radius[i] <= KYU_MAX_RADIUS) || !(b->mass[i] >= KYU_MIN_MASS) ||
-            !(b->mass[i] <= KYU_MAX_MASS) || !(b->inv_mass[i] > 0.0f) || !isfinite(b->inv_mass[i]))
-            { fail(r, "a body's radius or mass is out of range"); return; }
-        float f[5] = {b->restitution[i], b->friction[i], b->damping[i], b->gravity_scale[i], b->sleep_timer[i]};
-        if (!all_finite(f, 5)) { fail(r, "a body's material is not finite"); return; }
-        if (!b->awake[i] && b->island[i] >= (uint32_t)w->island_high) { fail(r, "a sleeping body has no island"); return; }
+        if (b->generation[i] == 0) fail(r, "body %d: a live body has generation 0", i);
+        kyu_body_def d = kyu_body_def_default();
+        vec3s p = get_vec(r), v = get_vec(r), prev = get_vec(r);
+        d.radius = get_f32(r); d.mass = get_f32(r); d.restitution = get_f32(r);
+        d.friction = get_f32(r); d.linear_damping = get_f32(r); d.gravity_scale = get_f32(r);
+        d.category_bits = get_u32(r); d.mask_bits = get_u32(r); d.group = get_i32(r);
+        d.is_sensor = get_flag(r, "body", i); d.allow_sleep = get_flag(r, "body", i);
+        uint8_t awake = get_flag(r, "body", i);
+        float timer = get_f32(r);
+        if (r->bad) return;
+        if (!state_ok(p) || !state_ok(v) || !state_ok(prev))
+            { fail(r, "body %d: position, velocity or previous position is not finite or beyond 1e12", i); return; }
+        if (!(timer >= 0.0f && timer <= 1e30f)) { fail(r, "body %d: sleep timer %g", i, (double)timer); return; }
+        if (!awake && (v.x != 0.0f || v.y != 0.0f || v.z != 0.0f))
+            { fail(r, "body %d: a sleeping body has a velocity", i); return; }
+        refused(r, kyu_body_def_validate(w, &d), "body", i);
+        b->pos[i] = p, b->vel[i] = v, b->prev[i] = prev;
+        b->radius[i] = d.radius, b->mass[i] = d.mass, b->inv_mass[i] = 1.0f / d.mass;
+        b->restitution[i] = d.restitution, b->friction[i] = d.friction, b->damping[i] = d.linear_damping;
+        b->gravity_scale[i] = d.gravity_scale;
+        b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group;
+        b->sensor[i] = d.is_sensor, b->allow_sleep[i] = d.allow_sleep, b->awake[i] = awake;
+        b->sleep_timer[i] = timer;
+        b->count++;
     }
-    if (live != b->count) { fail(r, "the live body count does not match"); return; }
-    for (int k = 0; k < b->free_count; k++)
-        if (b->free_slots[k] < 0 || b->free_slots[k] >= b->high || b->alive[b->free_slots[k]])
-            { fail(r, "a free slot is out of range or in use"); return; }
-    if (b->removed < 0) fail(r, "the removed count is negative");
+    // The free list holds every dead slot exactly once.
+    b->free_count = get_count(r, 4, high, "free body slots");
+    for (int k = 0; k < b->free_count && !r->bad; k++) {
+        int32_t s = get_i32(r);
+        if (s < 0 || s >= high || b->alive[s] || b->awake[s] == 2)
+            { fail(r, "free body slot %d is out of range, live, or listed twice", s); return; }
+        b->free_slots[k] = s;
+        b->awake[s] = 2; // marks the dead slot listed (dead slots' flags are unused otherwise)
+    }
+    if (r->bad) return;
+    if (b->free_count != high - b->count) fail(r, "the free body slots are not the %d dead slots", high - b->count);
+    for (int k = 0; k < b->free_count; k++) b->awake[b->free_slots[k]] = 0;
 }
 
-// A body slot or a collider code that a contact may name.
-static int partner_ok(const kyu_world *w, uint32_t x) {
-    if (x & KYU_COLLIDER_BIT) return (x & ~KYU_COLLIDER_BIT) < (uint32_t)w->collider_high;
-    return x < (uint32_t)w->bodies.high;
-}
-
-static contact *get_contacts(reader *r, const kyu_world *w, int *count) {
-    int n = get_count(r, 67, 1 << 30); // 67 bytes a contact
-    *count = 0;
-    if (r->bad || n == 0) return NULL;
-    contact *c = calloc((size_t)n, sizeof *c);
-    if (!c) {
-        fail(r, "out of memory");
-        return NULL;
-    }
-    for (int i = 0; i < n && !r->bad; i++) {
-        contact *t = &c[i];
-        t->a = get_u32(r); t->b = get_u32(r); t->ga = get_u32(r); t->gb = get_u32(r);
-        t->normal = get_vec(r); t->gap = get_f32(r); t->jn = get_f32(r); t->jt = get_vec(r);
-        float k = get_f32(r);
-        float mu = get_f32(r);
-        float e = get_f32(r);
-        float target = get_f32(r);
-        t->skip = get_u8(r); t->touching = get_u8(r); t->sensor = get_u8(r);
-        if (!partner_ok(w, t->a) || (t->a & KYU_COLLIDER_BIT) || !partner_ok(w, t->b))
-            fail(r, "a contact names a body or collider that does not exist");
-        float f[] = {t->normal.x, t->normal.y, t->normal.z, t->gap, t->jn, t->jt.x, t->jt.y, t->jt.z,
-                     k, mu, e, target};
-        if (!all_finite(f, sizeof f / sizeof f[0])) fail(r, "a contact holds a number that is not finite");
-    }
-    *count = n;
-    return c;
-}
-
-// The cache is sorted by (a, b) with a < b for body pairs: the contact search merges on that order.
-static void check_cache_order(reader *r, const kyu_world *w) {
-    for (int i = 0; i < w->contact_count && !r->bad; i++) {
-        const contact *c = &w->contacts[i];
-        if (!(c->b & KYU_COLLIDER_BIT) && c->b <= c->a) fail(r, "a contact's pair is out of order");
-        if (i > 0) {
-            const contact *p = &w->contacts[i - 1];
-            if (p->a > c->a || (p->a == c->a && p->b >= c->b)) fail(r, "the contact cache is out of order");
-        }
-    }
-}
-
-static void get_collider(reader *r, collider *c) {
+// Every live collider through the checks of kyu_collider_create, built as create builds it (the
+// box frame from its rotation, the mesh tree from its triangles, the plane's offset from its point).
+static void get_collider(reader *r, kyu_world *w, int i) {
+    collider *c = &w->colliders[i];
     memset(c, 0, sizeof *c);
+    c->alive = get_flag(r, "collider", i);
     c->generation = get_u32(r);
-    c->alive = get_u8(r);
-    if (c->alive > 1) { fail(r, "a collider's flag is not 0 or 1"); return; }
     if (!c->alive || r->bad) return;
-    c->type = (kyu_shape_type)get_i32(r);
-    c->motion = (kyu_motion)get_i32(r);
-    if (c->type < KYU_SHAPE_PLANE || c->type > KYU_SHAPE_MESH || (c->motion != KYU_STATIC && c->motion != KYU_KINEMATIC))
-        { fail(r, "a collider's shape or motion is unknown"); return; }
-    c->box.center = get_vec(r);
-    take(r, c->box.rotation.raw, 36);
-    c->box.half_extents = get_vec(r);
-    c->cap_a = get_vec(r); c->cap_b = get_vec(r); c->cap_radius = get_f32(r);
-    c->normal = get_vec(r); c->offset = get_f32(r); c->velocity = get_vec(r);
-    c->restitution = get_f32(r); c->friction = get_f32(r);
-    c->category = get_u32(r); c->mask = get_u32(r);
-    take(r, c->bounds.lo, 12); take(r, c->bounds.hi, 12);
-    // Every float from box.center to friction, field by field (the struct may have padding).
-    float f[] = {c->box.center.x, c->box.center.y, c->box.center.z, c->box.half_extents.x,
-                 c->box.half_extents.y, c->box.half_extents.z, c->cap_a.x, c->cap_a.y, c->cap_a.z,
-                 c->cap_b.x, c->cap_b.y, c->cap_b.z, c->cap_radius, c->normal.x, c->normal.y,
-                 c->normal.z, c->offset, c->velocity.x, c->velocity.y, c->velocity.z,
-                 c->restitution, c->friction};
-    float rot[9];
-    memcpy(rot, c->box.rotation.raw, sizeof rot);
-    if (!all_finite(f, sizeof f / sizeof f[0]) || !all_finite(rot, 9))
-        { fail(r, "a collider holds a number that is not finite"); return; }
-    int hull = get_count(r, 12, 1 << 24);
-    if (c->type == KYU_SHAPE_HULL && hull < 4) { fail(r, "a hull has fewer than 4 points"); return; }
-    c->hull_points = get_array(r, hull, 12);
-    c->hull_count = c->hull_points ? hull : 0;
-    if (c->hull_points && !all_finite((const float *)c->hull_points, (size_t)hull * 3))
-        { fail(r, "a hull point is not finite"); return; }
-    int nv = get_count(r, 12, 1 << 26), nt = get_count(r, 12, 1 << 26);
-    if (r->bad || (c->type == KYU_SHAPE_MESH) != (nt > 0)) { fail(r, "a mesh's size is wrong"); return; }
-    if (nt == 0) return;
+    if (c->generation == 0) { fail(r, "collider %d: a live collider has generation 0", i); return; }
+    kyu_collider_def d = kyu_collider_def_default();
+    d.type = (kyu_shape_type)get_i32(r);
+    d.motion = (kyu_motion)get_i32(r);
+    d.position = get_vec(r);
+    take(r, d.rotation.raw, 16);
+    d.half_extents = get_vec(r);
+    d.capsule_a = get_vec(r); d.capsule_b = get_vec(r); d.radius = get_f32(r);
+    d.normal = get_vec(r); d.velocity = get_vec(r);
+    if (!r->bad && !(isfinite(d.rotation.x) && isfinite(d.rotation.y) && isfinite(d.rotation.z) && isfinite(d.rotation.w)))
+        fail(r, "collider %d: the rotation is not finite", i);
+    d.restitution = get_f32(r); d.friction = get_f32(r);
+    d.category_bits = get_u32(r); d.mask_bits = get_u32(r);
+    int hull = get_count(r, 12, 1 << 24, "hull points");
+    vec3s *points = get_array(r, hull, 12);
+    int nv = get_count(r, 12, 1 << 24, "mesh vertices"), nt = get_count(r, 12, 1 << 24, "mesh triangles");
     vec3s *verts = get_array(r, nv, 12);
     int32_t *tris = get_array(r, nt * 3, 4);
-    int ok = verts && tris && all_finite((const float *)verts, (size_t)nv * 3);
-    for (int k = 0; ok && k < nt * 3; k++) ok = tris[k] >= 0 && tris[k] < nv;
-    if (!ok) fail(r, "a mesh has a bad vertex or index");
-    else if (!(c->mesh = kyu_mesh_create(verts, nv, tris, nt))) fail(r, "out of memory");
-    free(verts);
-    free(tris);
+    if (!r->bad) {
+        if (d.type == KYU_SHAPE_HULL) d.points = points, d.point_count = hull;
+        if (d.type == KYU_SHAPE_MESH) d.points = verts, d.point_count = nv, d.indices = tris, d.triangle_count = nt;
+        if ((d.type != KYU_SHAPE_HULL && hull) || (d.type != KYU_SHAPE_MESH && (nv || nt)))
+            fail(r, "collider %d: points of a shape that has none", i);
+        else refused(r, kyu_collider_def_validate(w, &d), "collider", i);
+    }
+    if (!r->bad && d.type == KYU_SHAPE_PLANE && fabsf(glms_vec3_norm2(d.normal) - 1.0f) > 1e-5f)
+        fail(r, "collider %d: the plane normal is not of unit length", i);
+    if (!r->bad && d.type == KYU_SHAPE_MESH && !(c->mesh = kyu_mesh_create(verts, nv, tris, nt))) out_of_memory(r);
+    kyu_free(verts);
+    kyu_free(tris);
+    if (r->bad) {
+        kyu_free(points);
+        return;
+    }
+    c->type = d.type;
+    c->motion = d.motion;
+    c->velocity = d.velocity;
+    if (d.motion != KYU_KINEMATIC && glms_vec3_norm2(d.velocity) != 0.0f)
+        fail(r, "collider %d: a static collider has a velocity", i);
+    c->restitution = d.restitution;
+    c->friction = d.friction;
+    c->category = d.category_bits;
+    c->mask = d.mask_bits;
+    c->box.half_extents = d.half_extents;
+    c->cap_a = d.capsule_a, c->cap_b = d.capsule_b, c->cap_radius = d.radius;
+    c->normal = d.normal;
+    c->hull_points = points;
+    c->hull_count = points ? hull : 0;
+    kyu_collider_place(c, d.position, d.rotation);
 }
 
 static void get_colliders(reader *r, kyu_world *w) {
-    int high = get_count(r, 5, w->def.max_colliders);
-    w->collider_count = get_i32(r);
-    int nfree = get_count(r, 4, high);
-    if (r->bad) return;
-    if (high > 0) {
-        w->colliders = calloc((size_t)high, sizeof *w->colliders);
-        w->free_colliders = calloc((size_t)high, sizeof *w->free_colliders);
-        if (!w->colliders || !w->free_colliders) { fail(r, "out of memory"); return; }
-        w->collider_cap = high;
-    }
-    GET_SLOTS(r, w->free_colliders, nfree);
-    w->free_collider_count = nfree;
-    int live = 0;
+    int high = get_count(r, 5, w->def.max_colliders, "colliders");
+    if (r->bad || high == 0) return;
+    w->colliders = kyu_calloc((size_t)high, sizeof *w->colliders);
+    w->free_colliders = kyu_calloc((size_t)high, sizeof *w->free_colliders);
+    if (!w->colliders || !w->free_colliders) { out_of_memory(r); return; }
+    w->collider_cap = high;
     for (int i = 0; i < high && !r->bad; i++) {
-        get_collider(r, &w->colliders[i]);
+        get_collider(r, w, i);
         w->collider_high = i + 1; // what is built so far is freed by kyu_world_destroy
-        live += w->colliders[i].alive;
+        w->collider_count += w->colliders[i].alive;
     }
-    if (!r->bad && live != w->collider_count) fail(r, "the live collider count does not match");
-    for (int k = 0; k < nfree && !r->bad; k++)
-        if (w->free_colliders[k] < 0 || w->free_colliders[k] >= high || w->colliders[w->free_colliders[k]].alive)
-            fail(r, "a free collider slot is out of range or in use");
+    w->free_collider_count = get_count(r, 4, high, "free collider slots");
+    uint8_t *listed = r->bad ? NULL : kyu_calloc((size_t)high, 1);
+    if (!r->bad && !listed) { out_of_memory(r); return; }
+    for (int k = 0; k < w->free_collider_count && !r->bad; k++) {
+        int32_t s = get_i32(r);
+        if (s < 0 || s >= high || w->colliders[s].alive || listed[s])
+            fail(r, "free collider slot %d is out of range, live, or listed twice", s);
+        else w->free_colliders[k] = s, listed[s] = 1;
+    }
+    kyu_free(listed);
+    if (!r->bad && w->free_collider_count != high - w->collider_count)
+        fail(r, "the free collider slots are not the %d dead slots", high - w->collider_count);
 }
 
-static void get_islands(reader *r, kyu_world *w) {
-    int high = get_count(r, 12, 1 << 30);
-    w->free_island = get_i32(r);
-    if (r->bad) return;
-    if (high > 0) {
-        w->islands = calloc((size_t)high, sizeof *w->islands);
-        if (!w->islands) { fail(r, "out of memory"); return; }
-        w->island_cap = w->island_high = high;
+// The side of a contact: a live body or collider with the generation the contact saw, or, while
+// removals are pending (removed > 0) in the cache or woken list, a side removed since.
+static int side_ok(const kyu_world *w, uint32_t x, uint32_t gen, int pending) {
+    if (x & KYU_COLLIDER_BIT) {
+        uint32_t k = x & ~KYU_COLLIDER_BIT;
+        if (k >= (uint32_t)w->collider_high) return 0;
+        return (w->colliders[k].alive && w->colliders[k].generation == gen) || pending;
     }
-    if (w->free_island < -1 || w->free_island >= high) { fail(r, "the free island list is broken"); return; }
-    for (int i = 0; i < high && !r->bad; i++) {
-        sleep_island *isl = &w->islands[i];
-        isl->next_free = get_i32(r);
-        if (isl->next_free < -1 || isl->next_free >= high) { fail(r, "the free island list is broken"); return; }
-        isl->body_count = get_count(r, 4, 1 << 30);
+    if (x >= (uint32_t)w->bodies.high) return 0;
+    return (w->bodies.alive[x] && w->bodies.generation[x] == gen) || pending;
+}
+
+// A list of contacts, each checked against the bodies and colliders it names: in range, the pair
+// in key order, allowed to meet by the filters, a unit normal, impulses within the Coulomb cone.
+// `island` >= 0: a sleeping island's, whose bodies must all be in it; -1: the cache or woken list,
+// whose first bodies are awake.
+static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, const char *what) {
+    int n = get_count(r, 45, 1 << 30, what);
+    *count = 0;
+    if (r->bad || n == 0) return NULL;
+    contact *cs = kyu_calloc((size_t)n, sizeof *cs);
+    if (!cs) {
+        out_of_memory(r);
+        return NULL;
+    }
+    int pending = island < 0 && w->removed > 0;
+    const body_store *b = &w->bodies;
+    for (int i = 0; i < n && !r->bad; i++) {
+        contact *c = &cs[i];
+        c->a = get_u32(r); c->b = get_u32(r); c->ga = get_u32(r); c->gb = get_u32(r);
+        c->normal = get_vec(r); c->jn = get_f32(r); c->jt = get_vec(r);
+        c->touching = get_flag(r, what, i);
+        if (r->bad) break;
+        if ((c->a & KYU_COLLIDER_BIT) || !side_ok(w, c->a, c->ga, pending) || !side_ok(w, c->b, c->gb, pending))
+            { fail(r, "%s %d: names a body or collider that does not exist", what, i); break; }
+        if (!(c->b & KYU_COLLIDER_BIT) && c->b <= c->a) { fail(r, "%s %d: the pair is out of order", what, i); break; }
+        int live = kyu_contact_live(w, c);
+        if (island >= 0 && (!live || b->awake[c->a] || b->island[c->a] != (uint32_t)island ||
+                            (!(c->b & KYU_COLLIDER_BIT) && (b->awake[c->b] || b->island[c->b] != (uint32_t)island))))
+            { fail(r, "%s %d: names a body outside its island", what, i); break; }
+        if (island < 0 && live && !b->awake[c->a]) { fail(r, "%s %d: a sleeping body's contact is awake", what, i); break; }
+        if (!live) continue; // removed since the last step: dropped, unread, at the next step
+        if (!kyu_pair_allowed(w, c->a, c->b)) { fail(r, "%s %d: the filters never let this pair meet", what, i); break; }
+        c->sensor = (uint8_t)kyu_pair_is_sensor(w, c->a, c->b);
+        float n2 = glms_vec3_norm2(c->normal), mu = kyu_contact_friction(w, c);
+        float jn_max = kyu_contact_mass(w, c) * 2.0f * KYU_MAX_COORD; // no impulse beyond any speed kyu accepts
+        if (!kyu_finite3(c->normal) || fabsf(n2 - 1.0f) > 1e-4f) { fail(r, "%s %d: the normal is not a unit vector", what, i); break; }
+        if (!(c->jn >= 0.0f && c->jn <= jn_max) || !kyu_finite3(c->jt) ||
+            !(glms_vec3_norm(c->jt) <= mu * c->jn * 1.0001f + 1e-30f))
+            { fail(r, "%s %d: impulses outside the friction cone or beyond range", what, i); break; }
+        vec3s normal = c->normal;
+        c->gap = kyu_contact_gap(w, c, &normal);
+    }
+    *count = n;
+    return cs;
+}
+
+static int by_pair(const contact *x, const contact *y) {
+    return x->a < y->a || (x->a == y->a && x->b < y->b);
+}
+
+static void check_order(reader *r, const contact *cs, int n, const char *what) {
+    for (int i = 1; i < n && !r->bad; i++)
+        if (!by_pair(&cs[i - 1], &cs[i])) fail(r, "%s %d: the list is out of key order", what, i);
+}
+
+// The woken contacts join the cache at the next step: no pair may be in both, or twice.
+static void check_woken(reader *r, kyu_world *w) {
+    if (r->bad || w->woken_count == 0) return;
+    kyu_contacts_sort(w->woken, w->woken_count);
+    check_order(r, w->woken, w->woken_count, "woken contact");
+    for (int i = 0, j = 0; i < w->woken_count && !r->bad; i++) {
+        while (j < w->contact_count && by_pair(&w->contacts[j], &w->woken[i])) j++;
+        if (j < w->contact_count && !by_pair(&w->woken[i], &w->contacts[j]))
+            fail(r, "woken contact %d: the pair is in the cache too", i);
+    }
+}
+
+// Sleeping islands: each body asleep in exactly one, each sleeping body in one. Records are
+// numbered in file order; the sleep grid is built from them.
+static void get_islands(reader *r, kyu_world *w) {
+    body_store *b = &w->bodies;
+    float cell = get_f32(r);
+    int n = get_count(r, 8, 1 << 30, "islands");
+    if (r->bad) return;
+    if (n > 0) {
+        w->islands = kyu_calloc((size_t)n, sizeof *w->islands);
+        if (!w->islands) { out_of_memory(r); return; }
+        w->island_cap = n;
+    }
+    for (int i = 0; i < b->high; i++) b->island[i] = UINT32_MAX;
+    for (int id = 0; id < n && !r->bad; id++) {
+        sleep_island *isl = &w->islands[id];
+        isl->next_free = -1;
+        w->island_high = id + 1;
+        isl->body_count = get_count(r, 4, 1 << 30, "island bodies");
         isl->bodies = get_array(r, isl->body_count, 4);
         isl->body_cap = isl->bodies ? isl->body_count : 0;
-        for (int k = 0; k < isl->body_count && !r->bad; k++)
-            if (isl->bodies[k] >= (uint32_t)w->bodies.high) fail(r, "an island names a body that does not exist");
-        isl->contacts = get_contacts(r, w, &isl->contact_count);
+        if (!r->bad && isl->body_count == 0) { fail(r, "island %d is empty", id); return; }
+        for (int k = 0; k < isl->body_count && !r->bad; k++) {
+            uint32_t j = isl->bodies[k];
+            if (j >= (uint32_t)b->high || !b->alive[j] || b->awake[j] || b->island[j] != UINT32_MAX)
+                { fail(r, "island %d: body %u is not a sleeping body of no other island", id, j); return; }
+            if (k > 0 && isl->bodies[k - 1] >= j) { fail(r, "island %d: its bodies are out of slot order", id); return; }
+            b->island[j] = (uint32_t)id;
+        }
+        isl->contacts = get_contacts(r, w, &isl->contact_count, id, "island contact");
         isl->contact_cap = isl->contact_count;
+        check_order(r, isl->contacts, isl->contact_count, "island contact");
     }
-}
-
-static void get_sleep(reader *r, kyu_world *w) {
-    sleep_grid *g = &w->sleep;
-    g->cell = get_f32(r); g->inv_cell = get_f32(r);
-    g->table_size = get_count(r, 8, 1 << 30);
-    g->cells = get_i32(r);
     if (r->bad) return;
-    if (g->table_size & (g->table_size - 1)) { fail(r, "the sleep grid's table size is not a power of two"); return; }
-    if (g->table_size && (!isfinite(g->cell) || !(g->cell > 0.0f) || !isfinite(g->inv_cell)))
-        { fail(r, "the sleep grid's cell is not a positive number"); return; }
-    g->key = get_array(r, g->table_size, 4);
-    g->head = get_array(r, g->table_size, 4);
-    g->count = get_count(r, sizeof *g->entries, 1 << 30);
-    g->live = get_i32(r);
-    g->entries = get_array(r, g->count, sizeof *g->entries);
-    g->entry_cap = g->entries ? g->count : 0;
-    g->giant_count = get_count(r, sizeof *g->giants, 1 << 30);
-    g->giants = get_array(r, g->giant_count, sizeof *g->giants);
-    g->giant_cap = g->giants ? g->giant_count : 0;
-    if (r->bad) return;
-    for (int s = 0; s < g->table_size; s++)
-        if (g->head[s] != UINT32_MAX && g->head[s] >= (uint32_t)g->count) { fail(r, "the sleep grid is broken"); return; }
-    for (int e = 0; e < g->count; e++)
-        if (g->entries[e].body >= (uint32_t)w->bodies.high || (g->entries[e].next != UINT32_MAX && g->entries[e].next >= (uint32_t)e))
-            { fail(r, "the sleep grid is broken"); return; } // a chain runs to older entries: no cycles
-    for (int e = 0; e < g->giant_count; e++)
-        if (g->giants[e].body >= (uint32_t)w->bodies.high) { fail(r, "the sleep grid is broken"); return; }
-    if (g->count > 0 && g->table_size == 0) fail(r, "the sleep grid is broken");
-}
-
-static void get_events(reader *r, kyu_world *w) {
-    w->woken = get_contacts(r, w, &w->woken_count);
-    w->woken_cap = w->woken_count;
-    w->woken_bodies_count = get_count(r, 4, 1 << 30);
-    w->woken_bodies = get_array(r, w->woken_bodies_count, 4);
-    w->woken_bodies_cap = w->woken_bodies ? w->woken_bodies_count : 0;
-    for (int k = 0; k < w->woken_bodies_count && !r->bad; k++)
-        if (w->woken_bodies[k] >= (uint32_t)w->bodies.high) fail(r, "a woken body does not exist");
-    int n = get_count(r, 25, 1 << 30);
-    if (r->bad || n == 0) return;
-    w->pending_end = calloc((size_t)n, sizeof *w->pending_end);
-    if (!w->pending_end) { fail(r, "out of memory"); return; }
-    w->pending_end_cap = w->pending_end_count = n;
-    for (int i = 0; i < n; i++) {
-        kyu_contact_event *e = &w->pending_end[i];
-        e->body.index1 = get_u32(r); e->body.generation = get_u32(r);
-        e->other.index1 = get_u32(r); e->other.generation = get_u32(r);
-        e->collider.index1 = get_u32(r); e->collider.generation = get_u32(r);
-        e->sensor = get_u8(r) != 0;
-    }
-}
-
-// The handles in the pending end events name the world they were saved in: make them the loader's.
-static void adopt_handles(kyu_world *w) {
-    for (int i = 0; i < w->pending_end_count; i++) {
-        kyu_contact_event *e = &w->pending_end[i];
-        if (e->body.index1) e->body.world = w->id;
-        if (e->other.index1) e->other.world = w->id;
-        if (e->collider.index1) e->collider.world = w->id;
-    }
-}
-
-static int contacts_reserve(kyu_world *w) {
-    int n = w->contact_count > 0 ? w->contact_count : 1;
-    return RESERVE(w->contacts_new, w->contact_new_cap, n);
+    for (int i = 0; i < b->high; i++)
+        if (b->alive[i] && !b->awake[i] && b->island[i] == UINT32_MAX)
+            { fail(r, "body %d sleeps in no island", i); return; }
+    if (n == 0) return;
+    if (!(cell > 0.0f && cell <= 1e30f)) { fail(r, "the sleep grid's cell %g is not a positive number", (double)cell); return; }
+    w->sleep.cell = cell;
+    w->sleep.inv_cell = 1.0f / cell;
+    if (kyu_islands_rebuild_grid(w)) out_of_memory(r);
 }
 
 // Builds the saved world as a new world (one worker, no threads) with `into`'s threading.
@@ -545,31 +568,37 @@ static kyu_world *build(reader *r, const kyu_world *into) {
     kyu_world_def d = kyu_world_def_default();
     get_def(r, &d);
     if (r->bad) return NULL;
-    if (kyu_world_def_check(&d) != KYU_OK) {
-        fail(r, "the saved world settings are out of range");
+    char why[200];
+    if (kyu_world_def_check(&d, why, sizeof why) != KYU_OK) {
+        fail(r, "world settings: %s", why);
         return NULL;
     }
     d.body_capacity = 1;
     kyu_world *w;
     if (kyu_world_create(&d, &w) != KYU_OK) {
-        fail(r, "out of memory");
+        out_of_memory(r);
         return NULL;
     }
+    r->w = w;
     w->def.body_capacity = into->def.body_capacity;
     take(r, &w->accumulator, 8);
-    w->alpha = get_f32(r);
-    if (!isfinite(w->accumulator) || !(w->alpha >= 0.0f && w->alpha < 1.0f)) fail(r, "the accumulator is out of range");
+    if (!r->bad && !(w->accumulator >= 0.0 && w->accumulator <= (double)d.max_steps_per_update * d.fixed_dt))
+        fail(r, "the accumulator %g is outside [0, max_steps_per_update * fixed_dt]", w->accumulator);
+    w->alpha = kyu_alpha_of(w->accumulator, d.fixed_dt);
+    w->removed = get_i32(r);
+    if (!r->bad && w->removed < 0) fail(r, "the count of removals is negative");
     get_bodies(r, w);
     get_colliders(r, w);
-    w->contacts = get_contacts(r, w, &w->contact_count);
+    w->contacts = get_contacts(r, w, &w->contact_count, -1, "contact");
     w->contact_cap = w->contact_count;
-    check_cache_order(r, w);
+    check_order(r, w->contacts, w->contact_count, "contact");
+    w->woken = get_contacts(r, w, &w->woken_count, -1, "woken contact");
+    w->woken_cap = w->woken_count;
+    check_woken(r, w);
     get_islands(r, w);
-    check_bodies(r, w);
-    get_sleep(r, w);
-    get_events(r, w);
     if (!r->bad && r->at != r->n) fail(r, "the file has bytes after the last section");
-    if (!r->bad && contacts_reserve(w)) fail(r, "out of memory");
+    if (!r->bad && RESERVE(w->contacts_new, w->contact_new_cap, w->contact_count + w->woken_count + 1))
+        out_of_memory(r);
     if (r->bad) {
         kyu_world_destroy(w);
         return NULL;
@@ -590,7 +619,6 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     into->def.finish_task = old.def.finish_task;
     into->def.user_task_context = old.def.user_task_context;
     memcpy(into->error, old.error, sizeof into->error);
-    adopt_handles(into);
     // What is left of the old world goes out through `loaded` (with the new world's one-worker scratch).
     kyu_world rest = old;
     rest.pool = NULL;
@@ -616,18 +644,22 @@ kyu_status kyu_world_load_memory(kyu_world *w, const void *data, size_t size) {
     memcpy(&sum, p + 24, 8);
     if (order != SNAP_ORDER) return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot written with another byte order");
     if (version != SNAP_VERSION)
-        return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot format version %u, this kyu reads %u", version, SNAP_VERSION);
+        return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT,
+                        "snapshot format version %u, this kyu reads version %u only (save it again with the kyu that wrote it)",
+                        version, SNAP_VERSION);
     if (payload != size - SNAP_HEADER)
         return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot is %zu bytes, its header says %llu (truncated?)",
                         size, (unsigned long long)(payload + SNAP_HEADER));
     if (fnv1a(p + SNAP_HEADER, (size_t)payload) != sum)
         return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot checksum mismatch (the file is corrupt)");
-    reader r = {p + SNAP_HEADER, (size_t)payload, 0, NULL};
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.p = p + SNAP_HEADER;
+    r.n = (size_t)payload;
     kyu_world *loaded = build(&r, w);
     if (!loaded) {
-        if (r.bad && strcmp(r.bad, "out of memory") == 0)
-            return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "loading a snapshot");
-        return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot refused: %s", r.bad ? r.bad : "unknown");
+        if (r.no_memory) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "loading a snapshot");
+        return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot refused: %s", r.bad ? r.why : "unknown");
     }
     adopt(w, loaded);
     kyu_query_invalidate(w);
@@ -644,9 +676,9 @@ kyu_status kyu_world_load(kyu_world *w, const char *path) {
     for (;;) { // read to the end: works for pipes too, no trust in a size the file system reports
         if (n == cap) {
             size_t grown = cap ? cap * 2 : 1 << 16;
-            uint8_t *b = realloc(buf, grown);
+            uint8_t *b = kyu_realloc(buf, grown);
             if (!b) {
-                free(buf);
+                kyu_free(buf);
                 fclose(f);
                 return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "reading snapshot '%s'", path);
             }
@@ -659,6 +691,6 @@ kyu_status kyu_world_load(kyu_world *w, const char *path) {
     int err = ferror(f);
     fclose(f);
     kyu_status st = err ? kyu_fail(w, KYU_ERR_IO, "cannot read snapshot '%s'", path) : kyu_world_load_memory(w, buf, n);
-    free(buf);
+    kyu_free(buf);
     return st;
 }

@@ -132,21 +132,21 @@ static void *worker_main(void *arg) {
             pthread_mutex_unlock(&p->lock);
         }
     }
-    free(wa);
+    kyu_free(wa);
     return NULL;
 }
 
 int kyu_pool_create(kyu_world *w) {
     int n = w->def.worker_count - 1;
     if (n <= 0 || w->def.enqueue_task) return 0;
-    struct kyu_pool *p = calloc(1, sizeof *p);
+    struct kyu_pool *p = kyu_calloc(1, sizeof *p);
     if (!p) return -1;
-    p->threads = calloc((size_t)n, sizeof *p->threads);
+    p->threads = kyu_calloc((size_t)n, sizeof *p->threads);
     p->shares = aligned_alloc(_Alignof(share), (size_t)(n + 1) * sizeof *p->shares);
     if (!p->threads || !p->shares || pthread_mutex_init(&p->lock, NULL)) {
-        free(p->threads);
-        free(p->shares);
-        free(p);
+        kyu_free(p->threads);
+        kyu_free(p->shares);
+        kyu_free(p);
         return -1;
     }
     for (int k = 0; k <= n; k++) atomic_init(&p->shares[k].range, 0); // empty
@@ -156,12 +156,12 @@ int kyu_pool_create(kyu_world *w) {
     p->spin = cpus > 0 && n + 1 <= cpus;
     w->pool = p;
     for (int i = 0; i < n; i++) {
-        worker_arg *wa = malloc(sizeof *wa);
+        worker_arg *wa = kyu_malloc(sizeof *wa);
         if (!wa) return -1;
         wa->pool = p;
         wa->index = i + 1;
         if (pthread_create(&p->threads[i], NULL, worker_main, wa)) {
-            free(wa);
+            kyu_free(wa);
             return -1;
         }
         p->count++;
@@ -180,9 +180,9 @@ void kyu_pool_destroy(kyu_world *w) {
     pthread_cond_destroy(&p->wake);
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
-    free(p->threads);
-    free(p->shares);
-    free(p);
+    kyu_free(p->threads);
+    kyu_free(p->shares);
+    kyu_free(p);
     w->pool = NULL;
 }
 

@@ -24,6 +24,8 @@ kyu_world_def kyu_world_def_default(void) {
     d.max_bodies = 1 << 24;
     d.max_colliders = 1 << 20;
     d.cell_size = 0.0f;
+    d.pair_capacity_per_body = 64;
+    d.contact_capacity_per_body = 32;
     d.worker_count = 1;
     d.enable_sleep = true;
     d.enable_impact_events = false;
@@ -33,26 +35,59 @@ kyu_world_def kyu_world_def_default(void) {
     return d;
 }
 
-kyu_status kyu_world_def_check(const kyu_world_def *d) {
-    if (d->internal_cookie != KYU_DEF_COOKIE) return KYU_ERR_INVALID_DEF;
-    if (!kyu_bounded3(d->gravity, KYU_MAX_COORD)) return KYU_ERR_NOT_FINITE;
-    if (!isfinite(d->sleep_speed) || !isfinite(d->sleep_time)) return KYU_ERR_NOT_FINITE;
-    if (!(d->sleep_speed >= 0.0f) || !(d->sleep_time >= 0.0f)) return KYU_ERR_INVALID_ARGUMENT;
-    if (!isfinite(d->fixed_dt) || !isfinite(d->restitution_threshold) || !isfinite(d->linear_slop) ||
-        !isfinite(d->contact_margin) || !isfinite(d->cell_size))
-        return KYU_ERR_NOT_FINITE;
-    if (!(d->fixed_dt > 0.0f && d->fixed_dt <= 10.0f)) return KYU_ERR_INVALID_ARGUMENT;
-    if (d->max_steps_per_update < 1 || d->solver_iterations < 0 || d->solver_iterations > 1000)
-        return KYU_ERR_INVALID_ARGUMENT;
-    if (!(d->restitution_threshold >= 0.0f && d->restitution_threshold <= 1e6f)) return KYU_ERR_INVALID_ARGUMENT;
-    if (!(d->linear_slop >= 0.0f && d->linear_slop <= 1e3f)) return KYU_ERR_INVALID_ARGUMENT;
-    if (!(d->contact_margin >= d->linear_slop && d->contact_margin <= 1e3f)) return KYU_ERR_INVALID_ARGUMENT;
-    if (d->max_events_per_step < 0 || d->body_capacity < 0 || d->max_bodies < 1 || d->max_colliders < 1)
-        return KYU_ERR_INVALID_ARGUMENT;
-    if (d->max_bodies > (1 << 30) || d->max_colliders > (1 << 30)) return KYU_ERR_INVALID_ARGUMENT;
-    if (!(d->cell_size >= 0.0f && d->cell_size <= 1e6f)) return KYU_ERR_INVALID_ARGUMENT;
-    if (d->worker_count < 1 || d->worker_count > 256) return KYU_ERR_INVALID_ARGUMENT;
-    if (!d->enqueue_task != !d->finish_task) return KYU_ERR_INVALID_ARGUMENT;
+// The first problem of a world def, written to msg (the field and its value); KYU_OK and "" if none.
+kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacity) {
+    char local[8];
+    if (!msg || capacity == 0) msg = local, capacity = sizeof local;
+    msg[0] = '\0';
+#define BAD(code, ...) return (snprintf(msg, capacity, __VA_ARGS__), (code))
+    if (!d) BAD(KYU_ERR_NULL, "def is NULL");
+    if (d->internal_cookie != KYU_DEF_COOKIE) BAD(KYU_ERR_INVALID_DEF, "start from kyu_world_def_default()");
+    if (!kyu_bounded3(d->gravity, KYU_MAX_COORD))
+        BAD(KYU_ERR_NOT_FINITE, "gravity (%g, %g, %g) must be finite, each |g| <= 1e9", (double)d->gravity.x,
+            (double)d->gravity.y, (double)d->gravity.z);
+    const struct {
+        const char *name;
+        float value, lo, hi;
+    } range[] = {
+        {"fixed_dt", d->fixed_dt, KYU_MIN_DT, KYU_MAX_DT},
+        {"restitution_threshold", d->restitution_threshold, 0.0f, 1e6f},
+        {"linear_slop", d->linear_slop, 0.0f, 1e3f},
+        {"contact_margin", d->contact_margin, 0.0f, 1e3f},
+        {"cell_size", d->cell_size, 0.0f, 1e6f},
+        {"sleep_speed", d->sleep_speed, 0.0f, 1e9f},
+        {"sleep_time", d->sleep_time, 0.0f, 1e9f},
+    };
+    for (size_t k = 0; k < sizeof range / sizeof range[0]; k++) {
+        if (!isfinite(range[k].value)) BAD(KYU_ERR_NOT_FINITE, "%s is %g (must be finite)", range[k].name, (double)range[k].value);
+        if (!(range[k].value >= range[k].lo && range[k].value <= range[k].hi))
+            BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %g (allowed: [%g, %g])", range[k].name, (double)range[k].value,
+                (double)range[k].lo, (double)range[k].hi);
+    }
+    if (!(d->contact_margin >= d->linear_slop))
+        BAD(KYU_ERR_INVALID_ARGUMENT, "contact_margin = %g is below linear_slop = %g (a kept pair must reach the slop)",
+            (double)d->contact_margin, (double)d->linear_slop);
+    const struct {
+        const char *name;
+        int value, lo, hi;
+    } counts[] = {
+        {"max_steps_per_update", d->max_steps_per_update, 1, 1 << 20},
+        {"solver_iterations", d->solver_iterations, 0, 1000},
+        {"max_events_per_step", d->max_events_per_step, 0, INT32_MAX},
+        {"body_capacity", d->body_capacity, 0, 1 << 30},
+        {"max_bodies", d->max_bodies, 1, 1 << 30},
+        {"max_colliders", d->max_colliders, 1, 1 << 30},
+        {"pair_capacity_per_body", d->pair_capacity_per_body, 1, 1 << 20},
+        {"contact_capacity_per_body", d->contact_capacity_per_body, 1, 1 << 20},
+        {"worker_count", d->worker_count, 1, 256},
+    };
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+        if (counts[k].value < counts[k].lo || counts[k].value > counts[k].hi)
+            BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %d (allowed: [%d, %d])", counts[k].name, counts[k].value, counts[k].lo,
+                counts[k].hi);
+    if (!d->enqueue_task != !d->finish_task)
+        BAD(KYU_ERR_INVALID_ARGUMENT, "enqueue_task and finish_task must be set together (one is NULL)");
+#undef BAD
     return KYU_OK;
 }
 
@@ -60,17 +95,17 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     if (!out) return KYU_ERR_NULL;
     *out = NULL;
     if (!def) return KYU_ERR_NULL;
-    kyu_status st = kyu_world_def_check(def);
+    kyu_status st = kyu_world_def_check(def, NULL, 0);
     if (st != KYU_OK) return st;
-    kyu_world *w = calloc(1, sizeof *w);
+    kyu_world *w = kyu_calloc(1, sizeof *w);
     if (!w) return KYU_ERR_OUT_OF_MEMORY;
     w->def = *def;
     w->free_island = -1;
     do w->id = atomic_fetch_add(&next_world_id, 1u);
     while (w->id == 0); // 0 is the world of the null handle
     int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
-    w->worker_scratch = calloc((size_t)def->worker_count, sizeof *w->worker_scratch);
-    w->worker_scratch_cap = calloc((size_t)def->worker_count, sizeof *w->worker_scratch_cap);
+    w->worker_scratch = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch);
+    w->worker_scratch_cap = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch_cap);
     if (!w->worker_scratch || !w->worker_scratch_cap || kyu_bodies_reserve(w, cap > 0 ? cap : 1) ||
         kyu_pool_create(w)) {
         kyu_world_destroy(w);
@@ -87,23 +122,23 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
     for (int i = 0; i < w->collider_high; i++) {
-        free(w->colliders[i].hull_points);
+        kyu_free(w->colliders[i].hull_points);
         kyu_mesh_destroy(w->colliders[i].mesh);
     }
-    free(w->colliders); free(w->free_colliders);
-    free(w->active); free(w->t_body); free(w->accel); free(w->version); free(w->box); free(w->adj_start); free(w->adj); free(w->adj_hit); free(w->late_hit);
-    free(w->late_head); free(w->late_partner); free(w->late_next);
-    free(w->pair_a); free(w->pair_b); free(w->limit_t); free(w->later.ev); free(w->now.ev);
-    for (int c = 0; c < w->event_chunk_cap; c++) free(w->event_chunks[c].ev);
-    free(w->event_chunks);
+    kyu_free(w->colliders); kyu_free(w->free_colliders);
+    kyu_free(w->active); kyu_free(w->t_body); kyu_free(w->accel); kyu_free(w->version); kyu_free(w->box); kyu_free(w->adj_start); kyu_free(w->adj); kyu_free(w->adj_hit); kyu_free(w->late_hit);
+    kyu_free(w->late_head); kyu_free(w->late_partner); kyu_free(w->late_next);
+    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
+    for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
+    kyu_free(w->event_chunks);
     kyu_islands_free(w);
-    free(w->contacts); free(w->contacts_new); free(w->cf_offset); free(w->cf_count);
-    free(w->slab); free(w->solve_order);
+    kyu_free(w->contacts); kyu_free(w->contacts_new); kyu_free(w->cf_offset); kyu_free(w->cf_count);
+    kyu_free(w->slab); kyu_free(w->solve_order);
     if (w->worker_scratch)
-        for (int i = 0; i < w->def.worker_count; i++) free(w->worker_scratch[i]);
-    free(w->worker_scratch); free(w->worker_scratch_cap);
-    free(w->begin_events); free(w->end_events); free(w->pending_end); free(w->impact_events);
-    free(w);
+        for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->worker_scratch[i]);
+    kyu_free(w->worker_scratch); kyu_free(w->worker_scratch_cap);
+    kyu_free(w->begin_events); kyu_free(w->end_events); kyu_free(w->impact_events);
+    kyu_free(w);
 }
 
 // The awake bodies, in slot order: every stage below works on these only.
@@ -175,7 +210,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     memset(&w->stats, 0, sizeof w->stats);
     double t0 = now_ms();
     int fail = kyu_events_begin_step(w);
-    if (!fail) fail = kyu_bodies_drop_removed_contacts(w); // removed bodies leave the cache (end events)
+    if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)
     if (!fail) fail = kyu_islands_wake_touched(w); // 8. what awake bodies will touch wakes up
     if (!fail) fail = kyu_islands_flush_woken(w);
     collect_active(w);
@@ -191,7 +226,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_broadphase_build(w); // 3. candidate pairs
     double t3 = now_ms();
     if (!fail) fail = kyu_impacts_resolve(w); // 4-6. exact impacts in time order, response
-    kyu_colliders_advance(w);
+    if (!fail) kyu_colliders_advance(w);
     if (w->active_count != awake_at_start) sort_active(w);  // islands woken mid-step joined
     double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
@@ -207,34 +242,55 @@ kyu_status kyu_world_step(kyu_world *w) {
     st->ms_total = (float)(t6 - t0);
     w->locked = 0;
     kyu_query_invalidate(w);
-    if (fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "during the step (state may be partly stepped)");
+    if (fail == KYU_FAIL_PAIRS)
+        return kyu_fail(w, KYU_ERR_CAPACITY,
+                        "the broadphase found over %d candidate pairs (pair_capacity_per_body = %d for %d awake "
+                        "bodies): bodies are packed inside each other; the step stopped before its impacts",
+                        w->grid.pair_budget, w->def.pair_capacity_per_body, w->active_count);
+    if (fail == KYU_FAIL_CONTACTS)
+        return kyu_fail(w, KYU_ERR_CAPACITY,
+                        "over %lld contacts to keep (contact_capacity_per_body = %d for %d awake bodies); "
+                        "the step stopped after its impacts",
+                        (long long)w->def.contact_capacity_per_body * w->active_count + 4096,
+                        w->def.contact_capacity_per_body, w->active_count);
+    if (fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "during the step (it stopped part way: see kyu_world_step)");
     return KYU_OK;
+}
+
+// The fraction of a step left in the accumulator, below 1.
+float kyu_alpha_of(double accumulator, float dt) {
+    float a = (float)(accumulator / dt);
+    return a < 1.0f ? a : 0.99999994f;
 }
 
 kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
     if (steps_run) *steps_run = 0;
     if (!w) return KYU_ERR_NULL;
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_update during a step");
     if (!isfinite(frame_seconds))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "frame_seconds must be finite");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "frame_seconds is %g (must be finite)", (double)frame_seconds);
     if (!(frame_seconds >= 0.0f && frame_seconds <= 1e6f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "frame_seconds %g (must be finite, >= 0)", (double)frame_seconds);
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "frame_seconds = %g (allowed: [0, 1e6])", (double)frame_seconds);
     double dt = w->def.fixed_dt;
     w->accumulator += frame_seconds;
-    int n = (int)(w->accumulator / dt);
-    if (n > w->def.max_steps_per_update) {
-        n = w->def.max_steps_per_update;
-        w->accumulator = n * dt; // drop the time beyond the cap: no spiral of death
-    }
+    // The step count in double, capped before it becomes an int: a long frame with a short step
+    // would overflow one (1e6 s / 1e-6 s), and the time beyond the cap is dropped (no spiral).
+    int n = w->def.max_steps_per_update;
+    if (w->accumulator < n * dt) n = (int)(w->accumulator / dt);
+    else w->accumulator = n * dt;
     for (int i = 0; i < n; i++) {
         if (i == n - 1) memcpy(w->bodies.prev, w->bodies.pos, (size_t)w->bodies.high * sizeof *w->bodies.prev);
         kyu_status st = kyu_world_step(w);
-        if (st != KYU_OK) return st;
+        if (st != KYU_OK) {
+            w->accumulator = 0.0; // the failed step's time is not owed again
+            w->alpha = 0.0f;
+            return st;
+        }
         w->accumulator -= dt;
         if (steps_run) (*steps_run)++;
     }
     if (w->accumulator < 0.0) w->accumulator = 0.0;
-    w->alpha = (float)(w->accumulator / dt);
-    if (w->alpha >= 1.0f) w->alpha = 0.99999994f;
+    w->alpha = kyu_alpha_of(w->accumulator, w->def.fixed_dt);
     return KYU_OK;
 }
 
@@ -243,10 +299,9 @@ float kyu_world_alpha(const kyu_world *w) { return w ? w->alpha : 0.0f; }
 kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     if (!w) return KYU_ERR_NULL;
     if (!kyu_bounded3(g, KYU_MAX_COORD)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
-    if (glms_vec3_eqv(g, w->def.gravity) == false) // everything at rest may now slide: wake it all
-        for (int i = 0; i < w->bodies.high; i++)
-            if (w->bodies.alive[i] && kyu_wake_body(w, (uint32_t)i))
-                return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the sleeping bodies");
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_set_gravity during a step");
+    if (glms_vec3_eqv(g, w->def.gravity) == false && kyu_islands_wake_all(w)) // all that rests may now slide
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the sleeping bodies");
     w->def.gravity = g;
     return KYU_OK;
 }

@@ -152,6 +152,8 @@ static kyu_world *still_world(void) {
     kyu_world_def wd = kyu_world_def_default();
     wd.gravity = v3(0, 0, 0);
     wd.enable_sleep = false;
+    wd.pair_capacity_per_body = 1024; // the crowded cell holds 180,000 pairs on purpose,
+    wd.contact_capacity_per_body = 1024; // and as many contacts
     kyu_world *w = NULL;
     return kyu_world_create(&wd, &w) == KYU_OK ? w : NULL;
 }

@@ -8,6 +8,7 @@
 
 #include "dmath.h"
 #include "kyu/geometry.h"
+#include "../core.h"
 
 static dv3 hx_add(dv3 a, dv3 b) { return (dv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
 static dv3 hx_scale(dv3 a, double s) { return (dv3){a.x * s, a.y * s, a.z * s}; }
@@ -38,7 +39,7 @@ static double tri_dist(const builder *b, int t, dv3 q) { return ddot(b->t[t].n, 
 static int new_tri(builder *b, int v0, int v1, int v2, int fallback) {
     if (b->nt == b->cap) {
         int cap = b->cap * 2;
-        tri *t = realloc(b->t, (size_t)cap * sizeof *t);
+        tri *t = kyu_realloc(b->t, (size_t)cap * sizeof *t);
         if (!t) return -1;
         b->t = t, b->cap = cap;
     }
@@ -190,7 +191,7 @@ int kyu_hull_build(const vec3s *points, int count, kyu_hull_data *out) {
     if (!out) return KYU_HULL_TOO_FEW;
     memset(out, 0, sizeof *out);
     if (!points || count < 4) return KYU_HULL_TOO_FEW;
-    dv3 *p = malloc((size_t)count * sizeof *p);
+    dv3 *p = kyu_malloc((size_t)count * sizeof *p);
     if (!p) return KYU_HULL_NO_MEMORY;
     dv3 lo = dv(points[0]), hi = lo;
     double maxabs = 0.0;
@@ -203,7 +204,7 @@ int kyu_hull_build(const vec3s *points, int count, kyu_hull_data *out) {
     // The tolerance: 1e-6 of the size, plus the float rounding of coordinates far from the origin.
     double eps = 1e-6 * hx_len(dsub(hi, lo)) + 4e-7 * maxabs;
     int rc = build(p, count, eps, out);
-    free(p);
+    kyu_free(p);
     if (rc != KYU_HULL_OK) kyu_hull_free(out);
     return rc;
 }
@@ -249,7 +250,7 @@ static int finish(builder *b, kyu_hull_data *out);
 
 static int build(const dv3 *p, int count, double eps, kyu_hull_data *out) {
     builder b = {p, NULL, 0, 64, eps};
-    b.t = malloc((size_t)b.cap * sizeof *b.t);
+    b.t = kyu_malloc((size_t)b.cap * sizeof *b.t);
     int *stack = NULL, *horizon = NULL;
     int rc = KYU_HULL_NO_MEMORY;
     if (!b.t) goto done;
@@ -271,9 +272,9 @@ static int build(const dv3 *p, int count, double eps, kyu_hull_data *out) {
     for (int i = 0; i < count; i++) {
         if (i == idx[0] || i == idx[1] || i == idx[2] || i == idx[3]) continue;
         // Room: a stack of up to nt triangles, a horizon of up to 3 nt edges.
-        free(stack), free(horizon);
-        stack = malloc((size_t)(2 * b.nt + 2) * sizeof *stack);
-        horizon = malloc((size_t)(9 * b.nt + 3) * sizeof *horizon);
+        kyu_free(stack), kyu_free(horizon);
+        stack = kyu_malloc((size_t)(2 * b.nt + 2) * sizeof *stack);
+        horizon = kyu_malloc((size_t)(9 * b.nt + 3) * sizeof *horizon);
         rc = KYU_HULL_NO_MEMORY;
         if (!stack || !horizon) goto done;
         rc = add_point(&b, i, stack, horizon, 3 * b.nt + 1);
@@ -281,13 +282,13 @@ static int build(const dv3 *p, int count, double eps, kyu_hull_data *out) {
     }
     rc = finish(&b, out);
 done:
-    free(stack), free(horizon), free(b.t);
+    kyu_free(stack), kyu_free(horizon), kyu_free(b.t);
     return rc;
 }
 
 static int finish(builder *b, kyu_hull_data *out) {
     int nt = b->nt, rc = KYU_HULL_NO_MEMORY;
-    int *parent = malloc((size_t)nt * sizeof *parent);
+    int *parent = kyu_malloc((size_t)nt * sizeof *parent);
     int *next = NULL, *degree = NULL, *remap = NULL, *loops = NULL, *loop_start = NULL, *group_face = NULL;
     dedge *de = NULL;
     if (!parent) goto done;
@@ -295,10 +296,10 @@ static int finish(builder *b, kyu_hull_data *out) {
     // Merge coplanar triangles by growing regions from the largest ones: a neighbour joins when
     // its corners lie within eps of the seed's plane. Measuring against the seed (not against the
     // neighbour it touches) keeps a gently curved cloud from chaining into one bent "face".
-    by_area *order = malloc((size_t)nt * sizeof *order);
-    int *stack = malloc((size_t)nt * sizeof *stack);
+    by_area *order = kyu_malloc((size_t)nt * sizeof *order);
+    int *stack = kyu_malloc((size_t)nt * sizeof *stack);
     if (!order || !stack) {
-        free(order), free(stack);
+        kyu_free(order), kyu_free(stack);
         goto done;
     }
     int no = 0;
@@ -324,19 +325,19 @@ static int finish(builder *b, kyu_hull_data *out) {
         if (parent[order[o].t] < 0) grow_face(b, parent, stack, order[o].t);
     for (int t = 0; t < nt; t++)
         if (parent[t] < 0) parent[t] = t;
-    free(order), free(stack);
+    kyu_free(order), kyu_free(stack);
     // Boundary of each group: directed edges whose other side is another group.
     int np = 0;
     for (int t = 0; t < nt; t++)
         for (int k = 0; k < 3; k++)
             if (b->t[t].alive) np = b->t[t].v[k] > np ? b->t[t].v[k] : np;
     np++;
-    next = malloc((size_t)np * sizeof *next);
-    degree = calloc((size_t)np, sizeof *degree);
-    remap = malloc((size_t)np * sizeof *remap);
-    loops = malloc((size_t)(3 * nt + 1) * sizeof *loops);
-    loop_start = malloc((size_t)(nt + 1) * sizeof *loop_start);
-    group_face = malloc((size_t)nt * sizeof *group_face);
+    next = kyu_malloc((size_t)np * sizeof *next);
+    degree = kyu_calloc((size_t)np, sizeof *degree);
+    remap = kyu_malloc((size_t)np * sizeof *remap);
+    loops = kyu_malloc((size_t)(3 * nt + 1) * sizeof *loops);
+    loop_start = kyu_malloc((size_t)(nt + 1) * sizeof *loop_start);
+    group_face = kyu_malloc((size_t)nt * sizeof *group_face);
     if (!next || !degree || !remap || !loops || !loop_start || !group_face) goto done;
     rc = KYU_HULL_FAILED;
     int nf = 0, nl = 0;
@@ -385,11 +386,11 @@ static int finish(builder *b, kyu_hull_data *out) {
     for (int v = 0; v < np; v++) remap[v] = remap[v] ? nv++ : -1;
     int nfv = 0;
     for (int i = 0; i < nl; i++) nfv += remap[loops[i]] >= 0;
-    out->vertices = malloc((size_t)nv * sizeof *out->vertices);
-    out->faces = malloc((size_t)nf * sizeof *out->faces);
-    out->face_vertices = malloc((size_t)nfv * sizeof *out->face_vertices);
-    de = malloc((size_t)nfv * sizeof *de);
-    out->edges = malloc((size_t)(nfv / 2 + 1) * sizeof *out->edges);
+    out->vertices = kyu_malloc((size_t)nv * sizeof *out->vertices);
+    out->faces = kyu_malloc((size_t)nf * sizeof *out->faces);
+    out->face_vertices = kyu_malloc((size_t)nfv * sizeof *out->face_vertices);
+    de = kyu_malloc((size_t)nfv * sizeof *de);
+    out->edges = kyu_malloc((size_t)(nfv / 2 + 1) * sizeof *out->edges);
     rc = KYU_HULL_NO_MEMORY;
     if (!out->vertices || !out->faces || !out->face_vertices || !de || !out->edges) goto done;
     rc = KYU_HULL_FAILED;
@@ -457,14 +458,14 @@ static int finish(builder *b, kyu_hull_data *out) {
     if (nv - ne + nf != 2) goto done;
     rc = KYU_HULL_OK;
 done:
-    free(parent), free(next), free(degree), free(remap), free(loops), free(loop_start), free(group_face),
-        free(de);
+    kyu_free(parent), kyu_free(next), kyu_free(degree), kyu_free(remap), kyu_free(loops), kyu_free(loop_start), kyu_free(group_face),
+        kyu_free(de);
     return rc;
 }
 
 void kyu_hull_free(kyu_hull_data *hull) {
     if (!hull) return;
-    free(hull->vertices), free(hull->faces), free(hull->face_vertices), free(hull->edges);
+    kyu_free(hull->vertices), kyu_free(hull->faces), kyu_free(hull->face_vertices), kyu_free(hull->edges);
     memset(hull, 0, sizeof *hull);
 }
 

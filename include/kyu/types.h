@@ -8,6 +8,7 @@
 #define KYU_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cglm/struct.h>
@@ -36,7 +37,8 @@ typedef enum kyu_status {
     KYU_ERR_DAMPING,         ///< damping < 0
     KYU_ERR_STALE_HANDLE,    ///< the body or collider was removed (or the handle was never valid)
     KYU_ERR_FOREIGN_HANDLE,  ///< the handle belongs to another world
-    KYU_ERR_CAPACITY,        ///< the world's `max_bodies` or `max_colliders` is reached
+    KYU_ERR_CAPACITY,        ///< a capacity is reached: `max_bodies`, `max_colliders`, or a step's
+                             ///< pairs or contacts (`pair_capacity_per_body`, `contact_capacity_per_body`)
     KYU_ERR_OUT_OF_MEMORY,   ///< an allocation failed; the world is unchanged
     KYU_ERR_INVALID_DEF,     ///< a def struct was not made by its `..._default()` function
     KYU_ERR_INVALID_ARGUMENT,///< any other out-of-range argument (the last error says which)
@@ -80,10 +82,23 @@ typedef void *kyu_enqueue_task_fn(kyu_task_fn *task, int item_count, int min_ran
 /// Waits until the task returned by the enqueue callback has finished.
 typedef void kyu_finish_task_fn(void *user_task, void *user_context);
 
+/// Memory hooks (kyu_set_allocator): every allocation the engine makes goes through these.
+/// They have the semantics of C's malloc, realloc and free, except that kyu never asks for 0 bytes,
+/// never reallocates NULL and never frees NULL. A NULL result is a failure, which the calling
+/// function reports as KYU_ERR_OUT_OF_MEMORY.
+typedef struct kyu_allocator {
+    void *(*allocate)(size_t size, void *user);
+    void *(*reallocate)(void *ptr, size_t size, void *user);
+    void (*deallocate)(void *ptr, void *user);
+    void *user; ///< passed to each hook
+} kyu_allocator;
+
 /// World settings. Get one from `kyu_world_def_default()`, edit, pass to `kyu_world_create`.
 typedef struct kyu_world_def {
     vec3s gravity;                 ///< m/s^2, default (0, -9.81, 0)
-    float fixed_dt;                ///< s, the length of one step, default 1/60
+    float fixed_dt;                ///< s, the length of one step, in [1e-6, 1], default 1/60. Bounded so
+                                   ///< that a step moves something (below 1e-6 s float positions stop
+                                   ///< changing) and gravity's parabola over one step stays exact
     int max_steps_per_update;      ///< cap of steps one `kyu_world_update` may run, default 8
     float restitution_threshold;   ///< m/s: impacts slower than this are inelastic (e = 0), default 0.25
     int solver_iterations;         ///< velocity and position iterations over contacts, default 8
@@ -92,6 +107,10 @@ typedef struct kyu_world_def {
     int max_events_per_step;       ///< cap on impacts resolved in one step; 0 = 16 * bodies + 1024
     int body_capacity;             ///< bodies to allocate room for up front, default 1024
     int max_bodies;                ///< hard cap on live bodies, default 1 << 24
+    int pair_capacity_per_body;    ///< candidate pairs a step may hold, per awake body (plus 4096),
+                                   ///< default 64: a step that finds more fails with KYU_ERR_CAPACITY
+                                   ///< before it allocates them (bodies piled inside each other)
+    int contact_capacity_per_body; ///< kept contacts, per awake body (plus 4096), default 32
     int max_colliders;             ///< hard cap on live colliders, default 1 << 20
     float cell_size;               ///< m: grid cell of the broadphase and the query grid; 0 = chosen
                                    ///< from the radii (each grid picks its own), default 0

@@ -16,14 +16,25 @@ extern "C" {
 
 typedef struct kyu_world kyu_world;
 
+/// Routes every allocation of the engine through `allocator` (NULL restores the C library's
+/// malloc, realloc and free). Process-wide: set it before creating any world, and not while any
+/// world or hull from the old allocator is alive (their memory would be freed by the new hooks).
+/// KYU_ERR_NULL when one of the three functions is NULL.
+kyu_status kyu_set_allocator(const kyu_allocator *allocator);
+
 /// A short sentence for a status code (never NULL, also for unknown codes).
 const char *kyu_status_string(kyu_status status);
 
 /// The world settings with every default filled in. The only place defaults live.
 kyu_world_def kyu_world_def_default(void);
 
-/// Creates a world. `*out` is set to NULL on failure.
+/// Creates a world. `*out` is set to NULL on failure; `kyu_world_def_check` says why a def was refused.
 kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out);
+
+/// The checks of kyu_world_create: KYU_OK, or the code of the first problem with a sentence naming
+/// the field and its value in `message` (up to `capacity` bytes with the terminating zero; message
+/// may be NULL). There is no world yet to ask for kyu_world_last_error.
+kyu_status kyu_world_def_check(const kyu_world_def *def, char *message, size_t capacity);
 
 /// Destroys a world and everything in it. NULL is allowed and does nothing.
 void kyu_world_destroy(kyu_world *world);

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// The world's invariants, checked from scratch (Box2D's validators): for tests, and after every stage
+// of a step in builds with KYU_VALIDATE. Each check says what it found in the message.
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct checker {
+    char *msg;
+    size_t cap;
+    int bad;
+} checker;
+
+static int fail_at(checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_at(checker *c, const char *fmt, ...) {
+    if (!c->bad && c->msg && c->cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->msg, c->cap, fmt, ap);
+        va_end(ap);
+    }
+    c->bad = 1;
+    return 1;
+}
+
+static int check_bodies(const kyu_world *w, checker *c) {
+    const body_store *b = &w->bodies;
+    int live = 0;
+    for (int i = 0; i < b->high; i++) {
+        if (!b->alive[i]) continue;
+        live++;
+        if (b->generation[i] == 0) return fail_at(c, "body %d: live with generation 0", i);
+        if (!kyu_finite3(b->pos[i]) || !kyu_finite3(b->vel[i]) || !kyu_finite3(b->prev[i]))
+            return fail_at(c, "body %d: position or velocity not finite", i);
+        if (!(b->radius[i] > 0.0f) || !(b->mass[i] > 0.0f) || b->inv_mass[i] != 1.0f / b->mass[i])
+            return fail_at(c, "body %d: radius %g, mass %g, inverse mass %g", i, (double)b->radius[i],
+                           (double)b->mass[i], (double)b->inv_mass[i]);
+        if (b->awake[i] > 1) return fail_at(c, "body %d: awake flag %u", i, b->awake[i]);
+        if (!b->awake[i]) {
+            if (b->vel[i].x != 0.0f || b->vel[i].y != 0.0f || b->vel[i].z != 0.0f)
+                return fail_at(c, "body %d: asleep with a velocity", i);
+            if (b->island[i] >= (uint32_t)w->island_high) return fail_at(c, "body %d: asleep in no island", i);
+            const sleep_island *isl = &w->islands[b->island[i]];
+            int found = 0;
+            for (int k = 0; k < isl->body_count && !found; k++) found = isl->bodies[k] == (uint32_t)i;
+            if (!found) return fail_at(c, "body %d: not listed by its island %u", i, b->island[i]);
+        }
+    }
+    if (live != b->count) return fail_at(c, "%d live bodies, count says %d", live, b->count);
+    if (b->free_count != b->high - b->count) return fail_at(c, "%d free slots for %d dead", b->free_count, b->high - b->count);
+    for (int k = 0; k < b->free_count; k++)
+        if (b->free_slots[k] < 0 || b->free_slots[k] >= b->high || b->alive[b->free_slots[k]])
+            return fail_at(c, "free slot %d is %d", k, b->free_slots[k]);
+    return 0;
+}
+
+static int check_colliders(const kyu_world *w, checker *c) {
+    int live = 0;
+    for (int i = 0; i < w->collider_high; i++) {
+        const collider *col = &w->colliders[i];
+        if (!col->alive) continue;
+        live++;
+        if (col->generation == 0) return fail_at(c, "collider %d: live with generation 0", i);
+        if ((col->type == KYU_SHAPE_MESH) != (col->mesh != NULL) || (col->type == KYU_SHAPE_HULL) != (col->hull_points != NULL))
+            return fail_at(c, "collider %d: shape data does not match its type", i);
+    }
+    if (live != w->collider_count) return fail_at(c, "%d live colliders, count says %d", live, w->collider_count);
+    if (w->free_collider_count != w->collider_high - w->collider_count) return fail_at(c, "collider free list length");
+    return 0;
+}
+
+// A contact list: sorted by key when `sorted`, every side live (or removed since the last step,
+// when `pending`), first bodies awake or, for an island, both sides in it.
+static int check_contacts(const kyu_world *w, checker *c, const contact *cs, int n, int sorted, int pending,
+                          int island, const char *what) {
+    const body_store *b = &w->bodies;
+    for (int i = 0; i < n; i++) {
+        const contact *t = &cs[i];
+        if (t->a & KYU_COLLIDER_BIT) return fail_at(c, "%s %d: a collider as the first side", what, i);
+        if (!(t->b & KYU_COLLIDER_BIT) && t->b <= t->a) return fail_at(c, "%s %d: pair out of order", what, i);
+        if (sorted && i > 0 && !(cs[i - 1].a < t->a || (cs[i - 1].a == t->a && cs[i - 1].b < t->b)))
+            return fail_at(c, "%s %d: list out of key order", what, i);
+        if (!kyu_contact_live(w, t)) {
+            if (pending) continue;
+            return fail_at(c, "%s %d: names a removed body or collider (%u, %u)", what, i, t->a, t->b);
+        }
+        if (!kyu_finite3(t->normal) || !isfinite(t->jn) || !kyu_finite3(t->jt))
+            return fail_at(c, "%s %d: a number that is not finite", what, i);
+        if (island < 0 && !b->awake[t->a]) return fail_at(c, "%s %d: its first body sleeps", what, i);
+        if (island >= 0) {
+            int out = b->awake[t->a] || b->island[t->a] != (uint32_t)island;
+            if (!(t->b & KYU_COLLIDER_BIT)) out |= b->awake[t->b] || b->island[t->b] != (uint32_t)island;
+            if (out) return fail_at(c, "%s %d: names a body outside island %d", what, i, island);
+        }
+    }
+    return 0;
+}
+
+static int check_islands(const kyu_world *w, checker *c) {
+    const body_store *b = &w->bodies;
+    int asleep = 0;
+    for (int id = 0; id < w->island_high; id++) {
+        const sleep_island *isl = &w->islands[id];
+        if (isl->body_count == 0) continue;
+        uint32_t b0 = isl->bodies[0];
+        if (!b->alive[b0] || b->awake[b0] || b->island[b0] != (uint32_t)id) continue; // a freed record
+        for (int k = 0; k < isl->body_count; k++) {
+            uint32_t j = isl->bodies[k];
+            if (j >= (uint32_t)b->high || !b->alive[j] || b->awake[j] || b->island[j] != (uint32_t)id)
+                return fail_at(c, "island %d: body %u is not one of its sleepers", id, j);
+        }
+        asleep += isl->body_count;
+        char what[32];
+        snprintf(what, sizeof what, "island %d contact", id);
+        if (check_contacts(w, c, isl->contacts, isl->contact_count, 1, 0, id, what)) return 1;
+    }
+    if (asleep != kyu_islands_body_count_asleep(w))
+        return fail_at(c, "islands hold %d sleepers, %d bodies sleep", asleep, kyu_islands_body_count_asleep(w));
+    return 0;
+}
+
+int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity) {
+    checker c = {msg, capacity, 0};
+    if (msg && capacity) msg[0] = '\0';
+    if (check_bodies(w, &c) || check_colliders(w, &c)) return -1;
+    int pending = w->removed > 0;
+    if (check_contacts(w, &c, w->contacts, w->contact_count, 1, pending, -1, "contact") ||
+        check_contacts(w, &c, w->woken, w->woken_count, 0, pending, -1, "woken contact"))
+        return -1;
+    if (check_islands(w, &c)) return -1;
+    return 0;
+}
