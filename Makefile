@@ -2,6 +2,7 @@
 # kyu: make | make run | make test | make samples | make bench | make install PREFIX=/usr/local
 #   SANITIZE=1  build everything with AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/)
 #   SANITIZE=thread  ThreadSanitizer (in build-tsan/)
+#   SANITIZE=strict  with CC=clang: ASan + UBSan + float-cast-overflow + implicit-conversion (build-strict/)
 #   CC=clang    any C11 compiler
 
 CC      ?= cc
@@ -21,6 +22,12 @@ ifeq ($(SANITIZE),1)
 BUILD   := build-san
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDSAN   := -fsanitize=address,undefined
+else ifeq ($(SANITIZE),strict)
+# clang only: UBSan's checks of float-to-int overflow and of implicit conversions that change a value
+BUILD   := build-strict
+STRICT  := -fsanitize=address,undefined,float-cast-overflow,implicit-conversion
+OPT     := -O1 -g -fno-omit-frame-pointer $(STRICT) -fno-sanitize-recover=all
+LDSAN   := $(STRICT)
 else ifeq ($(SANITIZE),thread)
 BUILD   := build-tsan
 OPT     := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
@@ -104,4 +111,4 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' kyu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kyu.pc
 
 clean:
-	rm -rf build build-san build-tsan build-clang build-dev tools/bench
+	rm -rf build build-san build-tsan build-strict build-clang build-dev tools/bench

@@ -100,15 +100,46 @@ kyu_body_def kyu_body_def_default(void) {
     return d;
 }
 
+// Float resolves a position to 2^-24 of its size, so a contact can be found to within a fraction of
+// a radius only while the body's distance from the origin and its travel in one step stay within
+// KYU_REACH radii (measured: balls against a 2 cm box and a 2-triangle mesh held to 2^22 radii;
+// the limit keeps a factor 4). Beyond it kyu refuses the position or velocity instead of letting
+// the body pass through walls.
+static float abs_max(vec3s v) { return kyu_maxf(fabsf(v.x), kyu_maxf(fabsf(v.y), fabsf(v.z))); }
+
+static kyu_status check_position(kyu_world *w, vec3s p, float r) {
+    if (!kyu_bounded3(p, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "position (%g, %g, %g) must be finite, each |x| <= 1e9", (double)p.x,
+                        (double)p.y, (double)p.z);
+    if (abs_max(p) > KYU_REACH * r)
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "position %g m from the origin is over 2^20 radii (radius %g m): float positions there are "
+                        "%g m apart, too coarse to resolve the body's contacts (keep the scene near the origin)",
+                        (double)abs_max(p), (double)r, (double)(abs_max(p) * 0x1p-24f));
+    return KYU_OK;
+}
+
+static kyu_status check_velocity(kyu_world *w, vec3s v, float r, const char *what) {
+    if (!kyu_bounded3(v, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s (%g, %g, %g) must be finite, each |v| <= 1e9", what, (double)v.x,
+                        (double)v.y, (double)v.z);
+    float travel = glms_vec3_norm(v) * w->def.fixed_dt;
+    if (travel > KYU_REACH * r)
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "%s: speed %g m/s carries the body %g m in one step, over 2^20 radii (radius %g m): its "
+                        "contacts cannot be resolved in float (use a smaller fixed_dt)",
+                        what, (double)glms_vec3_norm(v), (double)travel, (double)r);
+    return KYU_OK;
+}
+
 kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE)
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_body_def_default()");
-    if (!kyu_bounded3(d->position, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "body position must be finite, |x| <= 1e9");
-    if (!kyu_bounded3(d->velocity, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "body velocity must be finite, |v| <= 1e9");
     if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
         return kyu_fail(w, KYU_ERR_RADIUS, "radius %g (allowed: (0, 1e6])", (double)d->radius);
+    kyu_status st = check_position(w, d->position, d->radius);
+    if (st == KYU_OK) st = check_velocity(w, d->velocity, d->radius, "velocity");
+    if (st != KYU_OK) return st;
     if (!(d->mass >= KYU_MIN_MASS && d->mass <= KYU_MAX_MASS))
         return kyu_fail(w, KYU_ERR_MASS, "mass %g (allowed: [1e-20, 1e20])", (double)d->mass);
     if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
@@ -201,8 +232,8 @@ kyu_status kyu_body_get_position(const kyu_world *w, kyu_body_id id, vec3s *out)
 kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_position during a step");
-    if (!kyu_bounded3(p, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "position must be finite, |x| <= 1e9");
+    kyu_status st = check_position(w, p, w->bodies.radius[slot]);
+    if (st != KYU_OK) return st;
     if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.pos[slot] = p;
     w->bodies.prev[slot] = p;
@@ -220,8 +251,8 @@ kyu_status kyu_body_get_velocity(const kyu_world *w, kyu_body_id id, vec3s *out)
 kyu_status kyu_body_set_velocity(kyu_world *w, kyu_body_id id, vec3s v) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_velocity during a step");
-    if (!kyu_bounded3(v, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "velocity must be finite, |v| <= 1e9");
+    kyu_status st = check_velocity(w, v, w->bodies.radius[slot], "velocity");
+    if (st != KYU_OK) return st;
     if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.vel[slot] = v;
     return KYU_OK;
@@ -232,8 +263,8 @@ kyu_status kyu_body_apply_impulse(kyu_world *w, kyu_body_id id, vec3s impulse) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_impulse during a step");
     if (!kyu_finite3(impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse must be finite");
     vec3s v = glms_vec3_add(w->bodies.vel[slot], glms_vec3_scale(impulse, w->bodies.inv_mass[slot]));
-    if (!kyu_bounded3(v, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "the impulse would make |v| > 1e9");
+    kyu_status st = check_velocity(w, v, w->bodies.radius[slot], "the impulse gives a velocity");
+    if (st != KYU_OK) return st;
     if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.vel[slot] = v;
     return KYU_OK;

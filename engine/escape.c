@@ -148,8 +148,8 @@ static void slab_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = x->w;
     for (int k = begin; k < end; k++) {
         uint32_t i = w->active[k];
-        int slab = (int)((w->bodies.pos[i].raw[x->axis] - x->base) * x->scale);
-        w->slab[i] = (uint8_t)(slab < 0 ? 0 : slab >= KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : slab);
+        float f = (w->bodies.pos[i].raw[x->axis] - x->base) * x->scale; // clamped before the conversion
+        w->slab[i] = (uint8_t)(!(f >= 0.0f) ? 0 : f >= (float)KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : (int)f);
     }
 }
 

@@ -14,6 +14,7 @@
 #define KYU_DEF_COOKIE 0x6b797531u // "kyu1"
 #define KYU_MAX_COORD 1.0e9f       // |position| and |velocity| limit: keeps every product finite
 #define KYU_MAX_RADIUS 1.0e6f
+#define KYU_REACH 1048576.0f // 2^20 radii: how far from the origin, and how far in a step, a body may be (body.c)
 #define KYU_MIN_MASS 1.0e-20f
 #define KYU_MAX_MASS 1.0e20f
 #define KYU_MIN_DT 1.0e-6f // s: fixed_dt bounds (world.h says why)
@@ -180,7 +181,7 @@ typedef struct grid_entry {
 // grid needs (a box of at most 0.99 cell spans at most two cells on each axis). tests/test_grid.c.
 static inline int32_t kyu_cell_of(float x, float inv_cell) {
     float c = x * inv_cell;
-    if (c > 1048575.0f) c = 1048575.0f;
+    if (!(c <= 1048575.0f)) c = 1048575.0f; // NaN too: the conversion below is then defined
     if (c < -1048575.0f) c = -1048575.0f;
     return (int32_t)((double)c + 1048576.0) - 1048576;
 }

@@ -32,7 +32,7 @@ static aabb rest_box(const kyu_world *w, uint32_t i) {
 
 static int32_t sg_cell(const kyu_world *w, float x) {
     float c = floorf(x * w->sleep.inv_cell);
-    return (int32_t)(c > 1048575.0f ? 1048575.0f : c < -1048575.0f ? -1048575.0f : c);
+    return (int32_t)(!(c <= 1048575.0f) ? 1048575.0f : c < -1048575.0f ? -1048575.0f : c); // NaN: defined
 }
 
 static uint32_t sg_hash(int32_t x, int32_t y, int32_t z) {
@@ -508,36 +508,91 @@ static int sleeping_root(const kyu_world *w, uint32_t i) {
     return w->uf_parent[i] == i && w->uf_rest[i] >= w->def.sleep_time;
 }
 
+// Whether body i's island (a root of the union-find) falls asleep now.
+static int root_sleeps(const kyu_world *w, uint32_t i) {
+    return w->uf_rest[find(w->uf_parent, i)] >= w->def.sleep_time;
+}
+
 // Whether contact c of a body falling asleep names a body that stays awake (only a non-touching
 // sensor pair can: every other body-body contact links the two into one island).
-static int outside_island(const kyu_world *w, const contact *c) {
-    if ((c->b & KYU_COLLIDER_BIT) || !w->bodies.awake[c->b]) return 0;
+static int leaves_island(const kyu_world *w, const contact *c) {
+    if ((c->b & KYU_COLLIDER_BIT) || root_sleeps(w, c->b)) return 0;
     assert(c->sensor && !c->touching);
     return 1;
 }
 
+// Room in the sleep grid for the entries of `bodies` more sleeping bodies (insertions cannot fail).
+static int sg_reserve(kyu_world *w, int entries, int giants) {
+    sleep_grid *g = &w->sleep;
+    if (RESERVE(g->entries, g->entry_cap, g->count + entries)) return -1;
+    if (RESERVE(g->giants, g->giant_cap, g->giant_count + giants)) return -1;
+    return sg_grow(g, g->cells + entries);
+}
+
+// The islands that fall asleep get their records, counted and sized, with every allocation made
+// before anything changes: -1 leaves every body awake and the cache as it was.
+static int plan_sleep(kyu_world *w, int roots) {
+    int *record = w->uf_record;
+    // The idle half of the contact double buffer holds nothing until the next contact search,
+    // which reserves what it needs: it is given back before the records take their room (the step
+    // where a big pile falls asleep would otherwise be the step of peak memory).
+    SHRINK(w->contacts_new, w->contact_new_cap, 0);
+    if (reserve_exact((void **)&w->islands, &w->island_cap, w->island_high + roots, sizeof *w->islands)) return -1;
+    for (int i = w->island_high; i < w->island_cap; i++) memset(&w->islands[i], 0, sizeof w->islands[i]);
+    int entries = 0, giants = 0;
+    for (int k = 0; k < w->active_count; k++) { // count each island's bodies
+        uint32_t i = w->active[k], r = find(w->uf_parent, i);
+        if (w->uf_rest[r] < w->def.sleep_time) continue;
+        if (record[r] < 0) record[r] = island_new(w); // cannot fail: the room is there
+        w->islands[record[r]].body_count++;
+        int cells = sg_cells_of(w, i);
+        entries += cells, giants += cells == 0;
+    }
+    // An island keeps the contacts of its bodies with each other and with colliders. A contact
+    // with a body outside it (a sensor near a body, not overlapping: it does not link islands) is
+    // dropped, not taken along: an island never names a body it does not hold, so removing a body
+    // only has to wake its own island to find all its contacts.
+    for (int c = 0; c < w->contact_count; c++) {
+        const contact *ct = &w->contacts[c];
+        if (root_sleeps(w, ct->a) && !leaves_island(w, ct)) w->islands[record[find(w->uf_parent, ct->a)]].contact_count++;
+    }
+    int failed = sg_reserve(w, entries, giants);
+    for (int k = 0; k < w->active_count && !failed; k++) {
+        uint32_t i = w->active[k];
+        if (!sleeping_root(w, i)) continue;
+        sleep_island *isl = &w->islands[record[i]];
+        failed = reserve_exact((void **)&isl->bodies, &isl->body_cap, isl->body_count, sizeof *isl->bodies) ||
+                 reserve_exact((void **)&isl->contacts, &isl->contact_cap, isl->contact_count, sizeof *isl->contacts);
+    }
+    if (!failed) return 0;
+    for (int k = 0; k < w->active_count; k++) { // give the records back, unused
+        uint32_t i = w->active[k];
+        if (!sleeping_root(w, i) || record[i] < 0) continue;
+        sleep_island *isl = &w->islands[record[i]];
+        isl->body_count = isl->contact_count = 0;
+        isl->next_free = w->free_island;
+        w->free_island = record[i];
+        record[i] = -1;
+    }
+    return -1;
+}
+
 // After the step: the islands whose bodies all rested long enough go to sleep, taking their
 // contacts along (the cache keeps the rest, still sorted). Each record is counted first and given
-// exactly its room, and the idle half of the contact double buffer is given back before the copies
-// are made: the step where a big pile falls asleep would otherwise be the step of peak memory.
+// exactly its room; nothing changes until all the room is there.
 int kyu_islands_update(kyu_world *w) {
     body_store *s = &w->bodies;
     int sleeping = find_resting_islands(w);
     if (sleeping == 0) return 0;
     size_sleep_grid(w);
-    int *record = w->uf_record;
-    for (int k = 0; k < w->active_count; k++) { // count each island's bodies
-        uint32_t i = w->active[k], r = find(w->uf_parent, i);
-        if (w->uf_rest[r] < w->def.sleep_time) continue;
-        if (record[r] < 0 && (record[r] = island_new(w)) < 0) return -1;
-        w->islands[record[r]].body_count++;
-    }
+    int roots = 0;
+    for (int k = 0; k < w->active_count; k++) roots += sleeping_root(w, w->active[k]);
+    if (plan_sleep(w, roots)) return -1;
+    const int *record = w->uf_record;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
         if (!sleeping_root(w, i)) continue;
-        sleep_island *isl = &w->islands[record[i]];
-        if (reserve_exact((void **)&isl->bodies, &isl->body_cap, isl->body_count, sizeof *isl->bodies)) return -1;
-        isl->body_count = 0;
+        w->islands[record[i]].body_count = w->islands[record[i]].contact_count = 0;
     }
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k], r = find(w->uf_parent, i);
@@ -548,27 +603,9 @@ int kyu_islands_update(kyu_world *w) {
         s->awake[i] = 0;
         s->vel[i] = glms_vec3_zero();
         s->sleep_epoch[i]++;
-        if (sg_insert(w, i)) return -1;
-    }
-    // An island keeps the contacts of its bodies with each other and with colliders. A contact
-    // with a body outside it (a sensor near a body, not overlapping: it does not link islands) is
-    // dropped, not taken along: an island never names a body it does not hold, so removing a body
-    // only has to wake its own island to find all its contacts.
-    for (int c = 0; c < w->contact_count; c++) { // count each island's contacts
-        const contact *ct = &w->contacts[c];
-        if (!s->awake[ct->a] && outside_island(w, ct)) continue;
-        if (!s->awake[ct->a]) w->islands[s->island[ct->a]].contact_count++;
-    }
-    // The idle half of the double buffer holds nothing until the next contact search, which
-    // reserves what it needs: it is given back before the copies below are made.
-    SHRINK(w->contacts_new, w->contact_new_cap, 0);
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        if (!sleeping_root(w, i)) continue;
-        sleep_island *isl = &w->islands[record[i]];
-        if (reserve_exact((void **)&isl->contacts, &isl->contact_cap, isl->contact_count, sizeof *isl->contacts))
-            return -1;
-        isl->contact_count = 0;
+        int inserted = sg_insert(w, i);
+        assert(inserted == 0); // sg_reserve made the room
+        (void)inserted;
     }
     int n = 0;
     for (int c = 0; c < w->contact_count; c++) {
@@ -577,7 +614,7 @@ int kyu_islands_update(kyu_world *w) {
             w->contacts[n++] = *ct;
             continue;
         }
-        if (outside_island(w, ct)) continue;
+        if (leaves_island(w, ct)) continue;
         sleep_island *isl = &w->islands[s->island[ct->a]];
         isl->contacts[isl->contact_count++] = *ct;
     }

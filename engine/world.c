@@ -24,7 +24,7 @@ kyu_world_def kyu_world_def_default(void) {
     d.max_bodies = 1 << 24;
     d.max_colliders = 1 << 20;
     d.cell_size = 0.0f;
-    d.pair_capacity_per_body = 64;
+    d.pair_capacity_per_body = 256;
     d.contact_capacity_per_body = 32;
     d.worker_count = 1;
     d.enable_sleep = true;

@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
     suite_grid();
     suite_narrowphase();
     suite_removal();
+    suite_robustness();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

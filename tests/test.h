@@ -83,5 +83,6 @@ void suite_query(void);
 void suite_draw(void);
 void suite_narrowphase(void);
 void suite_removal(void);
+void suite_robustness(void);
 
 #endif

@@ -108,8 +108,9 @@ typedef struct kyu_world_def {
     int body_capacity;             ///< bodies to allocate room for up front, default 1024
     int max_bodies;                ///< hard cap on live bodies, default 1 << 24
     int pair_capacity_per_body;    ///< candidate pairs a step may hold, per awake body (plus 4096),
-                                   ///< default 64: a step that finds more fails with KYU_ERR_CAPACITY
-                                   ///< before it allocates them (bodies piled inside each other)
+                                   ///< default 256: a step that finds more fails with KYU_ERR_CAPACITY
+                                   ///< before it allocates them (bodies piled inside each other, or
+                                   ///< a formation of very fast bodies whose path boxes all meet)
     int contact_capacity_per_body; ///< kept contacts, per awake body (plus 4096), default 32
     int max_colliders;             ///< hard cap on live colliders, default 1 << 20
     float cell_size;               ///< m: grid cell of the broadphase and the query grid; 0 = chosen

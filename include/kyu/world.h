@@ -43,11 +43,20 @@ void kyu_world_destroy(kyu_world *world);
 const char *kyu_world_last_error(const kyu_world *world);
 
 /// Runs exactly one fixed step of `def.fixed_dt` seconds.
+///
+/// A step can fail: KYU_ERR_OUT_OF_MEMORY, or KYU_ERR_CAPACITY when it would hold more candidate
+/// pairs or contacts than the world def's `pair_capacity_per_body` / `contact_capacity_per_body`
+/// allow (checked before that memory is taken). A failed step stops where it was: the world stays
+/// valid (every body and handle, every contact naming live shapes, islands consistent; nothing is
+/// lost or NaN), but bodies may have moved part of the step and that step's events are incomplete.
+/// It is not rolled back. Stepping again, once memory is freed or the capacity raised, goes on from
+/// there. Every other function that fails leaves the world exactly as it was.
 kyu_status kyu_world_step(kyu_world *world);
 
-/// Adds `frame_seconds` (>= 0, finite) to the accumulator and runs as many fixed steps as fit, at most
-/// `max_steps_per_update` (time beyond the cap is dropped so a slow frame cannot spiral).
-/// `steps_run` may be NULL. Afterwards `kyu_world_alpha` is the fraction of a step left over.
+/// Adds `frame_seconds` (in [0, 1e6], finite) to the accumulator and runs as many fixed steps as fit,
+/// at most `max_steps_per_update` (time beyond the cap is dropped so a slow frame cannot spiral).
+/// `steps_run` may be NULL. Afterwards `kyu_world_alpha` is the fraction of a step left over. If a
+/// step fails, update returns its status at once and the accumulator is emptied (see kyu_world_step).
 kyu_status kyu_world_update(kyu_world *world, float frame_seconds, int *steps_run);
 
 /// Interpolation factor in [0, 1): draw `prev + alpha * (current - prev)`.
@@ -118,6 +127,13 @@ kyu_body_def kyu_body_def_default(void);
 
 /// Adds a particle. Validates every field (finite, radius > 0, mass > 0, restitution in [0, 1],
 /// friction and damping >= 0). Removed slots are reused. `*out` is the null handle on failure.
+///
+/// Reach: positions are floats, resolved to about 6e-8 of their distance from the origin, so a
+/// contact is resolved to a fraction of a radius only near the origin. kyu refuses a body farther
+/// than 2^20 radii from the origin, or faster than 2^20 radii per step (|v| * fixed_dt), instead of
+/// letting it pass through walls (KYU_ERR_INVALID_ARGUMENT, the message says which): a 0.5 m ball
+/// may be up to 524 km out and move up to 31,000 km/s at 60 Hz, a 1 mm bead 1 km and 63 km/s.
+/// For smooth resting contact keep bodies within about 2^16 radii (a float step of r / 256).
 kyu_status kyu_body_create(kyu_world *world, const kyu_body_def *def, kyu_body_id *out);
 
 /// Removes a particle. Its handle (and every copy) becomes stale.
@@ -127,11 +143,13 @@ kyu_status kyu_body_destroy(kyu_world *world, kyu_body_id body);
 bool kyu_body_is_valid(const kyu_world *world, kyu_body_id body);
 
 kyu_status kyu_body_get_position(const kyu_world *world, kyu_body_id body, vec3s *out);
-/// Teleports the body (no interpolation smear; contacts are re-found next step).
+/// Teleports the body (no interpolation smear; contacts are re-found next step). The reach of
+/// kyu_body_create applies.
 kyu_status kyu_body_set_position(kyu_world *world, kyu_body_id body, vec3s position);
 kyu_status kyu_body_get_velocity(const kyu_world *world, kyu_body_id body, vec3s *out);
+/// Sets the velocity (m/s); the speed limit of kyu_body_create applies.
 kyu_status kyu_body_set_velocity(kyu_world *world, kyu_body_id body, vec3s velocity);
-/// v += impulse / mass (impulse in N s).
+/// v += impulse / mass (impulse in N s); refused if the new velocity would be beyond the speed limit.
 kyu_status kyu_body_apply_impulse(kyu_world *world, kyu_body_id body, vec3s impulse);
 /// Position for drawing: between the last two steps run by `kyu_world_update`, by `alpha`.
 kyu_status kyu_body_get_interpolated_position(const kyu_world *world, kyu_body_id body, vec3s *out);

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: MIT
+// The classes of defect closed as classes: random sequences of API calls with the world's
+// invariants checked after each; every allocation along a create-and-step sequence failed in turn;
+// corrupted snapshots; the step-count arithmetic of kyu_world_update; errors that name their field;
+// two worlds built and stepped on two threads at once (no state shared between worlds).
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/internal.h"
+#include "test.h"
+
+#define ENSURE_VALID(w)                                                                            \
+    do {                                                                                           \
+        char why_[200];                                                                            \
+        if (kyu_world_validate((w), why_, sizeof why_) != 0) {                                     \
+            test_fail(__FILE__, __LINE__, why_);                                                   \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+static uint32_t rng;
+static uint32_t next(void) { return rng = rng * 1664525u + 1013904223u; }
+static float frand(void) { return (float)(next() >> 8) * (1.0f / 16777216.0f); }
+static float range(float lo, float hi) { return lo + (hi - lo) * frand(); }
+static int pick(int n) { return (int)((next() >> 8) % (uint32_t)n); }
+
+// ---- a world of every shape ---------------------------------------------------------------------
+
+static const vec3s mesh_pts[4] = {{{-4, 0.1f, -4}}, {{4, 0.1f, -4}}, {{4, 0.1f, 4}}, {{-4, 0.1f, 4}}};
+static const int32_t mesh_tris[6] = {0, 2, 1, 0, 3, 2};
+static const vec3s hull_pts[5] = {{{2, 0, 2}}, {{3, 0, 2}}, {{2.5f, 0, 3}}, {{2.5f, 1, 2.5f}}, {{2.4f, 0.2f, 2.4f}}};
+
+static kyu_collider_def collider_of(int kind, vec3s at) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = (kyu_shape_type)(KYU_SHAPE_PLANE + kind % 5);
+    cd.position = at;
+    cd.restitution = 0.3f;
+    switch (cd.type) {
+    case KYU_SHAPE_PLANE: cd.position = v3(0, at.y - 3, 0); break;
+    case KYU_SHAPE_BOX: cd.half_extents = v3(1, 0.2f, 1); cd.rotation = (versors){{0.1f, 0.2f, 0, 1}}; break;
+    case KYU_SHAPE_CAPSULE: cd.capsule_a = v3(-1, 0, 0), cd.capsule_b = v3(1, 0, 0), cd.radius = 0.3f; break;
+    case KYU_SHAPE_HULL: cd.points = hull_pts, cd.point_count = 5; break;
+    case KYU_SHAPE_MESH: cd.points = mesh_pts, cd.point_count = 4, cd.indices = mesh_tris, cd.triangle_count = 2; break;
+    }
+    if (kind % 2 && cd.type != KYU_SHAPE_PLANE) cd.motion = KYU_KINEMATIC, cd.velocity = v3(0.2f, 0, 0);
+    return cd;
+}
+
+static kyu_body_def body_at(vec3s p) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = p;
+    bd.radius = range(0.1f, 0.5f);
+    bd.mass = range(0.5f, 3.0f);
+    bd.restitution = range(0.0f, 1.0f);
+    bd.friction = range(0.0f, 1.0f);
+    bd.is_sensor = pick(20) == 0;
+    bd.allow_sleep = pick(10) != 0;
+    return bd;
+}
+
+// ---- random sequences of API calls --------------------------------------------------------------
+
+#define MAX_IDS 256
+
+typedef struct model {
+    kyu_world *w;
+    kyu_body_id live[MAX_IDS], dead[MAX_IDS];
+    int live_n, dead_n;
+    kyu_collider_id cols[32];
+    int col_n;
+} model;
+
+static void forget_body(model *m, int k) {
+    if (m->dead_n < MAX_IDS) m->dead[m->dead_n++] = m->live[k];
+    m->live[k] = m->live[--m->live_n];
+}
+
+// The model's view against the world's: counts, handles, stale handles refused, no NaN.
+static int model_agrees(const model *m, char *why, size_t cap) {
+    if (kyu_world_validate(m->w, why, cap)) return 0;
+    if (kyu_world_body_count(m->w) != m->live_n) return snprintf(why, cap, "body count %d, model %d",
+                                                                kyu_world_body_count(m->w), m->live_n), 0;
+    for (int k = 0; k < m->live_n; k++)
+        if (!kyu_body_is_valid(m->w, m->live[k])) return snprintf(why, cap, "a live handle is invalid"), 0;
+    for (int k = 0; k < m->dead_n; k++) {
+        vec3s p;
+        if (kyu_body_get_position(m->w, m->dead[k], &p) != KYU_ERR_STALE_HANDLE)
+            return snprintf(why, cap, "a removed body's handle is not refused"), 0;
+    }
+    return 1;
+}
+
+static void random_operation(model *m) {
+    kyu_world *w = m->w;
+    int op = pick(20);
+    kyu_body_id some = m->live_n ? m->live[pick(m->live_n)] : KYU_NULL_BODY;
+    switch (op) {
+    case 0: case 1: case 2: { // create (sometimes with a bad field)
+        kyu_body_def bd = body_at(v3(range(-4, 4), range(0.5f, 6), range(-4, 4)));
+        int bad = pick(8) == 0;
+        if (bad) bd.radius = pick(2) ? NAN : -1.0f;
+        kyu_body_id id;
+        kyu_status st = kyu_body_create(w, &bd, &id);
+        if (st == KYU_OK && m->live_n < MAX_IDS) m->live[m->live_n++] = id;
+        else if (st == KYU_OK) kyu_body_destroy(w, id);
+        break;
+    }
+    case 3: if (m->live_n) { int k = pick(m->live_n); kyu_body_destroy(w, m->live[k]); forget_body(m, k); } break;
+    case 4: kyu_body_set_velocity(w, some, pick(6) ? v3(range(-5, 5), range(-5, 5), range(-5, 5)) : v3(NAN, 0, 0)); break;
+    case 5: kyu_body_set_position(w, some, v3(range(-4, 4), range(0.5f, 6), range(-4, 4))); break;
+    case 6: kyu_body_apply_impulse(w, some, v3(range(-1, 1), range(0, 3), range(-1, 1))); break;
+    case 7: case 8: case 9: case 10: kyu_world_step(w); break;
+    case 11: kyu_world_update(w, range(0, 0.1f), NULL); break;
+    case 12: { // a collider comes or goes
+        if (m->col_n < 32 && pick(2)) {
+            kyu_collider_def cd = collider_of(pick(5), v3(range(-3, 3), range(0, 2), range(-3, 3)));
+            kyu_collider_id id;
+            if (kyu_collider_create(w, &cd, &id) == KYU_OK) m->cols[m->col_n++] = id;
+        } else if (m->col_n > 1) { // the ground (index 0) stays
+            int k = 1 + pick(m->col_n - 1);
+            kyu_collider_destroy(w, m->cols[k]);
+            m->cols[k] = m->cols[--m->col_n];
+        }
+        break;
+    }
+    case 13: if (m->col_n > 1) kyu_collider_set_velocity(w, m->cols[1 + pick(m->col_n - 1)], v3(range(-1, 1), 0, 0)); break;
+    case 14: if (m->col_n > 1) kyu_collider_set_transform(w, m->cols[1 + pick(m->col_n - 1)], v3(range(-3, 3), range(0, 2), range(-3, 3)), glms_quat_identity()); break;
+    case 15: { // save and load into the same world
+        size_t n = 0;
+        kyu_world_save_memory(w, NULL, 0, &n);
+        void *buf = malloc(n);
+        if (buf && kyu_world_save_memory(w, buf, n, &n) == KYU_OK) kyu_world_load_memory(w, buf, n);
+        free(buf);
+        break;
+    }
+    case 16: { // queries and contacts
+        kyu_query_hit hit;
+        kyu_world_raycast(w, v3(range(-4, 4), 8, range(-4, 4)), v3(0, -10, 0), kyu_query_filter_default(), &hit);
+        kyu_body_id near[8];
+        int count;
+        kyu_world_overlap_sphere(w, v3(0, 1, 0), 2, kyu_query_filter_default(), near, 8, &count);
+        kyu_contact_event ev[16];
+        kyu_body_get_contacts(w, some, ev, 16, &count);
+        for (int i = 0; i < count && i < 16; i++) // what a body touches is alive
+            if (!kyu_body_is_valid(w, ev[i].body) || (ev[i].other.index1 && !kyu_body_is_valid(w, ev[i].other)) ||
+                (ev[i].collider.index1 && !kyu_collider_is_valid(w, ev[i].collider)))
+                m->live_n = -1000; // model_agrees then fails with the count
+        break;
+    }
+    case 17: kyu_world_set_gravity(w, pick(2) ? v3(0, -9.81f, 0) : v3(0.5f, -9.81f, 0)); break;
+    case 18: if (m->dead_n) kyu_body_destroy(w, m->dead[pick(m->dead_n)]); break; // stale: refused
+    case 19: { // wake a sleeper through the API, then remove what it lies on or next to
+        if (m->live_n) kyu_body_set_velocity(w, some, v3(0.01f, 0, 0));
+        if (m->live_n > 1 && pick(2)) { int k = pick(m->live_n); kyu_body_destroy(w, m->live[k]); forget_body(m, k); }
+        break;
+    }
+    }
+}
+
+static void test_random_api_sequences_keep_every_invariant(void) {
+    for (uint32_t seed = 1; seed <= 6; seed++) {
+        rng = seed;
+        model m;
+        memset(&m, 0, sizeof m);
+        kyu_world_def wd = kyu_world_def_default();
+        wd.sleep_time = 0.1f; // sleep and wake happen often
+        wd.worker_count = 1 + (int)(seed % 2);
+        ENSURE(kyu_world_create(&wd, &m.w) == KYU_OK);
+        kyu_collider_def ground = kyu_collider_def_default();
+        kyu_collider_create(m.w, &ground, &m.cols[m.col_n++]);
+        for (int i = 0; i < 3000; i++) {
+            random_operation(&m);
+            char why[200];
+            if (!model_agrees(&m, why, sizeof why)) {
+                char msg[300];
+                snprintf(msg, sizeof msg, "seed %u, operation %d: %s", seed, i, why);
+                test_fail(__FILE__, __LINE__, msg);
+                kyu_world_destroy(m.w);
+                return;
+            }
+        }
+        kyu_world_destroy(m.w);
+    }
+}
+
+// ---- every allocation failed in turn ------------------------------------------------------------
+
+static struct {
+    long count, fail_at; // fail the fail_at-th allocation (1-based); 0: never
+    int paused;          // the test's own bookkeeping allocates without counting
+} alloc;
+
+static int failing_now(void) {
+    if (alloc.paused) return 0;
+    return ++alloc.count == alloc.fail_at;
+}
+static void *t_alloc(size_t n, void *u) { (void)u; return failing_now() ? NULL : malloc(n); }
+static void *t_realloc(void *p, size_t n, void *u) { (void)u; return failing_now() ? NULL : realloc(p, n); }
+static void t_free(void *p, void *u) { (void)u; free(p); }
+
+// The world's bytes as a snapshot (allocator paused).
+static void *image(kyu_world *w, size_t *n) {
+    alloc.paused++;
+    *n = 0;
+    kyu_world_save_memory(w, NULL, 0, n);
+    void *b = malloc(*n);
+    kyu_world_save_memory(w, b, *n, n);
+    alloc.paused--;
+    return b;
+}
+
+typedef struct sequence {
+    kyu_world *w;
+    int failures;   // calls that failed for memory
+    char bad[512];  // the first broken promise
+} sequence;
+
+// Runs one call; if it fails for memory, checks the promise (the world exactly as it was, or for a
+// step the world valid) and calls it again, which succeeds (only one allocation fails).
+#define CALL(q, is_step, expr)                                                                     \
+    do {                                                                                           \
+        size_t n0_, n1_;                                                                           \
+        void *before_ = (q)->bad[0] ? NULL : image((q)->w, &n0_);                                  \
+        uint64_t h0_ = kyu_world_state_hash((q)->w);                                               \
+        kyu_status st_ = (expr);                                                                   \
+        if (st_ == KYU_ERR_OUT_OF_MEMORY && !(q)->bad[0]) {                                        \
+            (q)->failures++;                                                                       \
+            char why_[200];                                                                        \
+            alloc.paused++;                                                                        \
+            int invalid_ = kyu_world_validate((q)->w, why_, sizeof why_);                          \
+            alloc.paused--;                                                                        \
+            void *after_ = image((q)->w, &n1_);                                                    \
+            if (invalid_)                                                                          \
+                snprintf((q)->bad, sizeof (q)->bad, "%s failed and left the world invalid: %s", #expr, why_); \
+            else if (!(is_step) && (h0_ != kyu_world_state_hash((q)->w) || n0_ != n1_ || memcmp(before_, after_, n0_))) \
+                snprintf((q)->bad, sizeof (q)->bad, "%s failed and changed the world", #expr);       \
+            free(after_);                                                                          \
+            st_ = (expr);                                                                          \
+        }                                                                                          \
+        free(before_);                                                                             \
+        if (st_ != KYU_OK && !(q)->bad[0])                                                         \
+            snprintf((q)->bad, sizeof (q)->bad, "%s: %s", #expr, kyu_status_string(st_));          \
+    } while (0)
+
+static void run_sequence(sequence *q) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.sleep_time = 0.1f;
+    wd.body_capacity = 4;
+    if (kyu_world_create(&wd, &q->w) != KYU_OK) {
+        q->failures++; // creating the world failed: nothing to check but that it leaks nothing
+        alloc.fail_at = 0;
+        if (kyu_world_create(&wd, &q->w) != KYU_OK) {
+            snprintf(q->bad, sizeof q->bad, "kyu_world_create failed twice");
+            return;
+        }
+    }
+    kyu_world *w = q->w;
+    kyu_collider_id ids[5];
+    for (int k = 0; k < 5; k++) {
+        kyu_collider_def cd = collider_of(2 * k, v3((float)k - 2, 0, 0)); // static shapes
+        CALL(q, 0, kyu_collider_create(w, &cd, &ids[k]));
+    }
+    kyu_body_id balls[24];
+    for (int i = 0; i < 24; i++) {
+        kyu_body_def bd = kyu_body_def_default();
+        bd.radius = 0.2f;
+        bd.position = v3(-2.0f + 0.45f * (float)(i % 8), 0.8f + 0.45f * (float)(i / 8), 0.1f * (float)(i % 3));
+        CALL(q, 0, kyu_body_create(w, &bd, &balls[i]));
+    }
+    for (int s = 0; s < 40; s++) CALL(q, 1, kyu_world_step(w)); // they land and fall asleep
+    CALL(q, 0, kyu_body_set_velocity(w, balls[3], v3(0, 1, 0)));
+    CALL(q, 0, kyu_collider_destroy(w, ids[4]));
+    CALL(q, 0, kyu_body_destroy(w, balls[5]));
+    kyu_collider_def moving = collider_of(1, v3(0, 2, 0));
+    kyu_collider_id paddle;
+    CALL(q, 0, kyu_collider_create(w, &moving, &paddle));
+    CALL(q, 0, kyu_collider_set_transform(w, ids[1], v3(0, 0.5f, 0), glms_quat_identity()));
+    CALL(q, 0, kyu_world_set_gravity(w, v3(1, -9.81f, 0)));
+    for (int s = 0; s < 10; s++) CALL(q, 1, kyu_world_step(w));
+    size_t n;
+    void *snap = image(w, &n);
+    CALL(q, 0, kyu_world_load_memory(w, snap, n));
+    free(snap);
+    for (int s = 0; s < 5; s++) CALL(q, 1, kyu_world_step(w));
+}
+
+static void test_every_allocation_failure_leaves_the_world_as_promised(void) {
+    kyu_allocator hooks = {t_alloc, t_realloc, t_free, NULL};
+    ENSURE(kyu_set_allocator(&hooks) == KYU_OK);
+    memset(&alloc, 0, sizeof alloc);
+    sequence clean = {0};
+    run_sequence(&clean);
+    long total = alloc.count;
+    kyu_world_destroy(clean.w);
+    int ok = clean.bad[0] == 0 && total > 100;
+    long checked = 0;
+    char first_bad[600] = "";
+    for (long n = 1; ok && n <= total; n++) {
+        alloc.count = 0, alloc.fail_at = n;
+        sequence q = {0};
+        run_sequence(&q);
+        alloc.fail_at = 0;
+        if (q.w) {
+            char why[200];
+            if (!q.bad[0] && kyu_world_validate(q.w, why, sizeof why))
+                snprintf(q.bad, sizeof q.bad, "invalid at the end: %s", why);
+            kyu_world_destroy(q.w);
+        }
+        if (q.bad[0]) {
+            snprintf(first_bad, sizeof first_bad, "allocation %ld of %ld: %s", n, total, q.bad);
+            ok = 0;
+        }
+        checked += q.failures;
+    }
+    kyu_set_allocator(NULL);
+    printf("    %ld allocations, %ld failed calls checked\n", total, checked);
+    if (!ok && first_bad[0]) test_fail(__FILE__, __LINE__, first_bad);
+    ENSURE(ok);
+    ENSURE(checked >= total / 2); // most of the failures hit a call (the rest hit the snapshot reads)
+}
+
+// ---- snapshots that someone else wrote ----------------------------------------------------------
+
+static uint64_t fnv(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+// 2,000 snapshots with a few bytes changed and the checksum made right again: each is refused with
+// the world unchanged, or loads into a valid world that steps without NaN (UBSan watches the rest).
+static void test_corrupted_snapshots_are_refused_or_step_cleanly(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.sleep_time = 0.2f;
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    for (int k = 0; k < 5; k++) {
+        kyu_collider_def cd = collider_of(k, v3((float)k - 2, 0, 0));
+        kyu_collider_create(w, &cd, NULL);
+    }
+    rng = 99;
+    for (int i = 0; i < 40; i++) {
+        kyu_body_def bd = body_at(v3(range(-3, 3), range(0.5f, 3), range(-1, 1)));
+        kyu_body_create(w, &bd, NULL);
+    }
+    for (int s = 0; s < 60; s++) kyu_world_step(w);
+    size_t n = 0;
+    kyu_world_save_memory(w, NULL, 0, &n);
+    uint8_t *good = malloc(n), *bad = malloc(n);
+    kyu_world_save_memory(w, good, n, &n);
+    int accepted = 0;
+    kyu_world *into = NULL;
+    kyu_world_create(&wd, &into);
+    for (int trial = 0; trial < 2000; trial++) {
+        memcpy(bad, good, n);
+        int flips = 1 + pick(4);
+        for (int f = 0; f < flips; f++) {
+            size_t at = 32 + (size_t)pick((int)(n - 32));
+            bad[at] = pick(3) ? (uint8_t)next() : (uint8_t)(bad[at] ^ (1u << pick(8)));
+        }
+        uint64_t sum = fnv(bad + 32, n - 32);
+        memcpy(bad + 24, &sum, 8);
+        uint64_t before = kyu_world_state_hash(into);
+        if (kyu_world_load_memory(into, bad, n) != KYU_OK) {
+            ENSURE(kyu_world_state_hash(into) == before);
+            continue;
+        }
+        accepted++;
+        ENSURE_VALID(into);
+        for (int s = 0; s < 10; s++) {
+            kyu_world_step(into);
+            ENSURE_VALID(into);
+        }
+    }
+    ENSURE(kyu_world_load_memory(into, good, n) == KYU_OK); // and the good one still loads
+    free(good), free(bad);
+    kyu_world_destroy(w);
+    kyu_world_destroy(into);
+    ENSURE(accepted < 2000);
+}
+
+// An old format is refused with a message that says what to do.
+static void test_old_snapshot_format_is_refused_by_name(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    size_t n = 0;
+    kyu_world_save_memory(w, NULL, 0, &n);
+    uint8_t *buf = malloc(n);
+    kyu_world_save_memory(w, buf, n, &n);
+    uint32_t one = 1;
+    memcpy(buf + 8, &one, 4);
+    ENSURE(kyu_world_load_memory(w, buf, n) == KYU_ERR_BAD_SNAPSHOT);
+    ENSURE(strstr(kyu_world_last_error(w), "version 1") != NULL);
+    free(buf);
+    kyu_world_destroy(w);
+}
+
+// ---- the fixed-step loop and the world's settings ------------------------------------------------
+
+// A legal dt of 1e-4 s and a legal frame of 1e6 s: the step count is capped before it is an int,
+// the extra time is dropped, and the next frames step normally (it used to freeze for good).
+static void test_update_with_huge_frame_and_tiny_step_never_freezes(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.fixed_dt = 1e-4f;
+    wd.max_steps_per_update = 16;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(0, 10, 0);
+    kyu_body_id ball;
+    kyu_body_create(w, &bd, &ball);
+    int steps = 0, total = 0;
+    ENSURE(kyu_world_update(w, 1e6f, &steps) == KYU_OK);
+    ENSURE(steps == wd.max_steps_per_update);
+    ENSURE(kyu_world_alpha(w) >= 0.0f && kyu_world_alpha(w) < 1.0f);
+    total += steps;
+    for (int frame = 0; frame < 10; frame++) {
+        ENSURE(kyu_world_update(w, 1e-3f, &steps) == KYU_OK);
+        ENSURE(steps >= 9 && steps <= 11); // 1 ms of 0.1 ms steps (the remainder carries over)
+        total += steps;
+    }
+    ENSURE(total >= 16 + 99);
+    ENSURE_NEAR(vel(w, ball).y, -9.81 * total * 1e-4, 1e-4); // it fell every step it was owed
+    kyu_world_destroy(w);
+}
+
+static void test_world_settings_errors_name_the_field_and_value(void) {
+    char msg[200];
+    kyu_world_def wd = kyu_world_def_default();
+    wd.linear_slop = 0.05f; // above the margin
+    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(msg, "contact_margin") && strstr(msg, "linear_slop") && strstr(msg, "0.05"));
+    wd = kyu_world_def_default();
+    wd.fixed_dt = -1;
+    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(msg, "fixed_dt = -1") != NULL);
+    wd.fixed_dt = 1e-30f; // would freeze: nothing moves in such a step
+    kyu_world *w = (kyu_world *)1;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_ERR_INVALID_ARGUMENT && w == NULL);
+    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT && strstr(msg, "fixed_dt"));
+    wd = kyu_world_def_default();
+    wd.sleep_speed = NAN;
+    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_NOT_FINITE && strstr(msg, "sleep_speed"));
+    wd = kyu_world_def_default();
+    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_OK && msg[0] == '\0');
+    ENSURE(kyu_world_def_check(NULL, msg, sizeof msg) == KYU_ERR_NULL);
+}
+
+// 10^5 bodies created at one point: the first step stops at the pair capacity at once, says so,
+// and takes no more memory than the capacity allows; the world is still valid.
+static void test_bodies_piled_at_one_point_hit_the_pair_capacity(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.body_capacity = 100000;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    for (int i = 0; i < 100000; i++) ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    ENSURE(kyu_world_step(w) == KYU_ERR_CAPACITY);
+    ENSURE(strstr(kyu_world_last_error(w), "pair_capacity_per_body") != NULL);
+    ENSURE_VALID(w);
+    kyu_world_destroy(w);
+}
+
+// ---- no state shared between worlds -------------------------------------------------------------
+
+// Each thread builds meshes (their trees are sorted with the build's own scratch) and steps its own
+// world; run under ThreadSanitizer in CI. Both end in the same state.
+static void *mesh_world_thread(void *arg) {
+    uint64_t *hash = arg;
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    enum { G = 12 };
+    vec3s pts[(G + 1) * (G + 1)];
+    int32_t tris[G * G * 6];
+    for (int round = 0; round < 20; round++) {
+        for (int z = 0; z <= G; z++)
+            for (int x = 0; x <= G; x++)
+                pts[z * (G + 1) + x] = v3((float)x - G / 2, 0.05f * (float)((x * 7 + z * 3 + round) % 5), (float)z - G / 2);
+        int t = 0;
+        for (int z = 0; z < G; z++)
+            for (int x = 0; x < G; x++) {
+                int32_t a = z * (G + 1) + x, b = a + 1, c = a + G + 1, d = c + 1;
+                tris[t++] = a, tris[t++] = c, tris[t++] = b, tris[t++] = b, tris[t++] = c, tris[t++] = d;
+            }
+        kyu_collider_def cd = kyu_collider_def_default();
+        cd.type = KYU_SHAPE_MESH, cd.points = pts, cd.point_count = (G + 1) * (G + 1);
+        cd.indices = tris, cd.triangle_count = G * G * 2, cd.position = v3(0, (float)-round, 0);
+        kyu_collider_create(w, &cd, NULL);
+    }
+    kyu_body_def bd = kyu_body_def_default();
+    for (int i = 0; i < 30; i++) {
+        bd.position = v3((float)(i % 6) - 3, 2.0f + (float)(i / 6), 0.3f * (float)(i % 4));
+        kyu_body_create(w, &bd, NULL);
+    }
+    for (int s = 0; s < 60; s++) kyu_world_step(w);
+    *hash = kyu_world_state_hash(w);
+    kyu_world_destroy(w);
+    return NULL;
+}
+
+static void test_worker_threads_build_meshes_and_step_two_worlds_at_once(void) {
+    uint64_t h[2] = {0, 0};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) ENSURE(pthread_create(&t[i], NULL, mesh_world_thread, &h[i]) == 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    ENSURE(h[0] != 0 && h[0] == h[1]);
+}
+
+// ---- the speeds and distances kyu accepts, it resolves ---------------------------------------------
+
+// Balls of radius r fired from as far from the origin as kyu accepts (2^20 radii), at the highest
+// speed it accepts (2^20 radii a step), at a wall one radius thick and at a one-sided 2-triangle
+// mesh: none passes. A faster one is refused by name. (Measured: these held up to 2^22 radii.)
+static void test_fastest_accepted_balls_never_pass_a_thin_wall(void) {
+    const float radii[3] = {0.001f, 0.01f, 1.0f};
+    for (int ri = 0; ri < 3; ri++)
+        for (int shape = 0; shape < 2; shape++) {
+            float r = radii[ri], reach = 1048576.0f * r, X = 0.499f * reach, S = 60 * r;
+            kyu_world_def wd = kyu_world_def_default();
+            wd.gravity = v3(0, 0, 0);
+            wd.pair_capacity_per_body = 1024; // a million radii a step: every path box meets its lane's
+            kyu_world *w = NULL;
+            ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+            kyu_collider_def cd = kyu_collider_def_default();
+            vec3s pts[4] = {v3(0, -S, -S), v3(0, S, -S), v3(0, S, S), v3(0, -S, S)};
+            int32_t tris[6] = {0, 1, 2, 0, 2, 3};
+            if (shape == 0) cd.type = KYU_SHAPE_BOX, cd.position = v3(X + r, 0, 0), cd.half_extents = v3(r, S, S);
+            else cd.type = KYU_SHAPE_MESH, cd.position = v3(X, 0, 0), cd.points = pts, cd.point_count = 4,
+                 cd.indices = tris, cd.triangle_count = 2;
+            ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+            kyu_body_def bd = kyu_body_def_default();
+            bd.radius = r, bd.mass = 0.01f, bd.restitution = 0.5f;
+            bd.velocity = v3(0.999f * reach / wd.fixed_dt, 0, 0);
+            rng = 12345;
+            for (int i = 0; i < 1000; i++) {
+                bd.position = v3(X - 0.998f * reach * frand(), -0.75f * S + 1.5f * S * (float)(i % 32) / 32.0f,
+                                 -0.75f * S + 1.5f * S * (float)(i / 32) / 32.0f);
+                ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+            }
+            for (int s = 0; s < 3; s++) ENSURE(kyu_world_step(w) == KYU_OK);
+            kyu_body_id ids[1000];
+            ENSURE(kyu_world_get_bodies(w, ids, 1000) == 1000);
+            for (int i = 0; i < 1000; i++) ENSURE(pos(w, ids[i]).x < X - 0.99f * r);
+            bd.velocity = v3(1.01f * reach / wd.fixed_dt, 0, 0);
+            ENSURE(kyu_body_create(w, &bd, NULL) == KYU_ERR_INVALID_ARGUMENT);
+            ENSURE(strstr(kyu_world_last_error(w), "one step") != NULL);
+            kyu_world_destroy(w);
+        }
+}
+
+void suite_robustness(void) {
+    RUN_TEST(test_random_api_sequences_keep_every_invariant);
+    RUN_TEST(test_every_allocation_failure_leaves_the_world_as_promised);
+    RUN_TEST(test_corrupted_snapshots_are_refused_or_step_cleanly);
+    RUN_TEST(test_old_snapshot_format_is_refused_by_name);
+    RUN_TEST(test_update_with_huge_frame_and_tiny_step_never_freezes);
+    RUN_TEST(test_world_settings_errors_name_the_field_and_value);
+    RUN_TEST(test_bodies_piled_at_one_point_hit_the_pair_capacity);
+    RUN_TEST(test_worker_threads_build_meshes_and_step_two_worlds_at_once);
+    RUN_TEST(test_fastest_accepted_balls_never_pass_a_thin_wall);
+}
