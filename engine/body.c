@@ -162,6 +162,8 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     body_store *b = &w->bodies;
     if (b->count >= w->def.max_bodies)
         return kyu_fail(w, KYU_ERR_CAPACITY, "max_bodies = %d", w->def.max_bodies);
+    if (RESERVE(w->fresh, w->fresh_cap, w->fresh_count + 1))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing the list of new bodies");
     int slot;
     if (b->free_count > 0) {
         slot = b->free_slots[--b->free_count];
@@ -193,6 +195,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     if (b->generation[slot] == 0) b->generation[slot] = 1; // 0 never names a live body
     b->alive[slot] = 1;
     b->count++;
+    w->fresh[w->fresh_count++] = (uint32_t)slot; // its contacts are found before the next step moves it
     if (out) *out = (kyu_body_id){(uint32_t)slot + 1, w->id, b->generation[slot]};
     kyu_query_invalidate(w);
     return KYU_OK;
@@ -234,9 +237,11 @@ kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_position during a step");
     kyu_status st = check_position(w, p, w->bodies.radius[slot]);
     if (st != KYU_OK) return st;
-    if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
+    if (RESERVE(w->fresh, w->fresh_cap, w->fresh_count + 1) || kyu_wake_body(w, (uint32_t)slot))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.pos[slot] = p;
     w->bodies.prev[slot] = p;
+    w->fresh[w->fresh_count++] = (uint32_t)slot;
     kyu_query_invalidate(w);
     return KYU_OK;
 }

@@ -241,49 +241,49 @@ typedef struct contact_slices {
     float worst[KYU_MAX_SLICES]; // per slice: the deepest overlap
 } contact_slices;
 
-// Which contacts the solver owns, and the normal velocity each must reach:
-// - apart (gap > 0) and closing faster than the threshold: an impact, left to the queue;
-// - touching and closing fast: bounce, vn >= -e vn0 (restitution, as in Box2D's relax pass);
-// - otherwise: no approach beyond what closes the gap this step (speculative).
-// A touching pair that bounces is marked, to be reported as an impact in key order.
-static void targets_task(int begin, int end, int worker, void *ctx) {
+// Which contacts the solver owns, decided at the start of the step, before this step's forces: the
+// pairs within the slop that would meet no faster than a resting pair (kyu_rest_speed). A pair
+// pressed together by gravity meets at sqrt(vn^2 + 2 |g_n| gap) (closing now, or parting and
+// coming back, from its gap), one that is not at its closing speed. Every other pair is in the air
+// (a ball bouncing lower than the slop is) or closing fast: it is the impact queue's, which finds
+// when it meets along its exact path and bounces it exactly in time and speed.
+// The solver allows them no approach beyond what closes the gap; gravity's impulse of this step is
+// never an approach, it goes to the contacts that hold the body up. Every other pair is the impact
+// queue's, which finds when it meets along its exact path: one closing fast is an impact (at once
+// if touching), one apart lands when it lands, not sooner (a contact that stopped it at the
+// surface by the end of the step would shift its impact in time and speed).
+static void classify_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     contact_slices *x = ctx;
     kyu_world *w = x->w;
-    float dt = w->def.fixed_dt, threshold = w->def.restitution_threshold;
-    for (int sl = begin; sl < end; sl++) {
-        x->found[sl] = 0;
+    float dt = w->def.fixed_dt, rest = kyu_rest_speed(w);
+    for (int sl = begin; sl < end; sl++)
         for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
             contact *c = &w->contacts[i];
             c->gap = contact_geometry(w, c, &c->normal);
             vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
-            float vn0 = glms_vec3_dot(vrel, c->normal);
-            // Any gap at all, closing fast: the impact queue finds the exact moment (a cradle's 1 mm gaps).
-            c->skip = c->sensor || (c->gap > 0.0f && -vn0 > threshold);
+            float vn = glms_vec3_dot(vrel, c->normal), gb = is_collider(c->b) ? 0.0f : w->bodies.gravity_scale[c->b];
+            float gn = (w->bodies.gravity_scale[c->a] - gb) * glms_vec3_dot(w->def.gravity, c->normal);
+            float meet = gn < 0.0f ? sqrtf(vn * vn - 2.0f * gn * kyu_maxf(c->gap, 0.0f)) : -vn;
+            c->skip = c->sensor || c->gap > w->def.linear_slop || meet > rest;
             c->mark = 0;
             if (c->skip) {
                 c->jn = 0.0f;
                 c->jt = glms_vec3_zero();
                 continue;
             }
-            c->target = -vn0 > threshold ? -kyu_contact_restitution(w, c) * vn0 : -kyu_maxf(c->gap, 0.0f) / dt;
-            if (-vn0 > threshold) c->mark = 1, x->found[sl]++;
+            // Closing what is left of the gap, but never faster than a resting pair may: an approach
+            // the impact queue would bounce would be gravity's impulse turned into a bounce.
+            c->target = -kyu_minf(kyu_maxf(c->gap, 0.0f) / dt, rest);
         }
-    }
+}
+
+void kyu_contacts_classify(kyu_world *w) {
+    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
+    kyu_parallel_for(w, x.slices, 1, classify_task, &x);
 }
 
 int kyu_contacts_solve_velocities(kyu_world *w) {
-    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
-    kyu_parallel_for(w, x.slices, 1, targets_task, &x);
-    for (int sl = 0; sl < x.slices; sl++) {
-        if (x.found[sl] == 0) continue;
-        for (int i = kyu_slice_start(w->contact_count, x.slices, sl); i < kyu_slice_start(w->contact_count, x.slices, sl + 1); i++) {
-            const contact *c = &w->contacts[i];
-            if (!c->mark) continue;
-            float vn0 = glms_vec3_dot(glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b)), c->normal);
-            if (kyu_impact_record(w, c->a, c->b, c->normal, -vn0, 0.0f)) return -1;
-        }
-    }
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
     if (partition(w)) return -1;
@@ -544,6 +544,73 @@ int kyu_contacts_purge(kyu_world *w) {
     w->contact_count = n;
     w->removed = 0;
     return 0;
+}
+
+// A candidate contact of fresh body f with partner x (a body slot or a collider code), staged in
+// the woken list if they are closer than the margin and not yet a pair. Not touching yet: the
+// step's contact search then reports its begin like any other.
+static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
+    contact c;
+    memset(&c, 0, sizeof c);
+    c.a = is_collider(x) || f < x ? f : x;
+    c.b = is_collider(x) || f < x ? x : f;
+    if (!kyu_pair_allowed(w, c.a, c.b)) return 0;
+    c.gap = contact_geometry(w, &c, &c.normal);
+    if (!(c.gap < w->def.contact_margin)) return 0;
+    int lo = 0, hi = w->contact_count; // already kept (a teleported body's old pairs stay)
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        const contact *m = &w->contacts[mid];
+        if (m->a < c.a || (m->a == c.a && m->b < c.b)) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < w->contact_count && w->contacts[lo].a == c.a && w->contacts[lo].b == c.b) return 0;
+    c.sensor = (uint8_t)kyu_pair_is_sensor(w, c.a, c.b);
+    fill(w, &c);
+    if (RESERVE(w->woken, w->woken_cap, w->woken_count + 1)) return -1;
+    w->woken[w->woken_count++] = c;
+    return 0;
+}
+
+// Bodies created or teleported since the last step find their contacts before anything moves, so
+// a ball created on the floor is held by it (and its friction acts) from its first step. Runs at
+// the start of the step, when the woken list is empty: the new pairs go through it into the cache.
+int kyu_contacts_add_fresh(kyu_world *w) {
+    if (w->fresh_count == 0) return 0;
+    const body_store *s = &w->bodies;
+    int first = w->woken_count, failed = 0;
+    int64_t budget = (int64_t)w->def.contact_capacity_per_body * w->bodies.count + 4096;
+    for (int k = 0; k < w->fresh_count && !failed; k++) {
+        if (w->woken_count - first > budget) { // checked before more memory is spent
+            w->woken_count = first;
+            return KYU_FAIL_CONTACTS;
+        }
+        uint32_t f = w->fresh[k];
+        if (f >= (uint32_t)s->high || !s->alive[f] || !s->awake[f]) continue;
+        for (int i = 0; i < w->collider_high && !failed; i++)
+            if (w->colliders[i].alive) failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i);
+        const uint32_t *near = NULL;
+        int n = failed ? 0 : kyu_query_bodies_near(w, s->pos[f], s->radius[f] + w->def.contact_margin, &near);
+        if (n < 0) failed = 1;
+        for (int j = 0; j < n && !failed; j++)
+            if (near[j] != f && s->awake[near[j]]) failed = stage_fresh(w, f, near[j]);
+    }
+    if (failed) {
+        w->woken_count = first;
+        return -1;
+    }
+    // The query grid built for a burst of new bodies (a scene's first step) is not kept: it would
+    // stay resident as large as the broadphase. A trickle (a bullet a frame) keeps it for the next.
+    if (w->fresh_count > w->bodies.count / 8) kyu_query_free(w);
+    w->fresh_count = 0;
+    // Two fresh bodies found their pair twice: keep one.
+    kyu_contacts_sort(w->woken + first, w->woken_count - first);
+    int n = first;
+    for (int i = first; i < w->woken_count; i++)
+        if (n == first || w->woken[i].a != w->woken[n - 1].a || w->woken[i].b != w->woken[n - 1].b)
+            w->woken[n++] = w->woken[i];
+    w->woken_count = n;
+    return kyu_islands_flush_woken(w);
 }
 
 // Calls visit for every live contact: the cache, the islands woken since the last step, and the

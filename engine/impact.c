@@ -54,13 +54,15 @@ static void advance(kyu_world *w, uint32_t i, float t) {
 }
 
 // The next impact of body a with partner b after time tau, if any. A pair already touching (within
-// the slop) that approaches slower than the restitution threshold is a resting contact: the
-// contact solver owns it, not the impact queue.
+// the slop) that approaches slower than the restitution threshold, with no acceleration pressing
+// it together, is a resting contact: the contact solver owns it, not the impact queue. One that
+// gravity presses together (a body falling, not held, onto what it touches) is the queue's: it
+// lands, and must not sink through the rest of the step.
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
     kyu_sweep_contact ce;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
-    if (ce.gap <= w->def.linear_slop && ce.approach <= w->def.restitution_threshold) return 0;
+    if (ce.gap <= w->def.linear_slop && ce.approach <= kyu_rest_speed(w) && !(ce.accel < 0.0f)) return 0;
     out->t = ce.t < tau ? tau : ce.t;
     out->a = a;
     out->b = b;
@@ -135,34 +137,73 @@ static int is_current(const kyu_world *w, const impact_event *ev) {
     return (ev->b & KYU_COLLIDER_BIT) || w->version[ev->b] == ev->vb;
 }
 
-// Resolves one impact. Returns 1 if velocities changed, 0 if the pair was not approaching.
+// A bounce whose flight back would last less than this fraction of a step is the tail of a Zeno
+// series (infinitely many ever shorter bounces in a finite time, as with restitution_threshold 0):
+// it is made inelastic. The bounces it cuts would all have ended within that fraction / (1 - e) of a
+// step, so the time of rest is the series' accumulation point to within it.
+#define ZENO_FRACTION 1e-3f
+
+// The pair landed (it stays in contact, pressed together by its relative acceleration): for the
+// rest of the step the bodies share one acceleration, so neither sinks into the other. A collider
+// or a body the solver holds (acceleration 0) holds the other too; two falling bodies with
+// different gravity fall together with their mass-weighted acceleration.
+static void land(kyu_world *w, uint32_t a, uint32_t b) {
+    if (b & KYU_COLLIDER_BIT) {
+        w->accel[a] = glms_vec3_zero();
+        return;
+    }
+    vec3s aa = w->accel[a], ab = w->accel[b];
+    if (glms_vec3_norm2(aa) == 0.0f || glms_vec3_norm2(ab) == 0.0f) {
+        w->accel[a] = w->accel[b] = glms_vec3_zero();
+        return;
+    }
+    float ma = w->bodies.mass[a], mb = w->bodies.mass[b];
+    w->accel[a] = w->accel[b] = glms_vec3_scale(glms_vec3_add(glms_vec3_scale(aa, ma), glms_vec3_scale(ab, mb)), 1.0f / (ma + mb));
+}
+
+// Resolves one event of the queue: an impact (restitution above the threshold, inelastic below it
+// or at the tail of a Zeno series), or a touching pair that its relative acceleration starts to
+// press together (it lands). Returns 1 if anything changed, 0 if the pair was neither approaching
+// nor pressing, -1 out of memory.
 static int resolve(kyu_world *w, const impact_event *ev) {
     advance(w, ev->a, ev->t);
     const body_store *s = &w->bodies;
-    vec3s n;
-    if (ev->b & KYU_COLLIDER_BIT) {
-        const collider *c = &w->colliders[ev->b & ~KYU_COLLIDER_BIT];
-        if (c->type == KYU_SHAPE_MESH)
-            n = ev->normal;
-        else
-            kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
-        float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], c->velocity), n);
-        if (!(vn < 0.0f)) return 0;
-        if (kyu_impact_record(w, ev->a, ev->b, n, -vn, ev->t)) return -1;
-        kyu_broadphase_mark_hit(w, ev->a, ev->b);
-        kyu_respond_collider(w, ev->a, c, n);
+    const collider *c = (ev->b & KYU_COLLIDER_BIT) ? &w->colliders[ev->b & ~KYU_COLLIDER_BIT] : NULL;
+    vec3s n, vb, acc_b = glms_vec3_zero();
+    float gap;
+    if (c) {
+        if (c->type == KYU_SHAPE_MESH) {
+            n = ev->normal, gap = 0.0f; // the queue found it touching that triangle
+        } else {
+            gap = kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
+        }
+        vb = c->velocity;
     } else {
         advance(w, ev->b, ev->t);
         vec3s d = glms_vec3_sub(s->pos[ev->a], s->pos[ev->b]);
         float len = glms_vec3_norm(d);
         n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
-        float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], s->vel[ev->b]), n);
-        if (!(vn < 0.0f)) return 0;
-        if (kyu_impact_record(w, ev->a, ev->b, n, -vn, ev->t)) return -1;
-        kyu_broadphase_mark_hit(w, ev->a, ev->b);
-        kyu_respond_pair(w, ev->a, ev->b, n);
-        w->version[ev->b]++;
+        gap = len - s->radius[ev->a] - s->radius[ev->b];
+        vb = s->vel[ev->b], acc_b = w->accel[ev->b];
     }
+    float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], vb), n);
+    float an = glms_vec3_dot(glms_vec3_sub(w->accel[ev->a], acc_b), n);
+    if (!(vn < 0.0f)) { // not approaching: a touching pair at rest and pressed together lands
+        float flight = an < 0.0f ? 2.0f * vn / -an : INFINITY; // until it would come back
+        if (!(flight <= ZENO_FRACTION * w->def.fixed_dt) || gap > w->def.linear_slop) return 0;
+        land(w, ev->a, ev->b);
+    } else {
+        float u = -vn, e = c ? kyu_pair_restitution(s->restitution[ev->a], c->restitution)
+                             : kyu_pair_restitution(s->restitution[ev->a], s->restitution[ev->b]);
+        if (u <= w->def.restitution_threshold) e = 0.0f;
+        else if (an < 0.0f && 2.0f * e * u < -an * ZENO_FRACTION * w->def.fixed_dt) e = 0.0f;
+        if (kyu_impact_record(w, ev->a, ev->b, n, u, ev->t)) return -1;
+        if (c) kyu_respond_collider(w, ev->a, c, n, e);
+        else kyu_respond_pair(w, ev->a, ev->b, n, e);
+        if (e == 0.0f && an < 0.0f) land(w, ev->a, ev->b);
+    }
+    kyu_broadphase_mark_hit(w, ev->a, ev->b);
+    if (!c) w->version[ev->b]++;
     w->version[ev->a]++;
     return 1;
 }

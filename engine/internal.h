@@ -30,6 +30,11 @@ enum { KYU_FAIL_MEMORY = -1, KYU_FAIL_PAIRS = -2, KYU_FAIL_CONTACTS = -3 };
 // A partner in an adjacency list or a contact: a body slot, or a collider index with this bit.
 #define KYU_COLLIDER_BIT 0x80000000u
 
+// min and max of finite floats, inlined: without -ffinite-math-only, fminf and fmaxf are calls into
+// libm, which showed up at 4% of a GAS step.
+static inline float kyu_minf(float a, float b) { return b < a ? b : a; }
+static inline float kyu_maxf(float a, float b) { return b > a ? b : a; }
+
 typedef struct aabb {
     float lo[3], hi[3];
 } aabb;
@@ -118,6 +123,7 @@ typedef struct kyu_sweep_contact {
     vec3s normal;   // from the partner to the body, at contact
     float gap;      // signed gap now (at the time asked about)
     float approach; // closing speed along the normal at contact (> 0 approaching)
+    float accel;    // relative acceleration along the normal (< 0: pressing together)
 } kyu_sweep_contact;
 
 typedef struct impact_event {
@@ -323,6 +329,8 @@ struct kyu_world {
     kyu_contact_event *begin_events, *end_events;
     int begin_count, begin_cap, end_count, end_cap;
     int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
+    uint32_t *fresh; // bodies created or teleported since the last step: their contacts are found
+    int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
     kyu_impact_event *impact_events;
     int impact_count, impact_cap;
 
@@ -371,6 +379,14 @@ int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity);
 
 // world.c
 float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of kyu_world_alpha
+
+// The speed below which a touching pair rests: the restitution threshold, but never below a
+// thousandth of gravity's velocity in one step (with threshold 0 a resting pair still parts or
+// closes by rounding, and bounces slower than that are far too small to see). The solver owns the
+// touching pairs slower than it, never lets them close faster, and the impact queue leaves them be.
+static inline float kyu_rest_speed(const kyu_world *w) {
+    return kyu_maxf(w->def.restitution_threshold, 1e-3f * glms_vec3_norm(w->def.gravity) * w->def.fixed_dt);
+}
 
 // error.c
 kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...);
@@ -458,6 +474,7 @@ static inline int kyu_slice_start(int n, int slices, int c) { return (int)((int6
 // query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
 void kyu_query_invalidate(kyu_world *w);
 void kyu_query_free(kyu_world *w);
+int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, const uint32_t **bodies);
 
 // filter: whether a pair may meet at all (a sensor pair never does).
 int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b);
@@ -474,11 +491,24 @@ static inline int kyu_filter_bodies(const body_store *s, uint32_t a, uint32_t b)
 // impact.c
 int kyu_impacts_resolve(kyu_world *w);
 
+// When a touching pair (relative normal velocity vn, relative acceleration an along the normal,
+// both positive apart) next presses into each other within [0, S]: at once if it closes now or
+// rests pressed (vn = 0), or when its relative parabola brings it back to where it is (a ball that
+// just bounced lands again at 2 vn / |an|), never (-1) otherwise. A body falling onto what it
+// touches must not sink: this moment is the queue's to handle.
+static inline float kyu_press_time(float vn, float an, float S) {
+    if (vn < 0.0f) return 0.0f;
+    if (!(an < 0.0f)) return -1.0f;
+    float s = 2.0f * vn / -an;
+    return s <= S ? s : -1.0f;
+}
+
 // response.c
-void kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n);
-void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n);
+void kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e);
+void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e);
 
 // escape.c
+void kyu_contacts_classify(kyu_world *w);
 int kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);
 int kyu_contacts_escape(kyu_world *w);
@@ -487,16 +517,13 @@ void kyu_contacts_swap(kyu_world *w, int n);
 int kyu_contact_live(const kyu_world *w, const contact *c);
 float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
 int kyu_contacts_purge(kyu_world *w);
+int kyu_contacts_add_fresh(kyu_world *w);
 typedef void kyu_contact_visit_fn(const kyu_world *w, const contact *c, void *ctx);
 void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ctx);
 float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
 float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
 float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
 
-// min and max of finite floats, inlined: without -ffinite-math-only, fminf and fmaxf are calls into
-// libm, which showed up at 4% of a GAS step.
-static inline float kyu_minf(float a, float b) { return b < a ? b : a; }
-static inline float kyu_maxf(float a, float b) { return b > a ? b : a; }
 
 static inline float kyu_pair_restitution(float a, float b) { return a > b ? a : b; }
 static inline float kyu_pair_friction(float a, float b) { return sqrtf(a * b); }

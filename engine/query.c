@@ -582,6 +582,33 @@ static kyu_status collider_slot(const kyu_world *w, kyu_collider_id id, int *slo
 }
 
 // Checks the filter, rebuilds the grid if anything changed, and opens a new visit (stamp).
+// The query grid, rebuilt if bodies moved since it was built, and x ready to walk it. -1: no memory.
+static int prepare(kyu_world *w, kyu_query_filter f, qctx *x) {
+    memset(x, 0, sizeof *x);
+    x->ignore = -1;
+    if (!w->query) {
+        w->query = kyu_calloc(1, sizeof *w->query);
+        if (!w->query) return -1;
+        w->query->dirty = 1;
+    }
+    struct kyu_query_cache *q = w->query;
+    if (q->dirty && rebuild(w, q)) {
+        q->dirty = 1;
+        q->cell_count = q->huge_count = 0;
+        return -1;
+    }
+    if (++q->stamp_now == 0) { // wrapped: old stamps could alias
+        memset(q->stamp, 0, (size_t)q->stamp_cap * sizeof *q->stamp);
+        q->stamp_now = 1;
+    }
+    x->w = w;
+    x->q = q;
+    x->f = f;
+    x->best = INFINITY;
+    x->best_id = UINT32_MAX;
+    return 0;
+}
+
 static kyu_status begin(kyu_world *w, kyu_query_filter f, qctx *x) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "a query during a step");
     memset(x, 0, sizeof *x);
@@ -755,6 +782,24 @@ static kyu_status overlap(qctx *x, kyu_body_id *bodies, int capacity, int *out_c
     for (int i = 0; i < x->count && i < capacity; i++) bodies[i] = body_handle(x->w, list[i]);
     *out_count = x->count;
     return KYU_OK;
+}
+
+// For the step (engine/escape.c): the bodies whose spheres meet the sphere (center, radius), in
+// the query module's scratch list until the next query. The count, or -1 out of memory.
+int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, const uint32_t **bodies) {
+    qctx x;
+    if (prepare(w, kyu_query_filter_default(), &x)) return -1;
+    x.o = dv(center);
+    x.r = radius;
+    x.fn = sphere_visit_body;
+    for (int k = 0; k < 3; k++) {
+        x.lo[k] = dget(x.o, k) - radius;
+        x.hi[k] = dget(x.o, k) + radius;
+    }
+    visit_huge(&x);
+    visit_world_box(&x, x.lo, x.hi);
+    *bodies = x.q->list;
+    return x.fail ? -1 : x.count;
 }
 
 kyu_status kyu_world_overlap_sphere(kyu_world *w, vec3s center, float radius, kyu_query_filter filter,

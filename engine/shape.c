@@ -409,7 +409,11 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
     kyu_triangle tri = triangle_of(m, t);
     vec3s n;
     float g = kyu_distance_sphere_triangle(x->q0, x->r, &tri, &n, NULL), s = 0.0f;
-    if (g > 0.0f) {
+    if (g <= 0.0f) { // touching: it presses now, later in the step as gravity brings it back, or never
+        s = kyu_press_time(glms_vec3_dot(x->dv, n), glms_vec3_dot(x->da, n), x->S);
+        if (s < 0.0f) return;
+        if (s > 0.0f) kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL);
+    } else {
         kyu_hit h = kyu_sweep_sphere_triangle(x->q0, x->chord, x->r + x->dev, &tri, glms_vec3_zero());
         if (!h.hit && !h.start_overlap) return;
         s = h.hit ? h.t * x->S : 0.0f;
@@ -424,9 +428,10 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
         kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL);
     }
     float approach = -glms_vec3_dot(glms_vec3_add(x->dv, glms_vec3_scale(x->da, s)), n);
-    if (!(approach > 0.0f)) return;                           // leaving this triangle
+    int pressing = glms_vec3_dot(x->da, n) < 0.0f;           // acceleration pushes it into the face
+    if (!(approach > 0.0f) && !(g <= 0.0f && pressing)) return; // leaving this triangle
     if (internal_contact(m, t, path_at(x, s), n)) return;     // a neighbour's face owns it
-    if (g <= x->slop && approach <= x->threshold) return;     // resting on it: the solver's
+    if (g <= x->slop && approach <= x->threshold && !pressing) return; // resting on it: the solver's
     if (x->best_tri >= 0 && (s > x->best_s || (s == x->best_s && t > x->best_tri))) return;
     x->best_s = s, x->best_n = n, x->best_gap = g, x->best_approach = approach, x->best_tri = t;
 }

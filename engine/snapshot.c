@@ -127,6 +127,8 @@ static void put_world(writer *o, const kyu_world *w) {
     put(o, &w->accumulator, 8);
     put_i32(o, w->removed);
     put_bodies(o, &w->bodies);
+    put_i32(o, w->fresh_count); // created or moved since the last step: contacts still to find
+    put(o, w->fresh, (size_t)w->fresh_count * 4);
     put_i32(o, w->collider_high);
     for (int i = 0; i < w->collider_high; i++) put_collider(o, &w->colliders[i]);
     put_i32(o, w->free_collider_count);
@@ -588,6 +590,13 @@ static kyu_world *build(reader *r, const kyu_world *into) {
     w->removed = get_i32(r);
     if (!r->bad && w->removed < 0) fail(r, "the count of removals is negative");
     get_bodies(r, w);
+    int fresh = get_count(r, 4, 1 << 30, "new bodies");
+    if (!r->bad && fresh > 0) {
+        w->fresh = get_array(r, fresh, 4);
+        w->fresh_count = w->fresh_cap = w->fresh ? fresh : 0;
+        for (int k = 0; k < w->fresh_count && !r->bad; k++)
+            if (w->fresh[k] >= (uint32_t)w->bodies.high) fail(r, "new body %u does not exist", w->fresh[k]);
+    }
     get_colliders(r, w);
     w->contacts = get_contacts(r, w, &w->contact_count, -1, "contact");
     w->contact_cap = w->contact_count;

@@ -137,9 +137,11 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     float dev = 0.125f * sqrtf(glms_vec3_norm2(da)) * S * S; // largest distance of the path from its chord
     if (!o->col && clear_of(glms_vec3_sub(q0, o->p), chord, r + o->r + dev)) return -1.0f;
     float reach = glms_vec3_norm(chord) + dev + r;          // beyond this nothing can be met
-    float g0 = gap_to(o, q0, r, reach, &n);
+    float g0 = gap_to(o, q0, r, reach, &n), tol = 1e-6f + 1e-5f * r;
     *gap0 = g0;
-    if (g0 <= 0.0f) return glms_vec3_dot(dv, n) < 0.0f ? 0.0f : -1.0f; // touching: closing or not
+    // Touching (to the tolerance the advancement below stops at; a ball that just bounced is):
+    // it presses now, when its parabola brings it back, or never.
+    if (g0 <= tol) return kyu_press_time(glms_vec3_dot(dv, n), glms_vec3_dot(da, n), S);
     float da2 = glms_vec3_norm2(da);
     if (o->col && o->col->type == KYU_SHAPE_PLANE) {
         double t = first_crossing(0.5 * glms_vec3_dot(n, da), glms_vec3_dot(n, dv), g0, S);
@@ -156,7 +158,6 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     if (!lo.hit && !lo.start_overlap) return -1.0f;
     // Conservative advancement: never steps over a contact, since no point moves faster than vmax.
     float vmax = glms_vec3_norm(dv) + sqrtf(da2) * S, s = lo.hit ? lo.t * S : 0.0f;
-    float tol = 1e-6f + 1e-5f * r;
     for (int it = 0; it < 64; it++) {
         vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
         float g = gap_to(o, q, r, reach, &n);
@@ -176,10 +177,11 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     if (o.col && o.col->type == KYU_SHAPE_MESH) { // triangle by triangle: see engine/shape.c
         float s;
         if (!kyu_mesh_next_contact(o.col, o.p, q0, dv, da, w->bodies.radius[a], S, w->def.linear_slop,
-                                   w->def.restitution_threshold, &s, &out->normal, &out->gap, &out->approach))
+                                   kyu_rest_speed(w), &s, &out->normal, &out->gap, &out->approach))
             return 0;
         out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
         if (out->t > 1.0f) out->t = 1.0f;
+        out->accel = glms_vec3_dot(da, out->normal);
         return 1;
     }
     float s = first_contact(&o, q0, dv, da, w->bodies.radius[a], S, &out->gap);
@@ -191,5 +193,6 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     if (out->t > 1.0f) out->t = 1.0f;
     out->normal = n;
     out->approach = -glms_vec3_dot(glms_vec3_add(dv, glms_vec3_scale(da, s)), n);
+    out->accel = glms_vec3_dot(da, n);
     return 1;
 }

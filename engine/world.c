@@ -15,7 +15,7 @@ kyu_world_def kyu_world_def_default(void) {
     d.gravity = (vec3s){{0.0f, -9.81f, 0.0f}};
     d.fixed_dt = 1.0f / 60.0f;
     d.max_steps_per_update = 8;
-    d.restitution_threshold = 0.25f;
+    d.restitution_threshold = 0.1f;
     d.solver_iterations = 8;
     d.linear_slop = 0.002f;
     d.contact_margin = 0.02f;
@@ -137,7 +137,7 @@ void kyu_world_destroy(kyu_world *w) {
     if (w->worker_scratch)
         for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->worker_scratch[i]);
     kyu_free(w->worker_scratch); kyu_free(w->worker_scratch_cap);
-    kyu_free(w->begin_events); kyu_free(w->end_events); kyu_free(w->impact_events);
+    kyu_free(w->fresh); kyu_free(w->begin_events); kyu_free(w->end_events); kyu_free(w->impact_events);
     kyu_free(w);
 }
 
@@ -213,10 +213,12 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)
     if (!fail) fail = kyu_islands_wake_touched(w); // 8. what awake bodies will touch wakes up
     if (!fail) fail = kyu_islands_flush_woken(w);
+    if (!fail) fail = kyu_contacts_add_fresh(w); // new bodies meet what they touch before they move
     collect_active(w);
     int awake_at_start = w->active_count;
     w->stats.awake_bodies = w->active_count;
     double t1 = now_ms();
+    if (!fail) kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w); // 7a. kept contacts: no approach (resting piles)
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas

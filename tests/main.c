@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
     suite_narrowphase();
     suite_removal();
     suite_robustness();
+    suite_rest();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -84,5 +84,6 @@ void suite_draw(void);
 void suite_narrowphase(void);
 void suite_removal(void);
 void suite_robustness(void);
+void suite_rest(void);
 
 #endif

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+// The slow end of contact against physics: a body at rest stays at rest and gains no energy, on any
+// support, for any restitution and step; slow landings come to rest when the geometric series of
+// their bounces says; the threshold-free (Zeno) case ends at its accumulation point; new bodies
+// find their contacts before they move.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+static kyu_world *world_dt(float dt, float threshold) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.fixed_dt = dt;
+    if (threshold >= 0.0f) wd.restitution_threshold = threshold;
+    wd.enable_impact_events = true;
+    wd.enable_sleep = false;
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    return w;
+}
+
+// A support with its top at y = 0 under the origin, of each collider shape (or a resting body).
+enum { SUPPORT_PLANE, SUPPORT_BOX, SUPPORT_CAPSULE, SUPPORT_HULL, SUPPORT_MESH, SUPPORT_COUNT };
+static const char *const support_name[SUPPORT_COUNT] = {"plane", "box", "capsule", "hull", "mesh"};
+
+static void add_support(kyu_world *w, int kind, float e) {
+    static const vec3s mesh_pts[4] = {{{-5, 0, -5}}, {{5, 0, -5}}, {{5, 0, 5}}, {{-5, 0, 5}}};
+    static const int32_t tris[6] = {0, 2, 1, 0, 3, 2};
+    static const vec3s hull_pts[8] = {{{-5, -1, -5}}, {{5, -1, -5}}, {{5, -1, 5}}, {{-5, -1, 5}},
+                                      {{-5, 0, -5}},  {{5, 0, -5}},  {{5, 0, 5}},  {{-5, 0, 5}}};
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.restitution = e;
+    cd.friction = 0.5f;
+    switch (kind) {
+    case SUPPORT_PLANE: break;
+    case SUPPORT_BOX: cd.type = KYU_SHAPE_BOX, cd.position = v3(0, -0.5f, 0), cd.half_extents = v3(5, 0.5f, 5); break;
+    case SUPPORT_CAPSULE:
+        cd.type = KYU_SHAPE_CAPSULE, cd.capsule_a = v3(-5, -1, 0), cd.capsule_b = v3(5, -1, 0), cd.radius = 1;
+        break;
+    case SUPPORT_HULL: cd.type = KYU_SHAPE_HULL, cd.points = hull_pts, cd.point_count = 8; break;
+    case SUPPORT_MESH:
+        cd.type = KYU_SHAPE_MESH, cd.points = mesh_pts, cd.point_count = 4, cd.indices = tris, cd.triangle_count = 2;
+        break;
+    }
+    kyu_collider_create(w, &cd, NULL);
+}
+
+static kyu_body_id ball(kyu_world *w, vec3s p, vec3s v, float r, float e, float mu) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = p, bd.velocity = v, bd.radius = r, bd.restitution = e, bd.friction = mu;
+    kyu_body_id id = KYU_NULL_BODY;
+    kyu_body_create(w, &bd, &id);
+    return id;
+}
+
+// Kinetic plus potential energy of every body (g along -y), in joules.
+static double total_energy(kyu_world *w) {
+    kyu_body_id ids[64];
+    int n = kyu_world_get_bodies(w, ids, 64);
+    double e = kyu_world_kinetic_energy(w);
+    for (int i = 0; i < n && i < 64; i++) {
+        float m = 0;
+        kyu_body_get_mass(w, ids[i], &m);
+        e += m * 9.81 * pos(w, ids[i]).y;
+    }
+    return e;
+}
+
+// A body created resting on a support (touching it, or within the slop above it) never gains
+// energy and never makes an impact, for e in {0, 0.5, 1} and dt in {1/240, 1/60, 1/30}: the
+// step's own gravity is a resting contact's to hold, never a bounce.
+static void test_resting_ball_gains_no_energy_on_any_support(void) {
+    const float dts[3] = {1.0f / 240, 1.0f / 60, 1.0f / 30}, es[3] = {0.0f, 0.5f, 1.0f};
+    const float gaps[3] = {0.0f, 0.0004f, -0.0004f}; // touching, 0.4 mm above, 0.4 mm into it
+    for (int kind = 0; kind < SUPPORT_COUNT; kind++)
+        for (int di = 0; di < 3; di++)
+            for (int ei = 0; ei < 3; ei++)
+                for (int gi = 0; gi < 3; gi++) {
+                    kyu_world *w = world_dt(dts[di], -1);
+                    add_support(w, kind, es[ei]);
+                    kyu_body_id b = ball(w, v3(0, 0.5f + gaps[gi], 0), v3(0, 0, 0), 0.5f, es[ei], 0.5f);
+                    double e0 = total_energy(w), worst = e0;
+                    int impacts = 0;
+                    for (int s = 0; s < (int)(2.0f / dts[di]); s++) {
+                        kyu_world_step(w);
+                        int n;
+                        kyu_world_impact_events(w, &n);
+                        impacts += n;
+                        double e = total_energy(w);
+                        if (e > worst) worst = e;
+                    }
+                    char what[160];
+                    snprintf(what, sizeof what, "%s, dt 1/%.0f, e %.1f, gap %+.1f mm: energy gain %.3g J, %d impacts, y %.5f",
+                             support_name[kind], 1.0 / dts[di], (double)es[ei], 1e3 * (double)gaps[gi], worst - e0,
+                             impacts, (double)pos(w, b).y);
+                    // a body that starts above drops its fraction of a millimetre: that only loses energy
+                    if (!(worst - e0 <= 1e-6) || impacts != 0 || !(fabsf(vel(w, b).y) < 1e-3f)) {
+                        test_fail(__FILE__, __LINE__, what);
+                        kyu_world_destroy(w);
+                        return;
+                    }
+                    kyu_world_destroy(w);
+                }
+}
+
+// The same on another body: a column of three balls on the floor, the top one created resting.
+static void test_ball_resting_on_a_ball_gains_no_energy(void) {
+    const float dts[3] = {1.0f / 240, 1.0f / 60, 1.0f / 30}, es[3] = {0.0f, 0.5f, 1.0f};
+    for (int di = 0; di < 3; di++)
+        for (int ei = 0; ei < 3; ei++) {
+            kyu_world *w = world_dt(dts[di], -1);
+            add_support(w, SUPPORT_PLANE, es[ei]);
+            for (int k = 0; k < 3; k++) ball(w, v3(0, 0.5f + (float)k, 0), v3(0, 0, 0), 0.5f, es[ei], 0.5f);
+            double e0 = total_energy(w), worst = e0;
+            int impacts = 0;
+            for (int s = 0; s < (int)(2.0f / dts[di]); s++) {
+                kyu_world_step(w);
+                int n;
+                kyu_world_impact_events(w, &n);
+                impacts += n;
+                if (total_energy(w) > worst) worst = total_energy(w);
+            }
+            char what[120];
+            snprintf(what, sizeof what, "dt 1/%.0f, e %.1f: energy gain %.3g J, %d impacts", 1.0 / dts[di],
+                     (double)es[ei], worst - e0, impacts);
+            if (!(worst - e0 <= 1e-6) || impacts != 0) test_fail(__FILE__, __LINE__, what);
+            kyu_world_destroy(w);
+            if (test_current_failed) return;
+        }
+}
+
+// A drop with restitution e comes to rest when the series of its bounces says: the first impact at
+// t0 = sqrt(2 h / g), then bounces of flight 2 v_k / g with v_k = e^k v0 while e^k v0 is above the
+// threshold (the impact slower than the threshold is inelastic). Within 1%, at 30, 60 and 240 Hz.
+static double series_rest_time(double h, double e, double threshold) {
+    double g = 9.81, t = sqrt(2 * h / g), v = sqrt(2 * g * h);
+    while (v > threshold) {
+        double up = e * v;
+        if (!(up > 0.0)) break;
+        t += 2 * up / g;
+        v = up;
+    }
+    return t;
+}
+
+// When the ball stopped for good: the end of the last step in which it moved (it rests after).
+static double measured_rest_time(kyu_world *w, kyu_body_id b, float dt, double limit) {
+    double last_moving = 0;
+    int steps = (int)(limit / dt);
+    for (int s = 1; s <= steps; s++) {
+        kyu_world_step(w);
+        vec3s v = vel(w, b);
+        if (fabsf(v.y) > 1e-4f) last_moving = s * (double)dt;
+    }
+    return last_moving;
+}
+
+static void test_drop_comes_to_rest_when_the_bounce_series_says(void) {
+    const float dts[3] = {1.0f / 30, 1.0f / 60, 1.0f / 240};
+    for (int di = 0; di < 3; di++) {
+        kyu_world *w = world_dt(dts[di], -1);
+        float threshold = 0.1f;
+        kyu_world_def wd = kyu_world_def_default();
+        threshold = wd.restitution_threshold;
+        add_support(w, SUPPORT_PLANE, 0.8f);
+        kyu_body_id b = ball(w, v3(0, 1.5f, 0), v3(0, 0, 0), 0.5f, 0.8f, 0.0f);
+        double want = series_rest_time(1.0, 0.8, threshold);
+        double got = measured_rest_time(w, b, dts[di], want + 2.0);
+        char what[120];
+        snprintf(what, sizeof what, "dt 1/%.0f: at rest after %.4f s, the series gives %.4f s", 1.0 / dts[di], got, want);
+        // the rest is seen at the end of the step in which it happens
+        if (!(fabs(got - want) <= 0.01 * want + dts[di])) test_fail(__FILE__, __LINE__, what);
+        ENSURE(fabsf(pos(w, b).y - 0.5f) < 0.002f);
+        kyu_world_destroy(w);
+        if (test_current_failed) return;
+    }
+}
+
+// With no threshold at all the bounces never end in the textbook either, but their times add up:
+// rest at t0 (1 + e) / (1 - e), the accumulation point of the series (the Zeno regime).
+static void test_threshold_zero_rests_at_the_accumulation_point(void) {
+    const float es[3] = {0.2f, 0.5f, 0.8f};
+    for (int ei = 0; ei < 3; ei++) {
+        float dt = 1.0f / 60;
+        kyu_world *w = world_dt(dt, 0.0f);
+        add_support(w, SUPPORT_PLANE, es[ei]);
+        kyu_body_id b = ball(w, v3(0, 1.5f, 0), v3(0, 0, 0), 0.5f, es[ei], 0.0f);
+        double t0 = sqrt(2.0 / 9.81), want = t0 * (1 + es[ei]) / (1 - es[ei]);
+        double got = measured_rest_time(w, b, dt, want + 3.0);
+        char what[120];
+        snprintf(what, sizeof what, "e %.1f: at rest after %.4f s, the accumulation point is %.4f s", (double)es[ei], got, want);
+        if (!(fabs(got - want) <= 0.01 * want + dt)) test_fail(__FILE__, __LINE__, what);
+        kyu_world_destroy(w);
+        if (test_current_failed) return;
+    }
+}
+
+// Five e = 1 balls of a Newton's cradle standing on a frictionless floor: the striker's energy
+// goes down the row and out the far end, and the total is kept to 1e-4 while they all stand.
+static void test_elastic_cradle_on_a_floor_keeps_its_energy(void) {
+    const float dts[2] = {1.0f / 60, 1.0f / 240};
+    for (int di = 0; di < 2; di++) {
+        kyu_world *w = world_dt(dts[di], -1);
+        kyu_collider_def floor = kyu_collider_def_default();
+        floor.restitution = 1.0f, floor.friction = 0.0f;
+        kyu_collider_create(w, &floor, NULL);
+        kyu_body_id balls[5];
+        for (int k = 0; k < 5; k++)
+            balls[k] = ball(w, v3((float)k * 1.001f, 0.5f, 0), v3(k == 0 ? 1.0f : 0.0f, 0, 0), 0.5f, 1.0f, 0.0f);
+        kyu_body_set_position(w, balls[0], v3(-1, 0.5f, 0)); // the striker starts 1 m back
+        double e0 = total_energy(w), worst = 0;
+        for (int s = 0; s < (int)(3.0f / dts[di]); s++) {
+            kyu_world_step(w);
+            double d = fabs(total_energy(w) / e0 - 1.0);
+            if (d > worst) worst = d;
+        }
+        char what[100];
+        snprintf(what, sizeof what, "dt 1/%.0f: energy off by %.3g, last ball %.4f m/s", 1.0 / dts[di], worst,
+                 (double)vel(w, balls[4]).x);
+        if (!(worst <= 1e-4) || !(fabsf(vel(w, balls[4]).x - 1.0f) < 1e-3f)) test_fail(__FILE__, __LINE__, what);
+        for (int k = 0; k < 4; k++) ENSURE(fabsf(vel(w, balls[k]).x) < 1e-3f);
+        kyu_world_destroy(w);
+        if (test_current_failed) return;
+    }
+}
+
+// A desk cradle struck gently (0.2 m/s) with the default settings still passes its momentum.
+static void test_gentle_cradle_with_default_threshold(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    wd.enable_impact_events = true;
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    kyu_body_id balls[5];
+    for (int k = 0; k < 5; k++) balls[k] = ball(w, v3((float)k * 0.0501f, 0, 0), v3(0, 0, 0), 0.025f, 1.0f, 0.0f);
+    kyu_body_set_velocity(w, balls[0], v3(0.2f, 0, 0));
+    for (int s = 0; s < 30; s++) kyu_world_step(w);
+    ENSURE_NEAR(vel(w, balls[4]).x, 0.2, 1e-4);
+    for (int k = 0; k < 4; k++) ENSURE(fabsf(vel(w, balls[k]).x) < 1e-4f);
+    kyu_world_destroy(w);
+}
+
+// A body created touching the floor has its contact in its first step: it does not fall into the
+// floor first, and a ball launched sliding stops where mu g says from its first step on.
+static void test_new_body_finds_its_contacts_before_it_moves(void) {
+    kyu_world *w = world_dt(1.0f / 60, -1);
+    add_support(w, SUPPORT_PLANE, 0.0f);
+    kyu_body_id b = ball(w, v3(0, 0.5f, 0), v3(0, 0, 0), 0.5f, 0.0f, 0.5f);
+    kyu_world_step(w);
+    ENSURE(fabsf(pos(w, b).y - 0.5f) < 1e-5f); // it used to free-fall 1.4 mm in this step
+    int total = 0;
+    kyu_body_get_contacts(w, b, NULL, 0, &total);
+    ENSURE(total == 1);
+    kyu_world_destroy(w);
+    // Sliding at 3 m/s with mu 0.5 (fixed_rotation: a sliding point mass) stops after v / (mu g).
+    w = world_dt(1.0f / 60, -1);
+    add_support(w, SUPPORT_PLANE, 0.0f);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(0, 0.5f, 0), bd.velocity = v3(3, 0, 0), bd.friction = 0.5f;
+    kyu_body_create(w, &bd, &b);
+    double mu_g = 0.5 * 9.81, stop = 3.0 / mu_g;
+    int s = 0;
+    while (vel(w, b).x > 0 && s < 200) kyu_world_step(w), s++;
+    ENSURE_NEAR(s * (1.0 / 60), stop, 1.0 / 60 + 1e-9); // it stops in the step that contains v / (mu g)
+    ENSURE_NEAR(pos(w, b).x, 3.0 * 3.0 / (2 * mu_g), 0.03);
+    kyu_world_destroy(w);
+}
+
+void suite_rest(void) {
+    RUN_TEST(test_resting_ball_gains_no_energy_on_any_support);
+    RUN_TEST(test_ball_resting_on_a_ball_gains_no_energy);
+    RUN_TEST(test_drop_comes_to_rest_when_the_bounce_series_says);
+    RUN_TEST(test_threshold_zero_rests_at_the_accumulation_point);
+    RUN_TEST(test_elastic_cradle_on_a_floor_keeps_its_energy);
+    RUN_TEST(test_gentle_cradle_with_default_threshold);
+    RUN_TEST(test_new_body_finds_its_contacts_before_it_moves);
+}
