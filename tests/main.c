@@ -46,6 +46,7 @@ int main(int argc, char **argv) {
     suite_snapshot();
     suite_grid();
     suite_narrowphase();
+    suite_bulk();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -82,5 +82,6 @@ void suite_colliders(void);
 void suite_query(void);
 void suite_draw(void);
 void suite_narrowphase(void);
+void suite_bulk(void);
 
 #endif
