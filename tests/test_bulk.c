@@ -319,6 +319,33 @@ static void test_flat_events_equal_the_event_structs(void) {
     kyu_world_destroy(w);
 }
 
+// The settings getter (world.h) that bindings use to show a world's settings: those of create, then
+// set_gravity's, then a snapshot's.
+static void test_world_def_getter_follows_set_gravity_and_load(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.fixed_dt = 0.01f;
+    wd.sleep_time = 0.75f;
+    kyu_world *a = NULL, *b = NULL;
+    ENSURE(kyu_world_create(&wd, &a) == KYU_OK);
+    kyu_world_def got = kyu_world_get_def(a);
+    ENSURE(got.fixed_dt == 0.01f && got.sleep_time == 0.75f && got.gravity.y == -9.81f);
+    ENSURE(kyu_world_set_gravity(a, v3(1, 2, 3)) == KYU_OK);
+    ENSURE(kyu_world_get_def(a).gravity.z == 3.0f);
+    kyu_world_def other = kyu_world_def_default();
+    ENSURE(kyu_world_create(&other, &b) == KYU_OK);
+    size_t size = 0;
+    ENSURE(kyu_world_save_memory(a, NULL, 0, &size) == KYU_OK);
+    void *buf = malloc(size);
+    ENSURE(buf && kyu_world_save_memory(a, buf, size, &size) == KYU_OK);
+    ENSURE(kyu_world_load_memory(b, buf, size) == KYU_OK);
+    free(buf);
+    got = kyu_world_get_def(b);
+    ENSURE(got.fixed_dt == 0.01f && got.sleep_time == 0.75f && got.gravity.x == 1.0f);
+    ENSURE(kyu_world_get_def(NULL).fixed_dt == kyu_world_def_default().fixed_dt);
+    kyu_world_destroy(a);
+    kyu_world_destroy(b);
+}
+
 void suite_bulk(void) {
     RUN_TEST(test_world_bulk_getters_equal_the_one_body_getters);
     RUN_TEST(test_world_bulk_getters_write_no_more_than_capacity);
@@ -331,4 +358,5 @@ void suite_bulk(void) {
     RUN_TEST(test_list_setters_step_like_the_one_body_setters);
     RUN_TEST(test_list_setter_wakes_a_sleeping_island);
     RUN_TEST(test_flat_events_equal_the_event_structs);
+    RUN_TEST(test_world_def_getter_follows_set_gravity_and_load);
 }
