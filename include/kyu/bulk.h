@@ -9,8 +9,8 @@
 ///     kyu_world_get_radii(w, r, n);         // the same order
 ///
 /// Two orders:
-/// - `kyu_world_get_*` list every live body in slot order: the order of `kyu_world_get_bodies`, of
-///   the state hash and of the debug draw. Body i of one call is body i of the others as long as no
+/// - `kyu_world_get_*` list every live body in slot order: the order of `kyu_world_get_bodies`
+///   (world.h), which gives their handles in one call, of the state hash and of the debug draw. Body i of one call is body i of the others as long as no
 ///   body is created or destroyed in between. They return the number of live bodies and write the
 ///   first min(live, capacity) (capacity counts bodies, not floats; `out` may be NULL when capacity
 ///   is 0, to ask the count), or -1 for a NULL world, a negative capacity or a NULL `out`.

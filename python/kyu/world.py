@@ -42,23 +42,26 @@ class ColliderId(NamedTuple):
     generation: int
 
 
-class ContactEvents(NamedTuple):
+@dataclass(frozen=True)
+class ContactEvents:
     """Pairs that began or ended touching in the last step, as parallel arrays: entry i of each is
-    event i. ``body`` is the pair's lower slot; ``other`` is the other body or, for a collider, a
-    null handle (index1 0), and then ``collider`` names it."""
+    event i, and ``len(events)`` is their number. ``body`` is the pair's lower slot; ``other`` is
+    the other body or, for a collider, a null handle (index1 0), and then ``collider`` names it."""
 
     body: npt.NDArray[Any]
     other: npt.NDArray[Any]
     collider: npt.NDArray[Any]
     sensor: npt.NDArray[np.bool_]
 
-    def __len__(self) -> int:  # type: ignore[override]
+    def __len__(self) -> int:
         return len(self.body)
 
 
-class ImpactEvents(NamedTuple):
-    """Impacts of the last step (with ``enable_impact_events``), as parallel arrays. ``normal``
-    points from the other side to ``body``; ``time`` is the fraction of the step."""
+@dataclass(frozen=True)
+class ImpactEvents:
+    """Impacts of the last step (with ``enable_impact_events``), as parallel arrays (``len`` is
+    their number). ``normal`` points from the other side to ``body``; ``time`` is the fraction of
+    the step at which they met."""
 
     body: npt.NDArray[Any]
     other: npt.NDArray[Any]
@@ -68,7 +71,7 @@ class ImpactEvents(NamedTuple):
     approach_speed: npt.NDArray[np.float32]
     time: npt.NDArray[np.float32]
 
-    def __len__(self) -> int:  # type: ignore[override]
+    def __len__(self) -> int:
         return len(self.body)
 
 
