@@ -15,7 +15,7 @@ static int bad_request(const kyu_world *w, const void *out, int capacity) {
 // Copies a vec3s array of the live slots, in slot order; the first `capacity` of them are written.
 static int copy_live3(const kyu_world *w, const vec3s *src, float *out, int capacity) {
     const body_store *b = &w->bodies;
-    if (b->count == b->high && capacity >= b->count) { // no free slot: one copy
+    if (b->count == b->high && capacity >= b->count && b->count > 0) { // no free slot: one copy
         memcpy(out, src, (size_t)b->count * sizeof *src);
         return b->count;
     }
