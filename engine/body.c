@@ -107,7 +107,7 @@ kyu_body_def kyu_body_def_default(void) {
 // the body pass through walls.
 static float abs_max(vec3s v) { return kyu_maxf(fabsf(v.x), kyu_maxf(fabsf(v.y), fabsf(v.z))); }
 
-static kyu_status check_position(kyu_world *w, vec3s p, float r) {
+kyu_status kyu_body_check_position(kyu_world *w, vec3s p, float r) {
     if (!kyu_bounded3(p, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "position (%g, %g, %g) must be finite, each |x| <= 1e9", (double)p.x,
                         (double)p.y, (double)p.z);
@@ -119,7 +119,7 @@ static kyu_status check_position(kyu_world *w, vec3s p, float r) {
     return KYU_OK;
 }
 
-static kyu_status check_velocity(kyu_world *w, vec3s v, float r, const char *what) {
+kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float r, const char *what) {
     if (!kyu_bounded3(v, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s (%g, %g, %g) must be finite, each |v| <= 1e9", what, (double)v.x,
                         (double)v.y, (double)v.z);
@@ -137,8 +137,8 @@ kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_body_def_default()");
     if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
         return kyu_fail(w, KYU_ERR_RADIUS, "radius %g (allowed: (0, 1e6])", (double)d->radius);
-    kyu_status st = check_position(w, d->position, d->radius);
-    if (st == KYU_OK) st = check_velocity(w, d->velocity, d->radius, "velocity");
+    kyu_status st = kyu_body_check_position(w, d->position, d->radius);
+    if (st == KYU_OK) st = kyu_body_check_velocity(w, d->velocity, d->radius, "velocity");
     if (st != KYU_OK) return st;
     if (!(d->mass >= KYU_MIN_MASS && d->mass <= KYU_MAX_MASS))
         return kyu_fail(w, KYU_ERR_MASS, "mass %g (allowed: [1e-20, 1e20])", (double)d->mass);
@@ -235,7 +235,7 @@ kyu_status kyu_body_get_position(const kyu_world *w, kyu_body_id id, vec3s *out)
 kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_position during a step");
-    kyu_status st = check_position(w, p, w->bodies.radius[slot]);
+    kyu_status st = kyu_body_check_position(w, p, w->bodies.radius[slot]);
     if (st != KYU_OK) return st;
     if (RESERVE(w->fresh, w->fresh_cap, w->fresh_count + 1) || kyu_wake_body(w, (uint32_t)slot))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
@@ -256,7 +256,7 @@ kyu_status kyu_body_get_velocity(const kyu_world *w, kyu_body_id id, vec3s *out)
 kyu_status kyu_body_set_velocity(kyu_world *w, kyu_body_id id, vec3s v) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_velocity during a step");
-    kyu_status st = check_velocity(w, v, w->bodies.radius[slot], "velocity");
+    kyu_status st = kyu_body_check_velocity(w, v, w->bodies.radius[slot], "velocity");
     if (st != KYU_OK) return st;
     if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.vel[slot] = v;
@@ -268,7 +268,7 @@ kyu_status kyu_body_apply_impulse(kyu_world *w, kyu_body_id id, vec3s impulse) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_impulse during a step");
     if (!kyu_finite3(impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse must be finite");
     vec3s v = glms_vec3_add(w->bodies.vel[slot], glms_vec3_scale(impulse, w->bodies.inv_mass[slot]));
-    kyu_status st = check_velocity(w, v, w->bodies.radius[slot], "the impulse gives a velocity");
+    kyu_status st = kyu_body_check_velocity(w, v, w->bodies.radius[slot], "the impulse gives a velocity");
     if (st != KYU_OK) return st;
     if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.vel[slot] = v;

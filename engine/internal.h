@@ -396,6 +396,8 @@ int kyu_bounded3(vec3s v, float limit);
 // body.c
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
 kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d);
+kyu_status kyu_body_check_position(kyu_world *w, vec3s p, float radius); // the reach (world.h)
+kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float radius, const char *what);
 int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);
 

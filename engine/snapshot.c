@@ -420,7 +420,8 @@ static void get_collider(reader *r, kyu_world *w, int i) {
 
 static void get_colliders(reader *r, kyu_world *w) {
     int high = get_count(r, 5, w->def.max_colliders, "colliders");
-    if (r->bad || high == 0) return;
+    if (!r->bad && high == 0 && get_count(r, 4, 0, "free collider slots") == 0) return; // none at all
+    if (r->bad) return;
     w->colliders = kyu_calloc((size_t)high, sizeof *w->colliders);
     w->free_colliders = kyu_calloc((size_t)high, sizeof *w->free_colliders);
     if (!w->colliders || !w->free_colliders) { out_of_memory(r); return; }

@@ -308,6 +308,8 @@ kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     return KYU_OK;
 }
 
+kyu_world_def kyu_world_get_def(const kyu_world *w) { return w ? w->def : kyu_world_def_default(); }
+
 kyu_step_stats kyu_world_stats(const kyu_world *w) {
     kyu_step_stats s;
     memset(&s, 0, sizeof s);

@@ -5,14 +5,14 @@
 # Without libcjson the tools are skipped (one line says so) and tests/tools/sim.sh reports skips.
 
 SIM_HAVE_CJSON := $(shell pkg-config --exists libcjson 2>/dev/null && echo yes)
-SIM_SRC := tools/kyu-sim.c tools/scene.c
+SIM_SRC := tools/kyu-sim.c tools/scene.c tools/frame_files.c
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := $(BUILD)/fuzz
 
 .PHONY: sim-tools fuzz
 all: sim-tools
-TOOL_TESTS += tests/tools/sim.sh
+TOOL_TESTS += tests/tools/sim.sh tests/tools/frames.sh
 
 ifeq ($(SIM_HAVE_CJSON),yes)
 CJSON_CFLAGS := $(shell pkg-config --cflags libcjson)
@@ -21,7 +21,7 @@ TOOL_TEST_DEPS += $(BUILD)/tools/kyu-sim
 
 sim-tools: $(BUILD)/tools/kyu-sim
 
-$(BUILD)/tools/kyu-sim: $(SIM_SRC) tools/scene.h $(BUILD)/libkyu.a
+$(BUILD)/tools/kyu-sim: $(SIM_SRC) tools/scene.h tools/frame_files.h $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SIM_SRC) $(BUILD)/libkyu.a -o $@ $(CJSON_LIBS) $(LDLIBS_ALL)
 

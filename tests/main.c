@@ -49,6 +49,7 @@ int main(int argc, char **argv) {
     suite_removal();
     suite_robustness();
     suite_rest();
+    suite_bulk();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -85,5 +85,6 @@ void suite_narrowphase(void);
 void suite_removal(void);
 void suite_robustness(void);
 void suite_rest(void);
+void suite_bulk(void);
 
 #endif

@@ -270,6 +270,9 @@ static void run_sequence(sequence *q) {
     }
     for (int s = 0; s < 40; s++) CALL(q, 1, kyu_world_step(w)); // they land and fall asleep
     CALL(q, 0, kyu_body_set_velocity(w, balls[3], v3(0, 1, 0)));
+    const float up[6] = {0, 0.5f, 0, 0, 0.4f, 0};
+    kyu_body_id pair[2] = {balls[10], balls[20]};
+    CALL(q, 0, kyu_bodies_set_velocities(w, pair, 2, up)); // several islands at once: all or nothing
     CALL(q, 0, kyu_collider_destroy(w, ids[4]));
     CALL(q, 0, kyu_body_destroy(w, balls[5]));
     kyu_collider_def moving = collider_of(1, v3(0, 2, 0));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // kyu-sim: runs a scene file headless, records frames and writes a summary.
 //
-//     kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR] [--format csv|jsonl|both|none]
-//                   [--every K] [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]
+//     kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR]
+//                   [--format csv|jsonl|both|vtk|xyz|none[,...]] [--every K]
+//                   [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]
 //
 // Exit codes: 0 done, 2 bad input (the scene, an argument, a snapshot to resume), 1 internal error
 // (the engine refused a step, an output file could not be written). See docs/scenes.md.
@@ -18,10 +19,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "frame_files.h"
 #include "scene.h"
 
 enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
 enum { MAX_SNAPSHOTS = 16 };
+// Record formats beyond the scene file's (kyu-sim's --format only): the files analysis tools open.
+enum { RECORD_VTK = 4, RECORD_XYZ = 8 };
 
 typedef struct snapshot_req {
     long step;
@@ -60,10 +64,12 @@ static int die(int code, const char *fmt, ...) {
 
 static void usage(FILE *f) {
     fputs("usage: kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR]\n"
-          "               [--format csv|jsonl|both|none] [--every K]\n"
+          "               [--format csv|jsonl|both|vtk|xyz|none[,...]] [--every K]\n"
           "               [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]\n"
           "  runs SCENE (docs/scenes.md) headless; writes DIR/frames.csv, DIR/frames.jsonl,\n"
           "  DIR/series.csv and DIR/summary.json (DIR defaults to kyu-out).\n"
+          "  --format vtk writes DIR/frames/frame_STEP.vtp and DIR/frames.pvd (ParaView);\n"
+          "  --format xyz writes DIR/frames.xyz (extended XYZ: OVITO); a list: --format csv,vtk\n"
           "  --steps N ends the run at step N (counted from the scene's start, also when resuming).\n"
           "  exit codes: 0 done, 2 bad input, 1 internal error\n",
           f);
@@ -93,12 +99,25 @@ static int parse_u64(const char *s, uint64_t *out) {
     return 0;
 }
 
+// A comma-separated list of format names; the bit set of them all, or -1.
 static int parse_format(const char *s) {
-    static const char *const names[] = {"none", "csv", "jsonl", "both"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i; // the index is the KYU_RECORD_* bit set
-    return -1;
+    static const char *const names[] = {"none", "csv", "jsonl", "both", "vtk", "xyz"};
+    static const int bits[] = {0, KYU_RECORD_CSV, KYU_RECORD_JSONL, KYU_RECORD_CSV | KYU_RECORD_JSONL,
+                               RECORD_VTK, RECORD_XYZ};
+    int set = 0;
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        int found = -1;
+        for (int i = 0; i < 6; i++)
+            if (strlen(names[i]) == len && strncmp(s, names[i], len) == 0)
+                found = i;
+        if (found < 0)
+            return -1;
+        set |= bits[found];
+        if (s[len] == '\0')
+            return set;
+        s += len + 1;
+    }
 }
 
 static int parse_snapshot_arg(options *o, const char *arg) {
@@ -226,17 +245,28 @@ static double step_time(const kyu_scene *s, long step) {
 }
 
 typedef struct recorder {
-    FILE *csv, *jsonl, *series;
+    FILE *csv, *jsonl, *series, *xyz;
     kyu_body_id *ids;
     int cap;
     long frames;
     long rows;
     char failed_path[4200];
+    // The VTK and XYZ frames: the recorded bodies gathered into flat arrays (bulk.h).
+    kyu_body_id *pick;
+    uint32_t *pick_ids;
+    float *pos, *vel, *radius;
+    int pick_cap;
+    const char *out_dir;  // DIR
+    const char *vtk_dir;  // "frames": DIR/frames holds the .vtp files; NULL without --format vtk
+    char **vtk_files;     // their names, relative to DIR (for DIR/frames.pvd)
+    double *vtk_times;
+    int vtk_count, vtk_cap;
 } recorder;
 
 static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int every) {
     char path[4200];
     const kyu_world_def *wd = kyu_scene_world_def(s);
+    r->out_dir = o->out;
     if ((format & KYU_RECORD_CSV) && (r->csv = open_out(o->out, "frames.csv", path, sizeof path)) == NULL)
         return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
     if ((format & KYU_RECORD_JSONL) &&
@@ -244,6 +274,14 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
         return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
     if ((r->series = open_out(o->out, "series.csv", path, sizeof path)) == NULL)
         return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+    if ((format & RECORD_XYZ) && (r->xyz = open_out(o->out, "frames.xyz", path, sizeof path)) == NULL)
+        return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+    if (format & RECORD_VTK) {
+        snprintf(path, sizeof path, "%s/frames", o->out);
+        if (make_dirs(path) != 0)
+            return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+        r->vtk_dir = "frames";
+    }
     if (r->csv)
         fputs("step,t,id,x,y,z,vx,vy,vz,r,awake\n", r->csv);
     if (r->jsonl) {
@@ -256,13 +294,27 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
     return 0;
 }
 
-static int rec_close(recorder *r) {
+// Closes the records; with `out` (the run went well), DIR/frames.pvd lists the VTK frames.
+static int rec_close(recorder *r, const char *out) {
     int bad = 0;
-    FILE *files[3] = {r->csv, r->jsonl, r->series};
-    for (int i = 0; i < 3; i++)
+    FILE *files[4] = {r->csv, r->jsonl, r->series, r->xyz};
+    for (int i = 0; i < 4; i++)
         if (files[i] != NULL)
             bad |= ferror(files[i]) | (fclose(files[i]) != 0);
+    if (out != NULL && r->vtk_dir != NULL) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/frames.pvd", out);
+        bad |= kyu_pvd_write(path, r->vtk_count, r->vtk_times, (const char *const *)r->vtk_files) != 0;
+    }
+    for (int i = 0; i < r->vtk_count; i++) free(r->vtk_files[i]);
+    free(r->vtk_files);
+    free(r->vtk_times);
     free(r->ids);
+    free(r->pick);
+    free(r->pick_ids);
+    free(r->pos);
+    free(r->vel);
+    free(r->radius);
     return bad ? -1 : 0;
 }
 
@@ -291,7 +343,6 @@ static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, doubl
                 "\"v\":[%.9g,%.9g,%.9g],\"r\":%.9g,\"awake\":%s}\n", step, t, id.index1,
                 (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
                 (double)rad, awake ? "true" : "false");
-    r->rows++;
 }
 
 static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
@@ -305,7 +356,61 @@ static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
             (double)st.max_overlap);
 }
 
-// One frame: every body (or the scene's record ids), in slot order.
+// Room for n recorded bodies in the gather arrays. 0, or -1 out of memory.
+static int rec_reserve(recorder *r, int n) {
+    if (n <= r->pick_cap)
+        return 0;
+    kyu_body_id *pick = realloc(r->pick, (size_t)n * sizeof *pick);
+    if (pick != NULL) r->pick = pick;
+    uint32_t *ids = realloc(r->pick_ids, (size_t)n * sizeof *ids);
+    if (ids != NULL) r->pick_ids = ids;
+    float *pos = realloc(r->pos, (size_t)n * 3 * sizeof *pos);
+    if (pos != NULL) r->pos = pos;
+    float *vel = realloc(r->vel, (size_t)n * 3 * sizeof *vel);
+    if (vel != NULL) r->vel = vel;
+    float *rad = realloc(r->radius, (size_t)n * sizeof *rad);
+    if (rad != NULL) r->radius = rad;
+    if (pick == NULL || ids == NULL || pos == NULL || vel == NULL || rad == NULL)
+        return -1;
+    r->pick_cap = n;
+    return 0;
+}
+
+// The VTK file and the XYZ frame of the `count` bodies in r->pick. 0, -1 out of memory, -2 when a
+// file could not be written (r->failed_path says which).
+static int rec_files(recorder *r, kyu_world *w, int count, long step, double t) {
+    kyu_bodies_get_positions(w, r->pick, count, r->pos);
+    kyu_bodies_get_velocities(w, r->pick, count, r->vel);
+    kyu_bodies_get_radii(w, r->pick, count, r->radius);
+    for (int i = 0; i < count; i++) r->pick_ids[i] = r->pick[i].index1;
+    kyu_frame frame = {count, r->pick_ids, r->pos, r->vel, r->radius, step, t};
+    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, NULL) != 0)
+        return snprintf(r->failed_path, sizeof r->failed_path, "frames.xyz"), -2;
+    if (r->vtk_dir == NULL)
+        return 0;
+    if (r->vtk_count == r->vtk_cap) {
+        int cap = r->vtk_cap > 0 ? 2 * r->vtk_cap : 64;
+        char **files = realloc(r->vtk_files, (size_t)cap * sizeof *files);
+        if (files != NULL) r->vtk_files = files;
+        double *times = realloc(r->vtk_times, (size_t)cap * sizeof *times);
+        if (times != NULL) r->vtk_times = times;
+        if (files == NULL || times == NULL)
+            return -1;
+        r->vtk_cap = cap;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%s/frame_%06ld.vtp", r->vtk_dir, step);
+    snprintf(r->failed_path, sizeof r->failed_path, "%s/%s", r->out_dir, name);
+    if (kyu_frame_write_vtp(&frame, r->failed_path) != 0)
+        return -2;
+    if ((r->vtk_files[r->vtk_count] = strdup(name)) == NULL)
+        return -1;
+    r->vtk_times[r->vtk_count++] = t;
+    return 0;
+}
+
+// One frame: every body (or the scene's record ids), in slot order. 0, -1 out of memory, -2 when a
+// file could not be written.
 static int rec_frame(recorder *r, kyu_scene *s, long step, int format) {
     kyu_world *w = kyu_scene_world(s);
     double t = step_time(s, step);
@@ -324,10 +429,18 @@ static int rec_frame(recorder *r, kyu_scene *s, long step, int format) {
     n = kyu_world_get_bodies(w, r->ids, r->cap);
     int only_count;
     const uint32_t *only = kyu_scene_record_ids(s, &only_count);
+    if ((format & (RECORD_VTK | RECORD_XYZ)) && rec_reserve(r, n) != 0)
+        return -1;
+    int picked = 0;
     for (int i = 0; i < n; i++)
-        if (wanted(only, only_count, r->ids[i].index1))
-            rec_body(r, w, r->ids[i], step, t);
-    return 0;
+        if (wanted(only, only_count, r->ids[i].index1)) {
+            r->rows++; // a body recorded (a row of each record file)
+            if (format & (KYU_RECORD_CSV | KYU_RECORD_JSONL))
+                rec_body(r, w, r->ids[i], step, t);
+            if (format & (RECORD_VTK | RECORD_XYZ))
+                r->pick[picked++] = r->ids[i];
+        }
+    return format & (RECORD_VTK | RECORD_XYZ) ? rec_files(r, w, picked, step, t) : 0;
 }
 
 // ---- progress ----------------------------------------------------------------------------------
@@ -458,6 +571,16 @@ static double total_energy(kyu_scene *s) {
 }
 
 // Steps from the scene's clock to `end`, recording and saving on the way. Returns an exit code.
+// A frame of the records, or the exit code of the failure (-1 when all went well).
+static int record(recorder *rec, kyu_scene *s, long step, int format) {
+    int code = rec_frame(rec, s, step, format);
+    if (code == -1)
+        return die(EXIT_INTERNAL, "out of memory recording");
+    if (code == -2)
+        return die(EXIT_INTERNAL, "%s: cannot write: %s", rec->failed_path, strerror(errno));
+    return -1;
+}
+
 static int run(kyu_scene *s, const options *o, recorder *rec, int format, int every,
                run_result *res) {
     double t0 = now_seconds();
@@ -467,8 +590,9 @@ static int run(kyu_scene *s, const options *o, recorder *rec, int format, int ev
     res->e0 = total_energy(s);
     if (maybe_save(s, o) != 0)
         return EXIT_INTERNAL;
-    if (rec_frame(rec, s, res->first, format) != 0)
-        return die(EXIT_INTERNAL, "out of memory recording");
+    int code = record(rec, s, res->first, format);
+    if (code >= 0)
+        return code;
     for (long step = res->first; step < res->end;) {
         double ts = now_seconds();
         if (kyu_scene_step(s) != 0)
@@ -481,8 +605,8 @@ static int run(kyu_scene *s, const options *o, recorder *rec, int format, int ev
         res->cap_hits += st.event_cap_hit;
         if (maybe_save(s, o) != 0)
             return EXIT_INTERNAL;
-        if (is_frame(step, res->first, res->end, every) && rec_frame(rec, s, step, format) != 0)
-            return die(EXIT_INTERNAL, "out of memory recording");
+        if (is_frame(step, res->first, res->end, every) && (code = record(rec, s, step, format)) >= 0)
+            return code;
         progress_draw(&bar, step, 0);
     }
     progress_draw(&bar, res->end, 1);
@@ -651,7 +775,7 @@ static int prepare(const options *o, kyu_scene **out) {
 
 static int finish(kyu_scene *s, const options *o, recorder *rec, run_result *res) {
     figures f = measure(s);
-    if (rec_close(rec) != 0)
+    if (rec_close(rec, o->out) != 0)
         return die(EXIT_INTERNAL, "%s: writing the records failed", o->out);
     if (write_summary(s, o, res, rec, &f) != 0)
         return EXIT_INTERNAL;
@@ -690,7 +814,7 @@ int main(int argc, char **argv) {
     if (code == EXIT_DONE)
         code = finish(s, &o, &rec, &res);
     else
-        rec_close(&rec);
+        rec_close(&rec, NULL);
     kyu_scene_destroy(s);
     return code;
 }

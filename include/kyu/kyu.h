@@ -18,5 +18,6 @@
 #include "geometry.h"
 #include "query.h"
 #include "draw.h"
+#include "bulk.h"
 
 #endif

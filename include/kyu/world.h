@@ -65,6 +65,10 @@ float kyu_world_alpha(const kyu_world *world);
 /// Changes gravity (m/s^2).
 kyu_status kyu_world_set_gravity(kyu_world *world, vec3s gravity);
 
+/// The settings the world runs with: those it was created with, as changed since by
+/// `kyu_world_set_gravity` or replaced by `kyu_world_load`. A NULL world gives the defaults.
+kyu_world_def kyu_world_get_def(const kyu_world *world);
+
 /// Counters of the last step (zeroed before the first step).
 kyu_step_stats kyu_world_stats(const kyu_world *world);
 

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+// The C side of the Python package (shim.h): vectors by value become float pointers.
+#include "shim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static vec3s v3(const float *f) { return (vec3s){{f[0], f[1], f[2]}}; }
+static void put3(float *out, vec3s v) { memcpy(out, v.raw, sizeof v.raw); }
+
+// ---- world ---------------------------------------------------------------------------------------
+
+static void world_def_out(const kyu_world_def *d, kyupy_world_def *o) {
+    put3(o->gravity, d->gravity);
+    o->fixed_dt = d->fixed_dt;
+    o->max_steps_per_update = d->max_steps_per_update;
+    o->restitution_threshold = d->restitution_threshold;
+    o->solver_iterations = d->solver_iterations;
+    o->linear_slop = d->linear_slop;
+    o->contact_margin = d->contact_margin;
+    o->max_events_per_step = d->max_events_per_step;
+    o->body_capacity = d->body_capacity;
+    o->max_bodies = d->max_bodies;
+    o->max_colliders = d->max_colliders;
+    o->cell_size = d->cell_size;
+    o->worker_count = d->worker_count;
+    o->enable_sleep = d->enable_sleep;
+    o->enable_impact_events = d->enable_impact_events;
+    o->sleep_speed = d->sleep_speed;
+    o->sleep_time = d->sleep_time;
+}
+
+void kyupy_world_def_default(kyupy_world_def *out) {
+    kyu_world_def d = kyu_world_def_default();
+    world_def_out(&d, out);
+}
+
+void kyupy_world_get_def(const kyu_world *w, kyupy_world_def *out) {
+    kyu_world_def d = kyu_world_get_def(w);
+    world_def_out(&d, out);
+}
+
+int kyupy_world_create(const kyupy_world_def *o, kyu_world **out) {
+    kyu_world_def d = kyu_world_def_default();
+    d.gravity = v3(o->gravity);
+    d.fixed_dt = o->fixed_dt;
+    d.max_steps_per_update = o->max_steps_per_update;
+    d.restitution_threshold = o->restitution_threshold;
+    d.solver_iterations = o->solver_iterations;
+    d.linear_slop = o->linear_slop;
+    d.contact_margin = o->contact_margin;
+    d.max_events_per_step = o->max_events_per_step;
+    d.body_capacity = o->body_capacity;
+    d.max_bodies = o->max_bodies;
+    d.max_colliders = o->max_colliders;
+    d.cell_size = o->cell_size;
+    d.worker_count = o->worker_count;
+    d.enable_sleep = o->enable_sleep != 0;
+    d.enable_impact_events = o->enable_impact_events != 0;
+    d.sleep_speed = o->sleep_speed;
+    d.sleep_time = o->sleep_time;
+    return kyu_world_create(&d, out);
+}
+
+int kyupy_world_set_gravity(kyu_world *w, const float g[3]) { return kyu_world_set_gravity(w, v3(g)); }
+
+// ---- bodies --------------------------------------------------------------------------------------
+
+void kyupy_body_def_default(kyupy_body_def *o) {
+    kyu_body_def d = kyu_body_def_default();
+    put3(o->position, d.position);
+    put3(o->velocity, d.velocity);
+    o->radius = d.radius;
+    o->mass = d.mass;
+    o->restitution = d.restitution;
+    o->friction = d.friction;
+    o->linear_damping = d.linear_damping;
+    o->gravity_scale = d.gravity_scale;
+    o->category_bits = d.category_bits;
+    o->mask_bits = d.mask_bits;
+    o->group = d.group;
+    o->is_sensor = d.is_sensor;
+    o->allow_sleep = d.allow_sleep;
+}
+
+static kyu_body_def body_def_in(const kyupy_body_def *o) {
+    kyu_body_def d = kyu_body_def_default();
+    d.position = v3(o->position);
+    d.velocity = v3(o->velocity);
+    d.radius = o->radius;
+    d.mass = o->mass;
+    d.restitution = o->restitution;
+    d.friction = o->friction;
+    d.linear_damping = o->linear_damping;
+    d.gravity_scale = o->gravity_scale;
+    d.category_bits = o->category_bits;
+    d.mask_bits = o->mask_bits;
+    d.group = o->group;
+    d.is_sensor = o->is_sensor != 0;
+    d.allow_sleep = o->allow_sleep != 0;
+    return d;
+}
+
+int kyupy_body_create(kyu_world *w, const kyupy_body_def *o, kyu_body_id *out) {
+    kyu_body_def d = body_def_in(o);
+    return kyu_body_create(w, &d, out);
+}
+
+int kyupy_bodies_create(kyu_world *w, const kyupy_body_def *proto, int n, const float *pos, const float *vel,
+                        const float *radius, const float *mass, kyu_body_id *out, int *failed) {
+    *failed = -1;
+    kyu_body_def d = body_def_in(proto);
+    for (int i = 0; i < n; i++) {
+        d.position = v3(pos + 3 * i);
+        if (vel) d.velocity = v3(vel + 3 * i);
+        if (radius) d.radius = radius[i];
+        if (mass) d.mass = mass[i];
+        kyu_status st = kyu_body_create(w, &d, &out[i]);
+        if (st != KYU_OK) {
+            // The error stays the one of body i: destroying the others sets no error.
+            for (int k = i - 1; k >= 0; k--) kyu_body_destroy(w, out[k]);
+            *failed = i;
+            return st;
+        }
+    }
+    return KYU_OK;
+}
+
+int kyupy_body_get_position(const kyu_world *w, kyu_body_id id, float out[3]) {
+    vec3s p;
+    kyu_status st = kyu_body_get_position(w, id, &p);
+    if (st == KYU_OK) put3(out, p);
+    return st;
+}
+
+int kyupy_body_get_velocity(const kyu_world *w, kyu_body_id id, float out[3]) {
+    vec3s v;
+    kyu_status st = kyu_body_get_velocity(w, id, &v);
+    if (st == KYU_OK) put3(out, v);
+    return st;
+}
+
+int kyupy_body_set_position(kyu_world *w, kyu_body_id id, const float p[3]) {
+    return kyu_body_set_position(w, id, v3(p));
+}
+
+int kyupy_body_set_velocity(kyu_world *w, kyu_body_id id, const float v[3]) {
+    return kyu_body_set_velocity(w, id, v3(v));
+}
+
+int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]) {
+    return kyu_body_apply_impulse(w, id, v3(j));
+}
+
+// ---- colliders -----------------------------------------------------------------------------------
+
+void kyupy_collider_def_default(kyupy_collider_def *o) {
+    kyu_collider_def d = kyu_collider_def_default();
+    memset(o, 0, sizeof *o);
+    o->type = d.type;
+    o->motion = d.motion;
+    put3(o->position, d.position);
+    memcpy(o->rotation, d.rotation.raw, sizeof o->rotation);
+    put3(o->half_extents, d.half_extents);
+    put3(o->capsule_a, d.capsule_a);
+    put3(o->capsule_b, d.capsule_b);
+    o->radius = d.radius;
+    put3(o->normal, d.normal);
+    put3(o->velocity, d.velocity);
+    o->restitution = d.restitution;
+    o->friction = d.friction;
+    o->category_bits = d.category_bits;
+    o->mask_bits = d.mask_bits;
+}
+
+int kyupy_collider_create(kyu_world *w, const kyupy_collider_def *o, kyu_collider_id *out) {
+    kyu_collider_def d = kyu_collider_def_default();
+    d.type = (kyu_shape_type)o->type;
+    d.motion = (kyu_motion)o->motion;
+    d.position = v3(o->position);
+    d.rotation = (versors){{o->rotation[0], o->rotation[1], o->rotation[2], o->rotation[3]}};
+    d.half_extents = v3(o->half_extents);
+    d.capsule_a = v3(o->capsule_a);
+    d.capsule_b = v3(o->capsule_b);
+    d.radius = o->radius;
+    d.points = (const vec3s *)o->points; // a vec3s is 3 floats, unpadded: the layout of the array
+    d.point_count = o->point_count;
+    d.indices = o->indices;
+    d.triangle_count = o->triangle_count;
+    d.normal = v3(o->normal);
+    d.velocity = v3(o->velocity);
+    d.restitution = o->restitution;
+    d.friction = o->friction;
+    d.category_bits = o->category_bits;
+    d.mask_bits = o->mask_bits;
+    return kyu_collider_create(w, &d, out);
+}
+
+int kyupy_collider_set_velocity(kyu_world *w, kyu_collider_id id, const float v[3]) {
+    return kyu_collider_set_velocity(w, id, v3(v));
+}
+
+int kyupy_collider_set_transform(kyu_world *w, kyu_collider_id id, const float p[3], const float q[4]) {
+    return kyu_collider_set_transform(w, id, v3(p), (versors){{q[0], q[1], q[2], q[3]}});
+}
+
+int kyupy_collider_get_position(const kyu_world *w, kyu_collider_id id, float out[3]) {
+    vec3s p;
+    kyu_status st = kyu_collider_get_position(w, id, &p);
+    if (st == KYU_OK) put3(out, p);
+    return st;
+}
+
+// ---- queries -------------------------------------------------------------------------------------
+
+static kyu_query_filter filter_in(const kyupy_filter *f) {
+    kyu_query_filter q = kyu_query_filter_default();
+    q.category_bits = f->category_bits;
+    q.mask_bits = f->mask_bits;
+    q.skip_colliders = f->skip_colliders != 0;
+    q.ignore_body = f->ignore_body;
+    return q;
+}
+
+static void hit_out(const kyu_query_hit *h, kyupy_hit *o) {
+    o->hit = h->hit;
+    o->body = h->body;
+    o->collider = h->collider;
+    put3(o->point, h->point);
+    put3(o->normal, h->normal);
+    o->fraction = h->fraction;
+}
+
+int kyupy_raycast(kyu_world *w, const float origin[3], const float translation[3], const kyupy_filter *f,
+                  kyupy_hit *out) {
+    kyu_query_hit h;
+    kyu_status st = kyu_world_raycast(w, v3(origin), v3(translation), filter_in(f), &h);
+    hit_out(&h, out);
+    return st;
+}
+
+int kyupy_raycast_all(kyu_world *w, const float origin[3], const float translation[3], const kyupy_filter *f,
+                      kyupy_hit *hits, int capacity, int *count) {
+    kyu_query_hit *tmp = capacity > 0 ? malloc((size_t)capacity * sizeof *tmp) : NULL;
+    if (capacity > 0 && tmp == NULL) return KYU_ERR_OUT_OF_MEMORY;
+    kyu_status st = kyu_world_raycast_all(w, v3(origin), v3(translation), filter_in(f), tmp, capacity, count);
+    for (int i = 0; st == KYU_OK && i < *count && i < capacity; i++) hit_out(&tmp[i], &hits[i]);
+    free(tmp);
+    return st;
+}
+
+int kyupy_sphere_cast(kyu_world *w, const float origin[3], float radius, const float translation[3],
+                      const kyupy_filter *f, kyupy_hit *out) {
+    kyu_query_hit h;
+    kyu_status st = kyu_world_sphere_cast(w, v3(origin), radius, v3(translation), filter_in(f), &h);
+    hit_out(&h, out);
+    return st;
+}
+
+int kyupy_overlap_sphere(kyu_world *w, const float center[3], float radius, const kyupy_filter *f,
+                         kyu_body_id *ids, int capacity, int *count) {
+    return kyu_world_overlap_sphere(w, v3(center), radius, filter_in(f), ids, capacity, count);
+}
+
+int kyupy_overlap_aabb(kyu_world *w, const float lower[3], const float upper[3], const kyupy_filter *f,
+                       kyu_body_id *ids, int capacity, int *count) {
+    return kyu_world_overlap_aabb(w, v3(lower), v3(upper), filter_in(f), ids, capacity, count);
+}
+
+int kyupy_nearest_body(kyu_world *w, const float point[3], float max_distance, const kyupy_filter *f,
+                       kyu_body_id *out, float *distance) {
+    return kyu_world_nearest_body(w, v3(point), max_distance, filter_in(f), out, distance);
+}
+
+static void distance_out(const kyu_distance_result *r, kyupy_distance *o) {
+    o->distance = r->distance;
+    put3(o->point_a, r->point_a);
+    put3(o->point_b, r->point_b);
+    put3(o->normal, r->normal);
+}
+
+int kyupy_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, kyupy_distance *out) {
+    kyu_distance_result r;
+    kyu_status st = kyu_body_distance(w, a, b, &r);
+    if (st == KYU_OK) distance_out(&r, out);
+    return st;
+}
+
+int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider_id c, kyupy_distance *out) {
+    kyu_distance_result r;
+    kyu_status st = kyu_body_collider_distance(w, a, c, &r);
+    if (st == KYU_OK) distance_out(&r, out);
+    return st;
+}
+
+// ---- frame files ---------------------------------------------------------------------------------
+
+typedef struct gathered {
+    kyu_body_id *all;
+    uint32_t *ids;
+    float *pos, *vel, *radius;
+} gathered;
+
+static void gathered_free(gathered *g) {
+    free(g->all);
+    free(g->ids);
+    free(g->pos);
+    free(g->vel);
+    free(g->radius);
+}
+
+// The frame of the bodies `ids` (n of them), or of every live body when ids is NULL.
+static int gather(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, gathered *g,
+                  kyu_frame *frame) {
+    memset(g, 0, sizeof *g);
+    if (ids == NULL) n = kyu_world_body_count(w);
+    size_t m = (size_t)(n > 0 ? n : 1);
+    g->all = malloc(m * sizeof *g->all);
+    g->ids = malloc(m * sizeof *g->ids);
+    g->pos = malloc(3 * m * sizeof *g->pos);
+    g->vel = malloc(3 * m * sizeof *g->vel);
+    g->radius = malloc(m * sizeof *g->radius);
+    if (!g->all || !g->ids || !g->pos || !g->vel || !g->radius) return KYU_ERR_OUT_OF_MEMORY;
+    if (ids == NULL) {
+        kyu_world_get_bodies(w, g->all, n);
+        kyu_world_get_positions(w, g->pos, n);
+        kyu_world_get_velocities(w, g->vel, n);
+        kyu_world_get_radii(w, g->radius, n);
+    } else {
+        memcpy(g->all, ids, (size_t)n * sizeof *ids);
+        kyu_status st = kyu_bodies_get_positions(w, ids, n, g->pos);
+        if (st != KYU_OK) return st;
+        kyu_bodies_get_velocities(w, ids, n, g->vel);
+        kyu_bodies_get_radii(w, ids, n, g->radius);
+    }
+    for (int i = 0; i < n; i++) g->ids[i] = g->all[i].index1;
+    *frame = (kyu_frame){n, g->ids, g->pos, g->vel, g->radius, step, time};
+    return KYU_OK;
+}
+
+int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const char *path) {
+    gathered g;
+    kyu_frame frame;
+    int st = gather(w, ids, n, step, time, &g, &frame);
+    if (st == KYU_OK && kyu_frame_write_vtp(&frame, path) != 0) st = KYU_ERR_IO;
+    gathered_free(&g);
+    return st;
+}
+
+int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
+                    const char *path, int append) {
+    gathered g;
+    kyu_frame frame;
+    int st = gather(w, ids, n, step, time, &g, &frame);
+    if (st == KYU_OK) {
+        FILE *f = fopen(path, append ? "a" : "w");
+        if (f == NULL) {
+            st = KYU_ERR_IO;
+        } else {
+            int bad = kyu_frame_write_xyz(&frame, f, box) != 0;
+            if ((fclose(f) != 0) | bad) st = KYU_ERR_IO;
+        }
+    }
+    gathered_free(&g);
+    return st;
+}

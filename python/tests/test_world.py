@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: MIT
+"""The World API: settings, bodies, colliders of every shape, stepping, errors as exceptions,
+events, queries and snapshots, each checked against numbers worked out by hand."""
+import math
+
+import numpy as np
+import pytest
+
+import kyu
+
+G = 9.81
+
+
+def test_free_fall_follows_the_parabola():
+    with kyu.World(gravity=(0, -G, 0)) as w:
+        h = w.add_body(position=(0, 10, 0), velocity=(1, 0, 0))
+        w.step(30)
+        t = 30 * w.fixed_dt
+        x, y, z = w.position(h)
+        assert x == pytest.approx(t, abs=1e-5)
+        assert y == pytest.approx(10 - 0.5 * np.float32(G) * t * t, abs=1e-4)
+        assert w.velocity(h)[1] == pytest.approx(-np.float32(G) * t, abs=1e-4)
+        assert w.step_index == 30 and w.time == pytest.approx(0.5, abs=1e-6)
+
+
+def test_defaults_and_settings_are_kyus():
+    with kyu.World(fixed_dt=0.01, workers=2, enable_impact_events=True) as w:
+        s = w.settings()
+        assert s["fixed_dt"] == pytest.approx(0.01) and s["worker_count"] == 2
+        assert s["enable_impact_events"] is True and s["enable_sleep"] is True
+        assert w.gravity == pytest.approx((0, -G, 0))
+        h = w.add_body(position=(0, 0, 0))
+        assert w.radius(h) == 0.5 and w.mass(h) == 1.0
+        w.gravity = (0, 0, -1)
+        assert w.gravity == (0.0, 0.0, -1.0)
+
+
+@pytest.mark.parametrize("kind,kwargs,rest_y", [
+    ("plane", {}, 0.25),
+    ("box", {"position": (0, 0.5, 0), "half_extents": (1, 0.5, 1)}, 1.25),
+    ("capsule", {"position": (0, 0.5, 0), "a": (-1, 0, 0), "b": (1, 0, 0), "radius": 0.3}, 1.05),
+    ("hull", {"points": [(x, y, z) for x in (-1, 1) for y in (0, 1) for z in (-1, 1)]}, 1.25),
+    ("mesh", {"points": [(-1, 0.5, -1), (1, 0.5, -1), (1, 0.5, 1), (-1, 0.5, 1)],
+              "triangles": [(0, 2, 1), (0, 3, 2)]}, 0.75),
+    ("box", {"position": (0, 0.5, 0), "half_extents": (1, 0.5, 1),
+             "rotation": kyu.quat_from_axis_angle((0, 1, 0), 45)}, 1.25),
+])
+def test_a_ball_comes_to_rest_on_every_collider_kind(kind, kwargs, rest_y):
+    with kyu.World() as w:
+        c = w.add_collider(kind, **kwargs)
+        assert w.collider_is_valid(c)
+        h = w.add_body(position=(0, 3, 0), radius=0.25)
+        w.step(180)
+        y = w.position(h)[1]
+        assert rest_y - 0.003 <= y <= rest_y + 0.001, f"{kind}: rests at {y}"
+        assert np.linalg.norm(w.velocity(h)) < 0.05
+
+
+def test_kinematic_collider_pushes_a_ball():
+    with kyu.World(gravity=(0, 0, 0)) as w:
+        paddle = w.add_collider("box", motion="kinematic", velocity=(2, 0, 0), position=(-1, 0, 0),
+                                half_extents=(0.1, 1, 1))
+        h = w.add_body(position=(0, 0, 0), radius=0.25, restitution=0.0)
+        w.step(60)
+        assert w.position(h)[0] > 0.5 and w.collider_position(paddle)[0] == pytest.approx(1.0, abs=1e-4)
+        w.set_collider_velocity(paddle, (0, 0, 0))
+        w.set_collider_transform(paddle, (5, 0, 0))
+        assert w.collider_position(paddle)[0] == 5.0
+
+
+def test_collider_arguments_are_checked_like_scene_files():
+    with kyu.World() as w:
+        with pytest.raises(kyu.InvalidArgumentError, match="a plane collider takes no half_extents"):
+            w.add_collider("plane", half_extents=(1, 1, 1))
+        with pytest.raises(kyu.InvalidArgumentError, match="kind must be one of"):
+            w.add_collider("sphere")
+        with pytest.raises(kyu.InvalidArgumentError, match="motion='kinematic'"):
+            w.add_collider("box", half_extents=(1, 1, 1), velocity=(1, 0, 0))
+        with pytest.raises(kyu.InvalidArgumentError, match="span a volume|hull"):
+            w.add_collider("hull", points=[(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)])
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.add_collider("box", half_extents=(1, 0, 1))
+        with pytest.raises(kyu.InvalidArgumentError, match=r"points must have shape \(M, 3\)"):
+            w.add_collider("mesh", points=[1, 2, 3], triangles=[(0, 1, 2)])
+
+
+def test_bad_values_raise_with_kyus_message_and_change_nothing():
+    with kyu.World() as w:
+        w.add_body(position=(0, 1, 0))
+        before = w.state_hash()
+        with pytest.raises(kyu.InvalidArgumentError, match=r"radius -1 \(allowed"):
+            w.add_body(position=(0, 1, 0), radius=-1)
+        with pytest.raises(ValueError, match=r"position \(0, nan, 0\) must be finite"):
+            w.add_body(position=(0, float("nan"), 0))
+        with pytest.raises(kyu.InvalidArgumentError, match="restitution 2"):
+            w.add_body(position=(0, 1, 0), restitution=2)
+        with pytest.raises(kyu.InvalidArgumentError, match="position must be 3 numbers"):
+            w.add_body(position=(0, 1))
+        with pytest.raises(kyu.InvalidArgumentError, match="frame_seconds"):
+            w.update(-1)
+        with pytest.raises(kyu.InvalidArgumentError) as info:
+            w.add_body(position=(0, 1, 0), mass=0)
+        assert info.value.status == "KYU_ERR_MASS"
+        assert w.state_hash() == before and len(w) == 1
+
+
+def test_bad_world_settings_are_refused():
+    with pytest.raises(kyu.InvalidArgumentError, match="fixed_dt=-1"):
+        kyu.World(fixed_dt=-1)
+    with pytest.raises(kyu.InvalidArgumentError, match="gravity must be 3 numbers"):
+        kyu.World(gravity=(0, 1))
+
+
+def test_stale_and_foreign_handles_raise_lookup_errors():
+    with kyu.World() as a, kyu.World() as b:
+        ha = a.add_body(position=(0, 1, 0))
+        hb = b.add_body(position=(0, 1, 0))
+        assert (ha.index1, ha.generation) == (hb.index1, hb.generation) and ha.world != hb.world
+        with pytest.raises(kyu.StaleHandleError, match="another world"):
+            b.position(ha)
+        a.remove_body(ha)
+        with pytest.raises(LookupError, match="removed"):
+            a.position(ha)
+        again = a.add_body(position=(0, 2, 0))
+        assert again.index1 == ha.index1 and not a.is_valid(ha) and a.is_valid(again)
+        with pytest.raises(kyu.StaleHandleError):
+            a.set_velocity(ha, (1, 0, 0))
+
+
+def test_a_closed_world_refuses_use_and_closes_once():
+    w = kyu.World()
+    with w:
+        w.add_body(position=(0, 0, 0))
+    with pytest.raises(kyu.KyuError, match="closed"):
+        w.step()
+    w.close()
+    assert "closed" in repr(w)
+
+
+def test_update_runs_fixed_steps_and_interpolates():
+    with kyu.World(gravity=(0, 0, 0)) as w:
+        h = w.add_body(position=(0, 0, 0), velocity=(6, 0, 0))
+        assert w.update(1 / 60 * 2.5) == 2
+        assert w.alpha == pytest.approx(0.5, abs=1e-3)
+        x = w.position(h)[0]
+        ix = w.interpolated_positions()[0, 0]
+        assert x == pytest.approx(0.2, abs=1e-5) and ix == pytest.approx(0.15, abs=1e-4)
+
+
+def test_add_bodies_is_all_or_none():
+    with kyu.World() as w:
+        pos = np.array([(i, 1, 0) for i in range(5)], np.float32)
+        with pytest.raises(kyu.InvalidArgumentError, match=r"bodies\[3\]: .*radius -0.5"):
+            w.add_bodies(pos, radius=[0.1, 0.2, 0.3, -0.5, 0.1])
+        assert len(w) == 0
+        ids = w.add_bodies(pos, radius=[0.1, 0.2, 0.3, 0.4, 0.1], restitution=0.5)
+        assert ids.dtype == kyu.BODY_ID and len(ids) == 5
+        assert w.radii().tolist() == pytest.approx([0.1, 0.2, 0.3, 0.4, 0.1])
+        assert kyu.BodyId(*ids[3].item()) == w.bodies()[3].item()
+        with pytest.raises(TypeError, match="colour"):
+            w.add_bodies(pos, colour=1)
+
+
+def test_begin_end_and_impact_events_of_a_landing():
+    with kyu.World(enable_impact_events=True) as w:
+        ground = w.add_collider("plane")
+        h = w.add_body(position=(0, 1.25, 0), radius=0.25)
+        seen_begin, speeds = None, []
+        for _ in range(60):
+            w.step()
+            begin, impacts = w.begin_events(), w.impact_events()
+            if len(begin) and seen_begin is None:
+                seen_begin = begin
+            speeds += impacts.approach_speed.tolist()
+            if len(impacts):
+                assert impacts.collider[0].item() == tuple(ground)
+                assert impacts.normal[0] == pytest.approx([0, 1, 0])
+        assert seen_begin is not None and seen_begin.body[0].item() == tuple(h)
+        assert seen_begin.other["index1"][0] == 0 and seen_begin.collider[0].item() == tuple(ground)
+        assert not seen_begin.sensor[0]
+        assert speeds[0] == pytest.approx(math.sqrt(2 * G * 1.0), rel=1e-3)  # fell 1 m
+        touching = w.contacts(h)
+        assert len(touching) == 1 and touching.collider[0].item() == tuple(ground)
+        w.remove_body(h)
+        w.step()
+        assert len(w.end_events()) == 1
+
+
+def test_queries():
+    with kyu.World(gravity=(0, 0, 0)) as w:
+        ground = w.add_collider("plane")
+        a = w.add_body(position=(0, 2, 0), radius=0.5)
+        b = w.add_body(position=(3, 2, 0), radius=0.5, velocity=(-1, 0, 0))
+        hit = w.raycast((0, 10, 0), (0, -20, 0))
+        assert hit is not None and hit.body == a and hit.collider is None
+        assert hit.point == pytest.approx((0, 2.5, 0)) and hit.fraction == pytest.approx(7.5 / 20)
+        hits = w.raycast_all((0, 10, 0), (0, -20, 0))
+        assert [x.body for x in hits] == [a, None] and hits[1].collider == ground
+        assert w.raycast((0, 10, 0), (0, -20, 0), ignore=a).collider == ground
+        assert w.raycast((0, 10, 0), (0, -20, 0), skip_colliders=True, ignore=a) is None
+        cast = w.sphere_cast((-3, 2, 0), 0.5, (10, 0, 0))
+        assert cast.body == a and cast.fraction == pytest.approx(2 / 10)
+        assert [kyu.BodyId(*x.item()) for x in w.overlap_sphere((1.5, 2, 0), 1.0)] == [a, b]
+        assert len(w.overlap_aabb((2.6, 0, -1), (4, 3, 1))) == 1
+        near, dist = w.nearest_body((0, 4, 0))
+        assert near == a and dist == pytest.approx(1.5)
+        assert w.nearest_body((0, 40, 0), max_distance=1) is None
+        d = w.body_distance(b, a)
+        assert d.distance == pytest.approx(2.0) and d.normal == pytest.approx((1, 0, 0))
+        assert w.body_collider_distance(a, ground).distance == pytest.approx(1.5)
+        assert w.time_to_collision(a, b, 10) == pytest.approx(2.0, abs=1e-4)
+        assert w.time_to_collision(a, b, 1) is None
+
+
+def test_snapshots_resume_bit_identically_and_refuse_garbage(tmp_path):
+    with kyu.World() as w:
+        w.add_collider("plane")
+        w.add_bodies([(x * 0.3, 1 + 0.1 * x, 0) for x in range(20)], radius=0.1, restitution=0.4)
+        w.step(30)
+        data = w.to_bytes()
+        path = tmp_path / "w.kys"
+        w.save(path)
+        w.step(60)
+        want = w.state_hash()
+        w.load_bytes(data)
+        w.step(60)
+        assert w.state_hash() == want
+        with kyu.World.from_snapshot(path) as other:
+            other.step(60)
+            assert other.state_hash() == want
+        before = w.state_hash()
+        with pytest.raises(kyu.SnapshotError):
+            w.load_bytes(data[:100])
+        with pytest.raises(kyu.KyuIOError):
+            w.load(tmp_path / "missing.kys")
+        assert w.state_hash() == before
+
+
+def test_sleep_and_wake():
+    with kyu.World(sleep_time=0.2) as w:
+        w.add_collider("plane")
+        h = w.add_body(position=(0, 0.5, 0))
+        w.step(60)
+        assert not w.is_awake(h) and w.sleeping_body_count == 1 and not w.awake()[0]
+        w.apply_impulse(h, (0, 2, 0))
+        assert w.is_awake(h) and w.velocity(h)[1] == pytest.approx(2.0)
+
+
+def test_stats_momentum_energy():
+    with kyu.World(gravity=(0, 0, 0)) as w:
+        w.add_body(position=(0, 0, 0), velocity=(1, 0, 0), mass=2)
+        w.add_body(position=(5, 0, 0), velocity=(0, 3, 0), mass=1)
+        w.step()
+        assert w.kinetic_energy() == pytest.approx(0.5 * 2 + 0.5 * 9)
+        assert w.momentum().tolist() == pytest.approx([2, 3, 0])
+        stats = w.stats()
+        assert stats["awake_bodies"] == 2 and stats["ms_total"] >= 0

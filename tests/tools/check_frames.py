@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: MIT
+"""Reads kyu-sim's VTK or XYZ frames back with other people's readers and compares them with the
+CSV frames of the same run (which kyu-sim writes with the same 9 digits: every float must come back
+to the same bits).
+
+    check_frames.py vtk DIR   # DIR/frames.pvd and the .vtp files it lists, with VTK's XML reader
+    check_frames.py xyz DIR   # DIR/frames.xyz, with the strict reader of OVITO's grammar
+
+Prints one line of what was compared; exits 1 with the first difference.
+"""
+import csv
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ovito_xyz  # noqa: E402
+
+
+def csv_frames(out):
+    """step -> dict of float32 arrays (t, id, pos, vel, r), rows in file order. The frames are the
+    lines of series.csv: a frame without bodies has no rows in frames.csv."""
+    frames = {}
+    with open(os.path.join(out, "series.csv"), newline="") as f:
+        times = {int(row["step"]): float(row["t"]) for row in csv.DictReader(f)}
+    with open(os.path.join(out, "frames.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            frames.setdefault(int(row["step"]), []).append(row)
+    out = {}
+    for step, t in times.items():
+        rows = frames.get(step, [])
+        out[step] = {
+            "t": t,
+            "id": np.array([int(r["id"]) for r in rows], dtype=np.int64),
+            "pos": np.array([[float(r[k]) for k in "xyz"] for r in rows], dtype=np.float32).reshape(-1, 3),
+            "vel": np.array([[float(r[k]) for k in ("vx", "vy", "vz")] for r in rows], dtype=np.float32).reshape(-1, 3),
+            "r": np.array([float(r["r"]) for r in rows], dtype=np.float32),
+        }
+    return out
+
+
+def same(what, got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape or not np.array_equal(got, want):
+        raise AssertionError(f"{what}: read {got.ravel()[:6]}... (shape {got.shape}), "
+                             f"kyu wrote {want.ravel()[:6]}... (shape {want.shape})")
+
+
+def check_xyz(out, ref):
+    frames = ovito_xyz.read(os.path.join(out, "frames.xyz"))
+    steps = sorted(ref)
+    if len(frames) != len(steps):
+        raise AssertionError(f"{len(frames)} XYZ frames, {len(steps)} CSV frames")
+    rows = 0
+    for fr, step in zip(frames, steps):
+        want, cols, info = ref[step], fr["columns"], fr["info"]
+        same(f"step {step}: Step", int(info["Step"]), step)
+        same(f"step {step}: Time", float(info["Time"]), want["t"])
+        same(f"step {step}: id", cols["id"], want["id"])
+        same(f"step {step}: pos", cols["pos"].astype(np.float32), want["pos"])
+        same(f"step {step}: velo", cols["velo"].astype(np.float32), want["vel"])
+        same(f"step {step}: radius", cols["radius"].astype(np.float32), want["r"])
+        rows += len(want["id"])
+    return f"{len(frames)} frames, {rows} rows equal to the CSV's"
+
+
+def check_vtk(out, ref):
+    import vtk
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    sets = ET.parse(os.path.join(out, "frames.pvd")).getroot().find("Collection").findall("DataSet")
+    steps = sorted(ref)
+    if len(sets) != len(steps):
+        raise AssertionError(f"{len(sets)} data sets in frames.pvd, {len(steps)} CSV frames")
+    rows = 0
+    for ds, step in zip(sets, steps):
+        want = ref[step]
+        same(f"step {step}: pvd timestep", float(ds.get("timestep")), want["t"])
+        reader = vtk.vtkXMLPolyDataReader()
+        reader.SetFileName(os.path.join(out, ds.get("file")))
+        reader.Update()
+        if reader.GetErrorCode() != 0:
+            raise AssertionError(f"VTK could not read {ds.get('file')}")
+        poly = reader.GetOutput()
+        n = len(want["id"])
+        same(f"step {step}: points", poly.GetNumberOfPoints(), n)
+        same(f"step {step}: vertex cells", poly.GetNumberOfVerts(), n)
+        pd = poly.GetPointData()
+        if n > 0:
+            same(f"step {step}: Points", vtk_to_numpy(poly.GetPoints().GetData()), want["pos"])
+            same(f"step {step}: radius", vtk_to_numpy(pd.GetArray("radius")), want["r"])
+            same(f"step {step}: velocity", vtk_to_numpy(pd.GetArray("velocity")), want["vel"])
+            same(f"step {step}: id", vtk_to_numpy(pd.GetArray("id")), want["id"])
+        same(f"step {step}: TimeValue", vtk_to_numpy(poly.GetFieldData().GetArray("TimeValue"))[0], want["t"])
+        rows += n
+    return f"{len(sets)} frames, {rows} points equal to the CSV's"
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    ref = csv_frames(out)
+    try:
+        print(check_vtk(out, ref) if kind == "vtk" else check_xyz(out, ref))
+    except (AssertionError, ovito_xyz.XyzError) as e:
+        print(e)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
