@@ -195,8 +195,11 @@ static int resolve(kyu_world *w, const impact_event *ev) {
     } else {
         float u = -vn, e = c ? kyu_pair_restitution(s->restitution[ev->a], c->restitution)
                              : kyu_pair_restitution(s->restitution[ev->a], s->restitution[ev->b]);
-        if (u <= w->def.restitution_threshold) e = 0.0f;
-        else if (an < 0.0f && 2.0f * e * u < -an * ZENO_FRACTION * w->def.fixed_dt) e = 0.0f;
+        // Slower than the threshold onto what presses against it (a ball coming to rest on the
+        // floor), or the tail of a Zeno series: inelastic. Anywhere else (a gas, balls meeting in
+        // the air or rolling into each other) restitution acts at every speed.
+        if (an < 0.0f && (u <= w->def.restitution_threshold || 2.0f * e * u < -an * ZENO_FRACTION * w->def.fixed_dt))
+            e = 0.0f;
         if (kyu_impact_record(w, ev->a, ev->b, n, u, ev->t)) return -1;
         if (c) kyu_respond_collider(w, ev->a, c, n, e);
         else kyu_respond_pair(w, ev->a, ev->b, n, e);

@@ -384,8 +384,10 @@ float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of
 // thousandth of gravity's velocity in one step (with threshold 0 a resting pair still parts or
 // closes by rounding, and bounces slower than that are far too small to see). The solver owns the
 // touching pairs slower than it, never lets them close faster, and the impact queue leaves them be.
+// Without gravity nothing rests: every touching pair that closes or parts is the queue's.
 static inline float kyu_rest_speed(const kyu_world *w) {
-    return kyu_maxf(w->def.restitution_threshold, 1e-3f * glms_vec3_norm(w->def.gravity) * w->def.fixed_dt);
+    float g = glms_vec3_norm(w->def.gravity);
+    return g > 0.0f ? kyu_maxf(w->def.restitution_threshold, 1e-3f * g * w->def.fixed_dt) : 0.0f;
 }
 
 // error.c

@@ -100,9 +100,13 @@ typedef struct kyu_world_def {
                                    ///< that a step moves something (below 1e-6 s float positions stop
                                    ///< changing) and gravity's parabola over one step stays exact
     int max_steps_per_update;      ///< cap of steps one `kyu_world_update` may run, default 8
-    float restitution_threshold;   ///< m/s: impacts slower than this are inelastic (e = 0), default 0.1
-                                   ///< (a desk Newton's cradle struck at 0.2 m/s still works; bouncing
-                                   ///< ends once a bounce is lower than v^2 / 2g = 0.5 mm)
+    float restitution_threshold;   ///< m/s, default 0.1: under gravity, a touching pair closing or
+                                   ///< parting slower than this rests (the solver holds it, no bounce),
+                                   ///< and an impact slower than this onto what gravity presses the body
+                                   ///< against is inelastic, which ends a bouncing ball's bounces (once
+                                   ///< lower than v^2 / 2g = 0.5 mm). Elsewhere (no gravity, balls
+                                   ///< meeting in the air or rolling into each other, a Newton's cradle)
+                                   ///< restitution acts at every speed
     int solver_iterations;         ///< velocity and position iterations over contacts, default 8
     float linear_slop;             ///< m: allowed overlap of resting contacts, default 0.002
     float contact_margin;          ///< m: pairs closer than this are kept as contacts, default 0.02
