@@ -185,6 +185,7 @@ static int contact_events_flat(const kyu_contact_event *ev, int count, const kyu
         if (out->other) out->other[i] = ev[i].other;
         if (out->collider) out->collider[i] = ev[i].collider;
         if (out->sensor) out->sensor[i] = ev[i].sensor ? 1 : 0;
+        if (out->step) out->step[i] = ev[i].step;
     }
     return count;
 }
@@ -211,6 +212,7 @@ int kyu_world_get_impact_events_flat(const kyu_world *w, const kyu_impact_event_
         if (out->normal) memcpy(out->normal + 3 * i, ev->normal.raw, sizeof ev->normal.raw);
         if (out->approach_speed) out->approach_speed[i] = ev->approach_speed;
         if (out->time) out->time[i] = ev->time;
+        if (out->step) out->step[i] = ev->step;
     }
     return w->impact_count;
 }

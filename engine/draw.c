@@ -354,7 +354,7 @@ static int same_event(const kyu_contact_event *e, const contact *c) {
 // step emits begin events in contact key order.
 static int pair_is_new(const kyu_world *w, const contact *c) {
     uint64_t key = (uint64_t)c->a << 32 | c->b;
-    int lo = 0, hi = w->begin_count;
+    int lo = w->begin_first, hi = w->begin_count; // the last step's, in key order
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         if (event_key(&w->begin_events[mid]) < key) lo = mid + 1;

@@ -20,6 +20,7 @@ kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c) {
         ev.other = kyu_handle_of(w, c->b, c->gb);
     }
     ev.sensor = c->sensor != 0;
+    ev.step = w->event_step;
     return ev;
 }
 
@@ -29,14 +30,18 @@ int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_ev
     return 0;
 }
 
-// A new step: last step's events are gone.
+// A new step: the events of earlier steps are gone, but for those of earlier steps of the same
+// kyu_world_update (event_step > 0), which a game reads all at once after it.
 // A burst (a pile landing: 100,000 begins in one step) leaves large arrays behind; they give most of
 // it back once a step reports less than half of what they hold.
 int kyu_events_begin_step(kyu_world *w) {
-    SHRINK(w->begin_events, w->begin_cap, w->begin_count);
-    SHRINK(w->end_events, w->end_cap, w->end_count);
-    SHRINK(w->impact_events, w->impact_cap, w->impact_count);
-    w->begin_count = w->end_count = w->impact_count = 0;
+    if (w->event_step == 0) {
+        SHRINK(w->begin_events, w->begin_cap, w->begin_count);
+        SHRINK(w->end_events, w->end_cap, w->end_count);
+        SHRINK(w->impact_events, w->impact_cap, w->impact_count);
+        w->begin_count = w->end_count = w->impact_count = 0;
+    }
+    w->begin_first = w->begin_count;
     return 0;
 }
 
@@ -58,6 +63,7 @@ int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float appro
     ev->point = glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a]));
     ev->approach_speed = approach;
     ev->time = t;
+    ev->step = w->event_step;
     return 0;
 }
 

@@ -326,8 +326,10 @@ struct kyu_world {
     float *limit_t;      // fallback: where a body stops when the event cap is hit
 
     // events of the last step
-    kyu_contact_event *begin_events, *end_events;
+    kyu_contact_event *begin_events, *end_events; // of every step of the last kyu_world_update
     int begin_count, begin_cap, end_count, end_cap;
+    int event_step;   // the step of the current update that events are recorded for (0 outside one)
+    int begin_first;  // where the last step's begin events start (draw marks those pairs new)
     int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
     uint32_t *fresh; // bodies created or teleported since the last step: their contacts are found
     int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)

@@ -280,9 +280,12 @@ kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
     int n = w->def.max_steps_per_update;
     if (w->accumulator < n * dt) n = (int)(w->accumulator / dt);
     else w->accumulator = n * dt;
+    if (n == 0) w->begin_count = w->end_count = w->impact_count = 0; // a frame shorter than a step: no events
     for (int i = 0; i < n; i++) {
         if (i == n - 1) memcpy(w->bodies.prev, w->bodies.pos, (size_t)w->bodies.high * sizeof *w->bodies.prev);
+        w->event_step = i; // every step's events of one update are kept, each with its step
         kyu_status st = kyu_world_step(w);
+        w->event_step = 0;
         if (st != KYU_OK) {
             w->accumulator = 0.0; // the failed step's time is not owed again
             w->alpha = 0.0f;

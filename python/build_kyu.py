@@ -34,7 +34,7 @@ typedef struct kyu_collider_id { uint32_t index1; uint32_t world; uint32_t gener
 typedef struct kyu_world kyu_world;
 
 typedef struct kyu_contact_event {
-    kyu_body_id body; kyu_body_id other; kyu_collider_id collider; bool sensor;
+    kyu_body_id body; kyu_body_id other; kyu_collider_id collider; bool sensor; int step; ...;
 } kyu_contact_event;
 
 typedef struct kyu_step_stats {
@@ -42,6 +42,7 @@ typedef struct kyu_step_stats {
     float max_overlap;
     int islands_woken, bodies_fell_asleep;
     float ms_solve, ms_broadphase, ms_impacts, ms_contacts, ms_islands, ms_total;
+    ...;
 } kyu_step_stats;
 
 const char *kyu_status_string(kyu_status status);
@@ -87,11 +88,11 @@ kyu_status kyu_bodies_get_radii(const kyu_world *world, const kyu_body_id *ids, 
 kyu_status kyu_bodies_set_positions(kyu_world *world, const kyu_body_id *ids, int count, const float *xyz);
 kyu_status kyu_bodies_set_velocities(kyu_world *world, const kyu_body_id *ids, int count, const float *xyz);
 typedef struct kyu_contact_event_arrays {
-    kyu_body_id *body; kyu_body_id *other; kyu_collider_id *collider; uint8_t *sensor;
+    kyu_body_id *body; kyu_body_id *other; kyu_collider_id *collider; uint8_t *sensor; int *step; ...;
 } kyu_contact_event_arrays;
 typedef struct kyu_impact_event_arrays {
     kyu_body_id *body; kyu_body_id *other; kyu_collider_id *collider;
-    float *point; float *normal; float *approach_speed; float *time;
+    float *point; float *normal; float *approach_speed; float *time; int *step; ...;
 } kyu_impact_event_arrays;
 int kyu_world_get_begin_events_flat(const kyu_world *world, const kyu_contact_event_arrays *out, int capacity);
 int kyu_world_get_end_events_flat(const kyu_world *world, const kyu_contact_event_arrays *out, int capacity);

@@ -286,33 +286,34 @@ static void test_flat_events_equal_the_event_structs(void) {
         kyu_collider_id coll[CAP];
         uint8_t sensor[CAP];
         float point[3 * CAP], normal[3 * CAP], speed[CAP], t[CAP];
-        kyu_contact_event_arrays ca = {body, other, coll, sensor};
+        int step[CAP];
+        kyu_contact_event_arrays ca = {body, other, coll, sensor, step};
         ENSURE(nb <= CAP && ne <= CAP && ni <= CAP);
         ENSURE(kyu_world_get_begin_events_flat(w, &ca, CAP) == nb);
         for (int i = 0; i < nb; i++)
             ENSURE(same_bits(&body[i], &be[i].body, sizeof body[i]) && same_bits(&other[i], &be[i].other, 12) &&
-                   same_bits(&coll[i], &be[i].collider, 12) && sensor[i] == be[i].sensor);
+                   same_bits(&coll[i], &be[i].collider, 12) && sensor[i] == be[i].sensor && step[i] == be[i].step);
         ENSURE(kyu_world_get_end_events_flat(w, &ca, CAP) == ne);
         for (int i = 0; i < ne; i++)
             ENSURE(same_bits(&body[i], &ee[i].body, 12) && same_bits(&other[i], &ee[i].other, 12) &&
                    same_bits(&coll[i], &ee[i].collider, 12));
-        kyu_impact_event_arrays ia = {body, other, coll, point, normal, speed, t};
+        kyu_impact_event_arrays ia = {body, other, coll, point, normal, speed, t, step};
         ENSURE(kyu_world_get_impact_events_flat(w, &ia, CAP) == ni);
         for (int i = 0; i < ni; i++)
             ENSURE(same_bits(&body[i], &ie[i].body, 12) && same_bits(&other[i], &ie[i].other, 12) &&
                    same_bits(&coll[i], &ie[i].collider, 12) && same_bits(&point[3 * i], ie[i].point.raw, 12) &&
                    same_bits(&normal[3 * i], ie[i].normal.raw, 12) && speed[i] == ie[i].approach_speed &&
-                   t[i] == ie[i].time);
+                   t[i] == ie[i].time && step[i] == ie[i].step);
         if (ni >= 2) { // capacity 1 with only the speeds asked: one written
             float one[2] = {-7.0f, -7.0f};
-            kyu_impact_event_arrays only = {NULL, NULL, NULL, NULL, NULL, one, NULL};
+            kyu_impact_event_arrays only = {NULL, NULL, NULL, NULL, NULL, one, NULL, NULL};
             ENSURE(kyu_world_get_impact_events_flat(w, &only, 1) == ni);
             ENSURE(one[0] == ie[0].approach_speed && one[1] == -7.0f);
         }
         seen_begin += nb, seen_end += ne, seen_impact += ni;
     }
     ENSURE(seen_begin > 10 && seen_end > 0 && seen_impact > 10); // every kind was compared
-    kyu_contact_event_arrays none = {NULL, NULL, NULL, NULL};
+    kyu_contact_event_arrays none = {NULL, NULL, NULL, NULL, NULL};
     ENSURE(kyu_world_get_begin_events_flat(NULL, &none, 0) == -1);
     ENSURE(kyu_world_get_begin_events_flat(w, NULL, 0) == -1);
     ENSURE(kyu_world_get_end_events_flat(w, &none, -1) == -1);

@@ -310,6 +310,47 @@ static void test_dense_elastic_gas_keeps_its_energy_without_drift(void) {
     kyu_world_destroy(w);
 }
 
+// kyu_world_update keeps the events of every step it runs, each with its step: a game that steps
+// through update hears every impact a game that steps by hand hears, at the same steps.
+static void test_update_keeps_every_steps_events(void) {
+    kyu_world *by_step = world_dt(1.0f / 240, -1), *by_update = world_dt(1.0f / 240, -1);
+    kyu_world *worlds[2] = {by_step, by_update};
+    for (int k = 0; k < 2; k++) {
+        add_support(worlds[k], SUPPORT_PLANE, 0.7f);
+        for (int i = 0; i < 20; i++)
+            ball(worlds[k], v3((float)i * 1.5f, 1.0f + 0.37f * (float)i, 0), v3(0, 0, 0), 0.5f, 0.7f, 0.3f);
+    }
+    int stepped = 0, updated = 0, begins_stepped = 0, begins_updated = 0, frames = 0;
+    for (int frame = 0; frame < 120; frame++) { // 120 frames of 1/60 s: 4 steps each
+        int steps = 0;
+        ENSURE(kyu_world_update(by_update, 1.0f / 60, &steps) == KYU_OK);
+        int n = 0, nb = 0;
+        const kyu_impact_event *ev = kyu_world_impact_events(by_update, &n);
+        const kyu_contact_event *be = kyu_world_begin_events(by_update, &nb);
+        for (int i = 0; i < n; i++) ENSURE(ev[i].step >= 0 && ev[i].step < steps && (i == 0 || ev[i].step >= ev[i - 1].step));
+        for (int i = 0; i < nb; i++) ENSURE(be[i].step >= 0 && be[i].step < steps);
+        updated += n, begins_updated += nb;
+        for (int s = 0; s < steps; s++) {
+            kyu_world_step(by_step);
+            const kyu_impact_event *e1 = kyu_world_impact_events(by_step, &n);
+            kyu_world_begin_events(by_step, &nb);
+            stepped += n, begins_stepped += nb;
+            for (int i = 0; i < n; i++) ENSURE(e1[i].step == 0);
+        }
+        frames++;
+    }
+    ENSURE(kyu_world_state_hash(by_step) == kyu_world_state_hash(by_update));
+    ENSURE(stepped > 40 && updated == stepped);
+    ENSURE(begins_updated == begins_stepped);
+    // A frame shorter than a step runs none and reports nothing new.
+    int steps = 0, n = 0;
+    ENSURE(kyu_world_update(by_update, 0.001f, &steps) == KYU_OK && steps == 0);
+    kyu_world_impact_events(by_update, &n);
+    ENSURE(n == 0);
+    kyu_world_destroy(by_step);
+    kyu_world_destroy(by_update);
+}
+
 void suite_rest(void) {
     RUN_TEST(test_resting_ball_gains_no_energy_on_any_support);
     RUN_TEST(test_ball_resting_on_a_ball_gains_no_energy);
@@ -319,4 +360,5 @@ void suite_rest(void) {
     RUN_TEST(test_gentle_cradle_with_default_threshold);
     RUN_TEST(test_new_body_finds_its_contacts_before_it_moves);
     RUN_TEST(test_dense_elastic_gas_keeps_its_energy_without_drift);
+    RUN_TEST(test_update_keeps_every_steps_events);
 }

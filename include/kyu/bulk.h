@@ -94,6 +94,7 @@ typedef struct kyu_contact_event_arrays {
     kyu_body_id *other;        ///< the other body, or the null handle for a collider
     kyu_collider_id *collider; ///< the collider, or the null handle for a body pair
     uint8_t *sensor;           ///< 1 for a sensor overlap
+    int *step;                 ///< which step of the last kyu_world_update (kyu_contact_event.step)
 } kyu_contact_event_arrays;
 
 /// Where `kyu_world_get_impact_events_flat` writes the impacts of the last step. As above, each
@@ -106,6 +107,7 @@ typedef struct kyu_impact_event_arrays {
     float *normal;         ///< unit, 3 floats per event, from the other side to `body`
     float *approach_speed; ///< m/s
     float *time;           ///< fraction of the step
+    int *step;             ///< which step of the last kyu_world_update
 } kyu_impact_event_arrays;
 
 /// The begin events of the last step: writes the first min(count, capacity) to the arrays of `out`

@@ -200,6 +200,8 @@ typedef struct kyu_contact_event {
     kyu_body_id other;
     kyu_collider_id collider;
     bool sensor;          ///< an overlap of a sensor (no collision happened)
+    int step;             ///< which step of the last kyu_world_update it happened in (0 first; 0
+                          ///< after kyu_world_step)
 } kyu_contact_event;
 
 /// An impact: two things met with a closing speed above the restitution threshold (for sounds and
@@ -211,7 +213,8 @@ typedef struct kyu_impact_event {
     vec3s point;
     vec3s normal;
     float approach_speed; ///< m/s, > 0
-    float time;           ///< when in the step, as a fraction in [0, 1] (0: met by the contact solver)
+    float time;           ///< when in the step, as a fraction in [0, 1]
+    int step;             ///< which step of the last kyu_world_update (0 first; 0 after kyu_world_step)
 } kyu_impact_event;
 
 /// Counters of the last step, for tuning and tests.

@@ -114,14 +114,18 @@ kyu_status kyu_world_load(kyu_world *world, const char *path);
 kyu_status kyu_world_save_memory(const kyu_world *world, void *buffer, size_t capacity, size_t *size);
 kyu_status kyu_world_load_memory(kyu_world *world, const void *data, size_t size);
 
-// ---- events (valid until the next step; order is deterministic) -------------------------------
+// ---- events (valid until the next step or update; order is deterministic) ------------------------
 
-/// Pairs that began touching in the last step (an impact, or a resting contact within the slop;
-/// for sensors, an overlap). Falling asleep or waking never begins or ends a pair.
+/// Events are those of the last kyu_world_step, or of every step the last kyu_world_update ran (a
+/// game that steps through update hears every impact): each event's `step` says which, and within
+/// a step they are in their usual order.
+///
+/// Pairs that began touching (an impact, or a resting contact within the slop; for sensors, an
+/// overlap). Falling asleep or waking never begins or ends a pair.
 const kyu_contact_event *kyu_world_begin_events(const kyu_world *world, int *count);
-/// Pairs that stopped touching in the last step, and pairs of bodies removed before it.
+/// Pairs that stopped touching, and pairs of bodies or colliders removed before the step.
 const kyu_contact_event *kyu_world_end_events(const kyu_world *world, int *count);
-/// Impacts of the last step, in time order (only with `kyu_world_def.enable_impact_events`).
+/// Impacts, in time order within each step (only with `kyu_world_def.enable_impact_events`).
 const kyu_impact_event *kyu_world_impact_events(const kyu_world *world, int *count);
 
 // ---- particles ----------------------------------------------------------------------------------

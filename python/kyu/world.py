@@ -44,14 +44,17 @@ class ColliderId(NamedTuple):
 
 @dataclass(frozen=True)
 class ContactEvents:
-    """Pairs that began or ended touching in the last step, as parallel arrays: entry i of each is
-    event i, and ``len(events)`` is their number. ``body`` is the pair's lower slot; ``other`` is
-    the other body or, for a collider, a null handle (index1 0), and then ``collider`` names it."""
+    """Pairs that began or ended touching in the last step (or in every step of the last
+    ``update``), as parallel arrays: entry i of each is event i, and ``len(events)`` is their number.
+    ``body`` is the pair's lower slot; ``other`` is the other body or, for a collider, a null handle
+    (index1 0), and then ``collider`` names it. ``step`` is the step of the last ``update`` it
+    happened in (0 after ``step()``)."""
 
     body: npt.NDArray[Any]
     other: npt.NDArray[Any]
     collider: npt.NDArray[Any]
     sensor: npt.NDArray[np.bool_]
+    step: npt.NDArray[np.int32]
 
     def __len__(self) -> int:
         return len(self.body)
@@ -70,6 +73,7 @@ class ImpactEvents:
     normal: npt.NDArray[np.float32]
     approach_speed: npt.NDArray[np.float32]
     time: npt.NDArray[np.float32]
+    step: npt.NDArray[np.int32]
 
     def __len__(self) -> int:
         return len(self.body)
@@ -549,12 +553,13 @@ class World:
         self._check(lib.kyu_body_get_contacts(self._w, b, buf, total[0], total))
         n = total[0]
         raw = np.frombuffer(ffi.buffer(buf, n * ffi.sizeof("kyu_contact_event")),
-                            dtype=np.dtype({"names": ["body", "other", "collider", "sensor"],
-                                            "formats": [BODY_ID, BODY_ID, COLLIDER_ID, np.bool_],
+                            dtype=np.dtype({"names": ["body", "other", "collider", "sensor", "step"],
+                                            "formats": [BODY_ID, BODY_ID, COLLIDER_ID, np.bool_, np.int32],
                                             "offsets": [ffi.offsetof("kyu_contact_event", f)
-                                                        for f in ("body", "other", "collider", "sensor")],
+                                                        for f in ("body", "other", "collider", "sensor", "step")],
                                             "itemsize": ffi.sizeof("kyu_contact_event")}))
-        return ContactEvents(raw["body"].copy(), raw["other"].copy(), raw["collider"].copy(), raw["sensor"].copy())
+        return ContactEvents(raw["body"].copy(), raw["other"].copy(), raw["collider"].copy(), raw["sensor"].copy(),
+                             raw["step"].copy())
 
     # ---- bulk state ------------------------------------------------------------------------------
 
@@ -801,12 +806,12 @@ class World:
         none = ffi.new("kyu_contact_event_arrays *")
         n = getter(self._world, none, 0)
         body, other = np.empty(n, BODY_ID), np.empty(n, BODY_ID)
-        coll, sensor = np.empty(n, COLLIDER_ID), np.empty(n, np.uint8)
+        coll, sensor, step = np.empty(n, COLLIDER_ID), np.empty(n, np.uint8), np.empty(n, np.int32)
         arrays = ffi.new("kyu_contact_event_arrays *", {
             "body": _ip(body), "other": _ip(other), "collider": ffi.from_buffer("kyu_collider_id[]", coll),
-            "sensor": ffi.from_buffer("uint8_t[]", sensor)})
+            "sensor": ffi.from_buffer("uint8_t[]", sensor), "step": ffi.from_buffer("int[]", step)})
         getter(self._w, arrays, n)
-        return ContactEvents(body, other, coll, sensor.view(np.bool_))
+        return ContactEvents(body, other, coll, sensor.view(np.bool_), step)
 
     def begin_events(self) -> ContactEvents:
         """Pairs that began touching in the last step (an impact, a resting contact within the
@@ -823,11 +828,11 @@ class World:
         n = lib.kyu_world_get_impact_events_flat(self._world, none, 0)
         ev = ImpactEvents(np.empty(n, BODY_ID), np.empty(n, BODY_ID), np.empty(n, COLLIDER_ID),
                           np.empty((n, 3), np.float32), np.empty((n, 3), np.float32), np.empty(n, np.float32),
-                          np.empty(n, np.float32))
+                          np.empty(n, np.float32), np.empty(n, np.int32))
         arrays = ffi.new("kyu_impact_event_arrays *", {
             "body": _ip(ev.body), "other": _ip(ev.other), "collider": ffi.from_buffer("kyu_collider_id[]", ev.collider),
             "point": _fp(ev.point), "normal": _fp(ev.normal), "approach_speed": _fp(ev.approach_speed),
-            "time": _fp(ev.time)})
+            "time": _fp(ev.time), "step": ffi.from_buffer("int[]", ev.step)})
         lib.kyu_world_get_impact_events_flat(self._w, arrays, n)
         return ev
 
