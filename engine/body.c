@@ -23,7 +23,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
         GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
         GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
-        GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->group, n) ||
+        GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->material, n) || GROW(b->group, n) ||
         GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->awake, n) ||
         GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) || GROW(w->active, n) ||
         GROW(w->cf_offset, n) || GROW(w->cf_count, n) || GROW(w->slab, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
@@ -45,7 +45,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
 void kyu_bodies_free(body_store *b) {
     kyu_free(b->pos); kyu_free(b->vel); kyu_free(b->prev); kyu_free(b->radius); kyu_free(b->inv_mass); kyu_free(b->mass);
     kyu_free(b->restitution); kyu_free(b->friction); kyu_free(b->damping); kyu_free(b->gravity_scale);
-    kyu_free(b->user); kyu_free(b->category); kyu_free(b->mask); kyu_free(b->group); kyu_free(b->sensor); kyu_free(b->allow_sleep); kyu_free(b->awake); kyu_free(b->sleep_timer);
+    kyu_free(b->user); kyu_free(b->category); kyu_free(b->mask); kyu_free(b->material); kyu_free(b->group); kyu_free(b->sensor); kyu_free(b->allow_sleep); kyu_free(b->awake); kyu_free(b->sleep_timer);
     kyu_free(b->island); kyu_free(b->sleep_epoch); kyu_free(b->generation); kyu_free(b->alive); kyu_free(b->free_slots);
     memset(b, 0, sizeof *b);
 }
@@ -186,6 +186,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->user[slot] = d->user_data;
     b->category[slot] = d->category_bits;
     b->mask[slot] = d->mask_bits;
+    b->material[slot] = d->material;
     b->group[slot] = d->group;
     b->sensor[slot] = d->is_sensor ? 1 : 0;
     b->allow_sleep[slot] = d->allow_sleep ? 1 : 0;

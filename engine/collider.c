@@ -181,6 +181,7 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     c.user = d->user_data;
     c.category = d->category_bits;
     c.mask = d->mask_bits;
+    c.material = d->material;
     c.box.half_extents = d->half_extents;
     c.cap_a = d->capsule_a;
     c.cap_b = d->capsule_b;

@@ -70,15 +70,9 @@ float kyu_contact_mass(const kyu_world *w, const contact *c) {
     return 1.0f / (w->bodies.inv_mass[c->a] + inv_mass_of(w, c->b));
 }
 
-float kyu_contact_restitution(const kyu_world *w, const contact *c) {
-    float eb = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].restitution : w->bodies.restitution[c->b];
-    return kyu_pair_restitution(w->bodies.restitution[c->a], eb);
-}
+float kyu_contact_restitution(const kyu_world *w, const contact *c) { return kyu_pair_restitution(w, c->a, c->b); }
 
-float kyu_contact_friction(const kyu_world *w, const contact *c) {
-    float fb = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].friction : w->bodies.friction[c->b];
-    return kyu_pair_friction(w->bodies.friction[c->a], fb);
-}
+float kyu_contact_friction(const kyu_world *w, const contact *c) { return kyu_pair_friction(w, c->a, c->b); }
 
 static void apply(kyu_world *w, const contact *c, vec3s impulse) {
     body_store *s = &w->bodies;

@@ -193,8 +193,7 @@ static int resolve(kyu_world *w, const impact_event *ev) {
         if (!(flight <= ZENO_FRACTION * w->def.fixed_dt) || gap > w->def.linear_slop) return 0;
         land(w, ev->a, ev->b);
     } else {
-        float u = -vn, e = c ? kyu_pair_restitution(s->restitution[ev->a], c->restitution)
-                             : kyu_pair_restitution(s->restitution[ev->a], s->restitution[ev->b]);
+        float u = -vn, e = kyu_pair_restitution(w, ev->a, ev->b);
         // Slower than the threshold onto what presses against it (a ball coming to rest on the
         // floor), or the tail of a Zeno series: inelastic. Anywhere else (a gas, balls meeting in
         // the air or rolling into each other) restitution acts at every speed.

@@ -47,7 +47,7 @@ typedef struct body_store {
     vec3s *pos, *vel, *prev;
     float *radius, *inv_mass, *mass, *restitution, *friction, *damping, *gravity_scale;
     void **user;
-    uint32_t *category, *mask;
+    uint32_t *category, *mask, *material;
     int32_t *group;
     uint8_t *sensor, *allow_sleep;
     uint8_t *awake;       // 0 while its island sleeps
@@ -90,6 +90,7 @@ typedef struct collider {
     float offset;         // plane: normal . x = offset (normal . box.center)
     vec3s velocity;
     float restitution, friction;
+    uint32_t material;
     void *user;
     uint32_t category, mask;
     uint32_t generation;
@@ -531,7 +532,8 @@ float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the p
 float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
 
 
-static inline float kyu_pair_restitution(float a, float b) { return a > b ? a : b; }
-static inline float kyu_pair_friction(float a, float b) { return sqrtf(a * b); }
+// material.c: a pair's friction and restitution (b is a body slot or a collider code)
+float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);
+float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b);
 
 #endif

@@ -33,11 +33,11 @@ static void respond(vec3s *va, vec3s *vb, float ia, float ib, vec3s n, float e, 
 void kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e) {
     body_store *s = &w->bodies;
     respond(&s->vel[a], &s->vel[b], s->inv_mass[a], s->inv_mass[b], n, e,
-            kyu_pair_friction(s->friction[a], s->friction[b]));
+            kyu_pair_friction(w, a, b));
 }
 
 void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e) {
     body_store *s = &w->bodies;
     vec3s wall = c->velocity;
-    respond(&s->vel[a], &wall, s->inv_mass[a], 0.0f, n, e, kyu_pair_friction(s->friction[a], c->friction));
+    respond(&s->vel[a], &wall, s->inv_mass[a], 0.0f, n, e, kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders)));
 }

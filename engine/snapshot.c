@@ -61,6 +61,8 @@ static void put_def(writer *o, const kyu_world_def *d) {
     put_u8(o, d->enable_impact_events);
     put_f32(o, d->sleep_speed);
     put_f32(o, d->sleep_time);
+    put_i32(o, (int32_t)d->friction_mix);
+    put_i32(o, (int32_t)d->restitution_mix);
 }
 
 static void put_bodies(writer *o, const body_store *b) {
@@ -72,7 +74,7 @@ static void put_bodies(writer *o, const body_store *b) {
         put_vec(o, b->pos[i]); put_vec(o, b->vel[i]); put_vec(o, b->prev[i]);
         put_f32(o, b->radius[i]); put_f32(o, b->mass[i]); put_f32(o, b->restitution[i]);
         put_f32(o, b->friction[i]); put_f32(o, b->damping[i]); put_f32(o, b->gravity_scale[i]);
-        put_u32(o, b->category[i]); put_u32(o, b->mask[i]); put_i32(o, b->group[i]);
+        put_u32(o, b->category[i]); put_u32(o, b->mask[i]); put_i32(o, b->group[i]); put_u32(o, b->material[i]);
         put_u8(o, b->sensor[i]); put_u8(o, b->allow_sleep[i]); put_u8(o, b->awake[i]);
         put_f32(o, b->sleep_timer[i]);
     }
@@ -92,7 +94,7 @@ static void put_collider(writer *o, const collider *c) {
     put_vec(o, c->cap_a); put_vec(o, c->cap_b); put_f32(o, c->cap_radius);
     put_vec(o, c->normal); put_vec(o, c->velocity);
     put_f32(o, c->restitution); put_f32(o, c->friction);
-    put_u32(o, c->category); put_u32(o, c->mask);
+    put_u32(o, c->category); put_u32(o, c->mask); put_u32(o, c->material);
     put_i32(o, c->hull_count);
     put(o, c->hull_points, (size_t)c->hull_count * 12);
     put_i32(o, c->mesh ? c->mesh->vert_count : 0);
@@ -300,6 +302,8 @@ static void get_def(reader *r, kyu_world_def *d) {
     d->enable_impact_events = get_flag(r, "settings", 0);
     d->sleep_speed = get_f32(r);
     d->sleep_time = get_f32(r);
+    d->friction_mix = (kyu_mix_rule)get_i32(r);
+    d->restitution_mix = (kyu_mix_rule)get_i32(r);
 }
 
 // Every live body through the checks of kyu_body_create (its position and velocity against the
@@ -325,7 +329,7 @@ static void get_bodies(reader *r, kyu_world *w) {
         vec3s p = get_vec(r), v = get_vec(r), prev = get_vec(r);
         d.radius = get_f32(r); d.mass = get_f32(r); d.restitution = get_f32(r);
         d.friction = get_f32(r); d.linear_damping = get_f32(r); d.gravity_scale = get_f32(r);
-        d.category_bits = get_u32(r); d.mask_bits = get_u32(r); d.group = get_i32(r);
+        d.category_bits = get_u32(r); d.mask_bits = get_u32(r); d.group = get_i32(r); d.material = get_u32(r);
         d.is_sensor = get_flag(r, "body", i); d.allow_sleep = get_flag(r, "body", i);
         uint8_t awake = get_flag(r, "body", i);
         float timer = get_f32(r);
@@ -340,7 +344,7 @@ static void get_bodies(reader *r, kyu_world *w) {
         b->radius[i] = d.radius, b->mass[i] = d.mass, b->inv_mass[i] = 1.0f / d.mass;
         b->restitution[i] = d.restitution, b->friction[i] = d.friction, b->damping[i] = d.linear_damping;
         b->gravity_scale[i] = d.gravity_scale;
-        b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group;
+        b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group, b->material[i] = d.material;
         b->sensor[i] = d.is_sensor, b->allow_sleep[i] = d.allow_sleep, b->awake[i] = awake;
         b->sleep_timer[i] = timer;
         b->count++;
@@ -379,7 +383,7 @@ static void get_collider(reader *r, kyu_world *w, int i) {
     if (!r->bad && !(isfinite(d.rotation.x) && isfinite(d.rotation.y) && isfinite(d.rotation.z) && isfinite(d.rotation.w)))
         fail(r, "collider %d: the rotation is not finite", i);
     d.restitution = get_f32(r); d.friction = get_f32(r);
-    d.category_bits = get_u32(r); d.mask_bits = get_u32(r);
+    d.category_bits = get_u32(r); d.mask_bits = get_u32(r); d.material = get_u32(r);
     int hull = get_count(r, 12, 1 << 24, "hull points");
     vec3s *points = get_array(r, hull, 12);
     int nv = get_count(r, 12, 1 << 24, "mesh vertices"), nt = get_count(r, 12, 1 << 24, "mesh triangles");
@@ -410,6 +414,7 @@ static void get_collider(reader *r, kyu_world *w, int i) {
     c->friction = d.friction;
     c->category = d.category_bits;
     c->mask = d.mask_bits;
+    c->material = d.material;
     c->box.half_extents = d.half_extents;
     c->cap_a = d.capsule_a, c->cap_b = d.capsule_b, c->cap_radius = d.radius;
     c->normal = d.normal;
@@ -628,6 +633,9 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     into->def.enqueue_task = old.def.enqueue_task;
     into->def.finish_task = old.def.finish_task;
     into->def.user_task_context = old.def.user_task_context;
+    into->def.friction_callback = old.def.friction_callback; // functions are not saved: the loader's stay
+    into->def.restitution_callback = old.def.restitution_callback;
+    into->def.mix_context = old.def.mix_context;
     memcpy(into->error, old.error, sizeof into->error);
     // What is left of the old world goes out through `loaded` (with the new world's one-worker scratch).
     kyu_world rest = old;

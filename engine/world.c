@@ -31,6 +31,8 @@ kyu_world_def kyu_world_def_default(void) {
     d.enable_impact_events = false;
     d.sleep_speed = 0.05f;
     d.sleep_time = 0.5f;
+    d.friction_mix = KYU_MIX_GEOMETRIC_MEAN;
+    d.restitution_mix = KYU_MIX_MAX;
     d.internal_cookie = KYU_DEF_COOKIE;
     return d;
 }
@@ -85,6 +87,10 @@ kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacit
         if (counts[k].value < counts[k].lo || counts[k].value > counts[k].hi)
             BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %d (allowed: [%d, %d])", counts[k].name, counts[k].value, counts[k].lo,
                 counts[k].hi);
+    if ((int)d->friction_mix < KYU_MIX_MAX || (int)d->friction_mix > KYU_MIX_GEOMETRIC_MEAN)
+        BAD(KYU_ERR_INVALID_ARGUMENT, "friction_mix = %d is not a kyu_mix_rule", (int)d->friction_mix);
+    if ((int)d->restitution_mix < KYU_MIX_MAX || (int)d->restitution_mix > KYU_MIX_GEOMETRIC_MEAN)
+        BAD(KYU_ERR_INVALID_ARGUMENT, "restitution_mix = %d is not a kyu_mix_rule", (int)d->restitution_mix);
     if (!d->enqueue_task != !d->finish_task)
         BAD(KYU_ERR_INVALID_ARGUMENT, "enqueue_task and finish_task must be set together (one is NULL)");
 #undef BAD

@@ -351,6 +351,76 @@ static void test_update_keeps_every_steps_events(void) {
     kyu_world_destroy(by_update);
 }
 
+// Material rules: a ball of e = 0.9 falls onto a cushion of e = 0.3 at 3 m/s, and leaves it at the
+// mixed restitution times 3 m/s, for each rule; a callback sees both values and material ids.
+static float cushion_rule(float a, uint32_t ma, float b, uint32_t mb, void *context) {
+    ++*(int *)context;
+    if ((ma == 7 && mb == 9) || (ma == 9 && mb == 7)) return 0.5f; // ball on cushion: 0.5 whatever
+    return a > b ? a : b;
+}
+
+static float bounce_of(kyu_world_def wd, uint32_t ball_material) {
+    wd.gravity = v3(0, 0, 0);
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.restitution = 0.3f, cd.material = 9;
+    kyu_collider_create(w, &cd, NULL);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(0, 2, 0), bd.velocity = v3(0, -3, 0), bd.restitution = 0.9f, bd.material = ball_material;
+    kyu_body_id b;
+    kyu_body_create(w, &bd, &b);
+    for (int s = 0; s < 60; s++) kyu_world_step(w);
+    float v = vel(w, b).y;
+    kyu_world_destroy(w);
+    return v;
+}
+
+static void test_restitution_and_friction_mix_rules(void) {
+    const struct {
+        kyu_mix_rule rule;
+        float want;
+    } cases[] = {{KYU_MIX_MAX, 0.9f}, {KYU_MIX_MIN, 0.3f}, {KYU_MIX_MEAN, 0.6f}, {KYU_MIX_MULTIPLY, 0.27f},
+                 {KYU_MIX_GEOMETRIC_MEAN, 0.519615242f}};
+    for (int k = 0; k < 5; k++) {
+        kyu_world_def wd = kyu_world_def_default();
+        wd.restitution_mix = cases[k].rule;
+        ENSURE_NEAR(bounce_of(wd, 0), 3.0 * cases[k].want, 1e-5);
+    }
+    int calls = 0;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.restitution_callback = cushion_rule, wd.mix_context = &calls;
+    ENSURE_NEAR(bounce_of(wd, 7), 1.5, 1e-5); // the cushion's rule for this ball's material
+    ENSURE_NEAR(bounce_of(wd, 1), 2.7, 1e-5); // any other ball: the larger
+    ENSURE(calls >= 2);
+    wd = kyu_world_def_default();
+    wd.friction_mix = (kyu_mix_rule)42;
+    char msg[128];
+    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT && strstr(msg, "friction_mix"));
+    // Friction by the rule: a ball (mu 0.8) sliding on a floor (mu 0.2) stops after v^2 / (2 mu g).
+    const struct {
+        kyu_mix_rule rule;
+        double mu;
+    } fr[] = {{KYU_MIX_MIN, 0.2}, {KYU_MIX_MAX, 0.8}, {KYU_MIX_GEOMETRIC_MEAN, 0.4}};
+    for (int k = 0; k < 3; k++) {
+        wd = kyu_world_def_default();
+        wd.friction_mix = fr[k].rule;
+        wd.fixed_dt = 1.0f / 240;
+        kyu_world *w = NULL;
+        kyu_world_create(&wd, &w);
+        kyu_collider_def floor = kyu_collider_def_default();
+        floor.friction = 0.2f;
+        kyu_collider_create(w, &floor, NULL);
+        kyu_body_def bd = kyu_body_def_default();
+        bd.position = v3(0, 0.5f, 0), bd.velocity = v3(2, 0, 0), bd.friction = 0.8f;
+        kyu_body_id b;
+        kyu_body_create(w, &bd, &b);
+        for (int s = 0; s < 480; s++) kyu_world_step(w);
+        ENSURE_NEAR(pos(w, b).x, 4.0 / (2 * fr[k].mu * 9.81), 0.01);
+        kyu_world_destroy(w);
+    }
+}
+
 void suite_rest(void) {
     RUN_TEST(test_resting_ball_gains_no_energy_on_any_support);
     RUN_TEST(test_ball_resting_on_a_ball_gains_no_energy);
@@ -361,4 +431,5 @@ void suite_rest(void) {
     RUN_TEST(test_new_body_finds_its_contacts_before_it_moves);
     RUN_TEST(test_dense_elastic_gas_keeps_its_energy_without_drift);
     RUN_TEST(test_update_keeps_every_steps_events);
+    RUN_TEST(test_restitution_and_friction_mix_rules);
 }

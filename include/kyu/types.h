@@ -93,6 +93,24 @@ typedef struct kyu_allocator {
     void *user; ///< passed to each hook
 } kyu_allocator;
 
+/// How a pair's friction or restitution comes from the values of its two sides (a body and a body,
+/// or a body and a collider). Box2D v3 and Jolt offer the same rules.
+typedef enum kyu_mix_rule {
+    KYU_MIX_MAX = 0,        ///< the larger: the default for restitution (a lively ball bounces on anything)
+    KYU_MIX_MIN,            ///< the smaller (a dead cushion deadens every ball)
+    KYU_MIX_MEAN,           ///< (a + b) / 2
+    KYU_MIX_MULTIPLY,       ///< a * b
+    KYU_MIX_GEOMETRIC_MEAN, ///< sqrt(a * b): the default for friction (ice on anything is slippery)
+} kyu_mix_rule;
+
+/// A pair's friction or restitution from its two sides' values and material ids (the `material`
+/// of kyu_body_def and kyu_collider_def), for when a rule is not enough: "cushion" with "ball" is
+/// 0.6 whatever the ball's own value. Called during the step, possibly on several workers at once,
+/// many times per pair: it must be fast, thread-safe and depend on its arguments only (results
+/// are then the same for every worker count). A result that is NaN or out of range is clamped
+/// (friction to [0, 1e6], restitution to [0, 1]).
+typedef float kyu_mix_fn(float value_a, uint32_t material_a, float value_b, uint32_t material_b, void *context);
+
 /// World settings. Get one from `kyu_world_def_default()`, edit, pass to `kyu_world_create`.
 typedef struct kyu_world_def {
     vec3s gravity;                 ///< m/s^2, default (0, -9.81, 0)
@@ -131,6 +149,11 @@ typedef struct kyu_world_def {
                                    ///< pile makes one per impact, which costs memory and time
     float sleep_speed;             ///< m/s: a body slower than this is resting, default 0.05
     float sleep_time;              ///< s: an island sleeps once all its bodies rested this long, default 0.5
+    kyu_mix_rule friction_mix;     ///< how a pair's friction is made, default KYU_MIX_GEOMETRIC_MEAN
+    kyu_mix_rule restitution_mix;  ///< how a pair's restitution is made, default KYU_MIX_MAX
+    kyu_mix_fn *friction_callback;    ///< optional: replaces friction_mix (see kyu_mix_fn)
+    kyu_mix_fn *restitution_callback; ///< optional: replaces restitution_mix
+    void *mix_context;             ///< passed to the two callbacks
     uint32_t internal_cookie;      ///< set by `kyu_world_def_default`; do not touch
 } kyu_world_def;
 
@@ -140,8 +163,9 @@ typedef struct kyu_body_def {
     vec3s velocity;          ///< m/s
     float radius;            ///< m, > 0, default 0.5
     float mass;              ///< kg, > 0, default 1
-    float restitution;       ///< [0, 1], default 0; a pair uses the larger of its two values
-    float friction;          ///< >= 0, default 0.5; a pair uses sqrt(a * b)
+    float restitution;       ///< [0, 1], default 0; a pair mixes its two values (kyu_world_def.restitution_mix)
+    float friction;          ///< >= 0, default 0.5; a pair mixes its two values (kyu_world_def.friction_mix)
+    uint32_t material;       ///< your id for the mix callbacks (kyu_mix_fn), default 0
     float linear_damping;    ///< 1/s, >= 0, default 0: v *= 1 / (1 + dt * damping) each step
     float gravity_scale;     ///< default 1
     void *user_data;         ///< yours, kyu never reads it
@@ -186,6 +210,7 @@ typedef struct kyu_collider_def {
     vec3s velocity;      ///< m/s, kinematic colliders only (translation; no spin yet)
     float restitution;   ///< [0, 1], default 0
     float friction;      ///< >= 0, default 0.5
+    uint32_t material;   ///< your id for the mix callbacks (kyu_mix_fn), default 0
     void *user_data;
     uint32_t category_bits; ///< default 1
     uint32_t mask_bits;     ///< default all (see kyu_body_def)

@@ -98,8 +98,8 @@ uint64_t kyu_world_state_hash(const kyu_world *world);
 /// Saves the whole state of the world (settings, bodies, colliders, kept contacts, islands, the
 /// accumulator) to a binary file: a versioned header, the sections, a checksum. Loading it into a
 /// world and stepping gives bit-identical states to never having stopped. Body user_data pointers
-/// are not saved (they load as NULL); neither are the worker count and task callbacks, which stay
-/// the loading world's. Between steps only.
+/// are not saved (they load as NULL); neither are the worker count, the task callbacks and the mix
+/// callbacks, which stay the loading world's. Between steps only.
 kyu_status kyu_world_save(const kyu_world *world, const char *path);
 
 /// Replaces every body, collider and setting of world by the snapshot at path. Handles saved with
