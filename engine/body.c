@@ -177,6 +177,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->prev[slot] = d->position;
     b->vel[slot] = d->velocity;
     b->radius[slot] = d->radius;
+    if (d->radius > b->max_radius) b->max_radius = d->radius;
     b->mass[slot] = d->mass;
     b->inv_mass[slot] = 1.0f / d->mass;
     b->restitution[slot] = d->restitution;

@@ -259,7 +259,7 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
             float vn = glms_vec3_dot(vrel, c->normal), gb = is_collider(c->b) ? 0.0f : w->bodies.gravity_scale[c->b];
             float gn = (w->bodies.gravity_scale[c->a] - gb) * glms_vec3_dot(w->def.gravity, c->normal);
             float meet = gn < 0.0f ? sqrtf(vn * vn - 2.0f * gn * kyu_maxf(c->gap, 0.0f)) : -vn;
-            c->skip = c->sensor || c->gap > w->def.linear_slop || meet > rest;
+            c->skip = c->sensor || c->gap > kyu_pair_slop(w, c->a, c->b) || meet > rest;
             c->mark = 0;
             if (c->skip) {
                 c->jn = 0.0f;
@@ -346,8 +346,8 @@ static uint8_t candidate_flags(const kyu_world *w, uint32_t a, uint32_t b, int h
     c.b = b;
     int sensor = kyu_pair_is_sensor(w, a, b);
     float gap = contact_geometry(w, &c, &c.normal);
-    if (!(gap < w->def.contact_margin) && !hit) return 0;
-    int touching = hit || (sensor ? gap <= 0.0f : gap <= w->def.linear_slop);
+    if (!(gap < kyu_pair_margin(w, a, b)) && !hit) return 0;
+    int touching = hit || (sensor ? gap <= 0.0f : gap <= kyu_pair_slop(w, a, b));
     return (uint8_t)(PAIR_KEPT | (touching ? PAIR_TOUCHING : 0));
 }
 
@@ -550,7 +550,7 @@ static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
     c.b = is_collider(x) || f < x ? x : f;
     if (!kyu_pair_allowed(w, c.a, c.b)) return 0;
     c.gap = contact_geometry(w, &c, &c.normal);
-    if (!(c.gap < w->def.contact_margin)) return 0;
+    if (!(c.gap < kyu_pair_margin(w, c.a, c.b))) return 0;
     int lo = 0, hi = w->contact_count; // already kept (a teleported body's old pairs stay)
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
@@ -584,7 +584,7 @@ int kyu_contacts_add_fresh(kyu_world *w) {
         for (int i = 0; i < w->collider_high && !failed; i++)
             if (w->colliders[i].alive) failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i);
         const uint32_t *near = NULL;
-        int n = failed ? 0 : kyu_query_bodies_near(w, s->pos[f], s->radius[f] + w->def.contact_margin, &near);
+        int n = failed ? 0 : kyu_query_bodies_near(w, s->pos[f], s->radius[f] + kyu_body_margin(w, f), &near);
         if (n < 0) failed = 1;
         for (int j = 0; j < n && !failed; j++)
             if (near[j] != f && s->awake[near[j]]) failed = stage_fresh(w, f, near[j]);
@@ -640,12 +640,12 @@ static void push_out(kyu_world *w, contact *c) {
     body_store *s = &w->bodies;
     if (is_collider(c->b) && w->colliders[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) {
         const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
-        s->pos[c->a] = kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], w->def.linear_slop);
+        s->pos[c->a] = kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], kyu_body_slop(w, c->a));
         return;
     }
     vec3s n;
     float gap = contact_geometry(w, c, &n);
-    float depth = -gap - w->def.linear_slop;
+    float depth = -gap - kyu_pair_slop(w, c->a, c->b);
     if (!(depth > 0.0f)) return;
     float ia = s->inv_mass[c->a], ib = is_collider(c->b) ? 0.0f : s->inv_mass[c->b];
     float share = depth / (ia + ib);

@@ -62,7 +62,7 @@ static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, im
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
     kyu_sweep_contact ce;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
-    if (ce.gap <= w->def.linear_slop && ce.approach <= kyu_rest_speed(w) && !(ce.accel < 0.0f)) return 0;
+    if (ce.gap <= kyu_pair_slop(w, a, b) && ce.approach <= kyu_rest_speed(w) && !(ce.accel < 0.0f)) return 0;
     out->t = ce.t < tau ? tau : ce.t;
     out->a = a;
     out->b = b;
@@ -190,7 +190,7 @@ static int resolve(kyu_world *w, const impact_event *ev) {
     float an = glms_vec3_dot(glms_vec3_sub(w->accel[ev->a], acc_b), n);
     if (!(vn < 0.0f)) { // not approaching: a touching pair at rest and pressed together lands
         float flight = an < 0.0f ? 2.0f * vn / -an : INFINITY; // until it would come back
-        if (!(flight <= ZENO_FRACTION * w->def.fixed_dt) || gap > w->def.linear_slop) return 0;
+        if (!(flight <= ZENO_FRACTION * w->def.fixed_dt) || gap > kyu_pair_slop(w, ev->a, ev->b)) return 0;
         land(w, ev->a, ev->b);
     } else {
         float u = -vn, e = kyu_pair_restitution(w, ev->a, ev->b);

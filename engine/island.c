@@ -19,7 +19,7 @@ static int box_overlap(const aabb *a, const aabb *b) {
 
 static aabb rest_box(const kyu_world *w, uint32_t i) {
     aabb b;
-    float g = w->bodies.radius[i] + w->def.contact_margin;
+    float g = w->bodies.radius[i] + kyu_body_margin(w, i);
     for (int k = 0; k < 3; k++) {
         b.lo[k] = w->bodies.pos[i].raw[k] - g;
         b.hi[k] = w->bodies.pos[i].raw[k] + g;
@@ -341,7 +341,7 @@ static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
     float dt = w->def.fixed_dt;
     vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
     vec3s p1 = glms_vec3_add(s->pos[i], glms_vec3_scale(v, dt));
-    float g = s->radius[i] + w->def.contact_margin;
+    float g = s->radius[i] + kyu_body_margin(w, i);
     for (int k = 0; k < 3; k++) {
         b->lo[k] = kyu_minf(s->pos[i].raw[k], p1.raw[k]) - g;
         b->hi[k] = kyu_maxf(s->pos[i].raw[k], p1.raw[k]) + g;
@@ -394,7 +394,7 @@ int kyu_islands_wake_touched(kyu_world *w) {
 // them, or none when there is no memory for them (-1).
 static int near_collider(kyu_world *w, const collider *c, probe *pr) {
     body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt, reach = w->def.contact_margin + glms_vec3_norm(c->velocity) * dt;
+    float dt = w->def.fixed_dt, reach = kyu_max_margin(w) + glms_vec3_norm(c->velocity) * dt;
     if (c->type == KYU_SHAPE_PLANE) {
         for (int i = 0; i < s->high; i++) {
             if (!s->alive[i] || s->awake[i]) continue;
@@ -487,7 +487,8 @@ static void size_sleep_grid(kyu_world *w) {
     if (w->sleep.table_size != 0 && (w->sleep.live != 0 || w->sleep.giant_count != 0)) return;
     double sum = 0.0;
     for (int k = 0; k < w->active_count; k++) sum += w->bodies.radius[w->active[k]];
-    w->sleep.cell = (float)(4.0 * sum / w->active_count) + 2.0f * w->def.contact_margin;
+    double mean = sum / w->active_count;
+    w->sleep.cell = (float)(4.0 * mean) + 2.0f * (w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * (float)mean);
     w->sleep.inv_cell = 1.0f / w->sleep.cell;
     w->sleep.count = w->sleep.giant_count = w->sleep.live = w->sleep.cells = 0;
     if (w->sleep.table_size) memset(w->sleep.head, 0xff, (size_t)w->sleep.table_size * sizeof *w->sleep.head);

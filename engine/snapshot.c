@@ -78,6 +78,7 @@ static void put_bodies(writer *o, const body_store *b) {
         put_u8(o, b->sensor[i]); put_u8(o, b->allow_sleep[i]); put_u8(o, b->awake[i]);
         put_f32(o, b->sleep_timer[i]);
     }
+    put_f32(o, b->max_radius);
     put_i32(o, b->free_count); // the order of reuse is state: it decides the next body's slot
     put(o, b->free_slots, (size_t)b->free_count * sizeof *b->free_slots);
 }
@@ -349,6 +350,12 @@ static void get_bodies(reader *r, kyu_world *w) {
         b->sleep_timer[i] = timer;
         b->count++;
     }
+    b->max_radius = get_f32(r);
+    for (int i = 0; i < high && !r->bad; i++)
+        if (b->alive[i] && !(b->radius[i] <= b->max_radius))
+            fail(r, "the largest radius %g is below body %d's %g", (double)b->max_radius, i, (double)b->radius[i]);
+    if (!r->bad && !(b->max_radius >= 0.0f && b->max_radius <= KYU_MAX_RADIUS))
+        fail(r, "the largest radius %g is out of range", (double)b->max_radius);
     // The free list holds every dead slot exactly once.
     b->free_count = get_count(r, 4, high, "free body slots");
     for (int k = 0; k < b->free_count && !r->bad; k++) {

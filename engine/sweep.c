@@ -28,7 +28,7 @@ vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t) {
 
 // Box of the path of body i from time t to the end of the step, grown by radius + margin.
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out) {
-    float S = (1.0f - t) * w->def.fixed_dt, grow = w->bodies.radius[i] + w->def.contact_margin;
+    float S = (1.0f - t) * w->def.fixed_dt, grow = w->bodies.radius[i] + kyu_body_margin(w, i);
     vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t), a = w->accel[i];
     for (int k = 0; k < 3; k++) {
         float p1 = p.raw[k] + v.raw[k] * S + 0.5f * a.raw[k] * S * S;
@@ -176,7 +176,7 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     vec3s q0 = pa, dv = glms_vec3_sub(va, o.v), da = glms_vec3_sub(w->accel[a], o.acc);
     if (o.col && o.col->type == KYU_SHAPE_MESH) { // triangle by triangle: see engine/shape.c
         float s;
-        if (!kyu_mesh_next_contact(o.col, o.p, q0, dv, da, w->bodies.radius[a], S, w->def.linear_slop,
+        if (!kyu_mesh_next_contact(o.col, o.p, q0, dv, da, w->bodies.radius[a], S, kyu_body_slop(w, a),
                                    kyu_rest_speed(w), &s, &out->normal, &out->gap, &out->approach))
             return 0;
         out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;

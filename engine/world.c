@@ -17,8 +17,8 @@ kyu_world_def kyu_world_def_default(void) {
     d.max_steps_per_update = 8;
     d.restitution_threshold = 0.1f;
     d.solver_iterations = 8;
-    d.linear_slop = 0.002f;
-    d.contact_margin = 0.02f;
+    d.linear_slop = 0.0f; // derived from the radii (internal.h: KYU_SLOP_RATIO, KYU_MARGIN_RATIO)
+    d.contact_margin = 0.0f;
     d.max_events_per_step = 0;
     d.body_capacity = 1024;
     d.max_bodies = 1 << 24;
@@ -66,7 +66,7 @@ kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacit
             BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %g (allowed: [%g, %g])", range[k].name, (double)range[k].value,
                 (double)range[k].lo, (double)range[k].hi);
     }
-    if (!(d->contact_margin >= d->linear_slop))
+    if (d->contact_margin > 0.0f && !(d->contact_margin >= d->linear_slop))
         BAD(KYU_ERR_INVALID_ARGUMENT, "contact_margin = %g is below linear_slop = %g (a kept pair must reach the slop)",
             (double)d->contact_margin, (double)d->linear_slop);
     const struct {

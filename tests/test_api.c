@@ -710,7 +710,7 @@ static void test_invalid_world_def_is_rejected_with_null_out(void) {
     WORLD_CASE(wd->max_steps_per_update = -1, KYU_ERR_INVALID_ARGUMENT);
     WORLD_CASE(wd->worker_count = 0, KYU_ERR_INVALID_ARGUMENT);
     WORLD_CASE(wd->worker_count = -3, KYU_ERR_INVALID_ARGUMENT);
-    WORLD_CASE(wd->contact_margin = wd->linear_slop * 0.5f, KYU_ERR_INVALID_ARGUMENT);
+    WORLD_CASE((wd->linear_slop = 0.002f, wd->contact_margin = 0.001f), KYU_ERR_INVALID_ARGUMENT);
     WORLD_CASE(wd->contact_margin = NAN, KYU_ERR_NOT_FINITE);
     WORLD_CASE(wd->linear_slop = -0.001f, KYU_ERR_INVALID_ARGUMENT);
     WORLD_CASE(wd->linear_slop = NAN, KYU_ERR_NOT_FINITE);
@@ -755,6 +755,7 @@ static void test_invalid_world_def_is_rejected_with_null_out(void) {
     kyu_world_def ok = kyu_world_def_default();
     EXPECT_STATUS(kyu_world_create(&ok, NULL), KYU_ERR_NULL);
     // The boundary contact_margin == linear_slop is legal.
+    ok.linear_slop = 0.002f;
     ok.contact_margin = ok.linear_slop;
     out = NULL;
     EXPECT_STATUS(kyu_world_create(&ok, &out), KYU_OK);

@@ -433,6 +433,7 @@ static void test_world_settings_errors_name_the_field_and_value(void) {
     char msg[200];
     kyu_world_def wd = kyu_world_def_default();
     wd.linear_slop = 0.05f; // above the margin
+    wd.contact_margin = 0.02f;
     ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT);
     ENSURE(strstr(msg, "contact_margin") && strstr(msg, "linear_slop") && strstr(msg, "0.05"));
     wd = kyu_world_def_default();

@@ -42,10 +42,15 @@ static vec3s free_pos(const ls_body *b, float s) {
     return glms_vec3_add(glms_vec3_add(b->p0, glms_vec3_scale(b->v0, s)), glms_vec3_scale(b->accel, 0.5f * s * s));
 }
 
+// A body's contact margin and slop (types.h): the world def's lengths when set, else 4% and 0.4%
+// of its radius.
+static float margin_of(const ls_capture *c, float r) { return c->def.contact_margin > 0.0f ? c->def.contact_margin : 0.04f * r; }
+static float slop_of(const ls_capture *c, float r) { return c->def.linear_slop > 0.0f ? c->def.linear_slop : 0.004f * r; }
+
 // The box of a body's unobstructed path this step, grown by its radius and the contact margin,
 // as engine/sweep.c's kyu_path_box builds it (the parabola's turning point included).
 static void path_box(const ls_capture *c, const ls_body *b, vec3s *lo, vec3s *hi) {
-    float S = c->def.fixed_dt, grow = b->r + c->def.contact_margin;
+    float S = c->def.fixed_dt, grow = b->r + margin_of(c, b->r);
     vec3s e = free_pos(b, S);
     *lo = glms_vec3_minv(b->p0, e), *hi = glms_vec3_maxv(b->p0, e);
     for (int k = 0; k < 3; k++) {
@@ -158,8 +163,9 @@ static void stage_sweeps(FILE *f, const ls_capture *c) {
     fprintf(f, "<p>Each awake particle's path over the step (dt = %.6f s) is a capsule: its sphere swept from "
                "where it starts to where it would be at the end if nothing were in the way%s. The broadphase "
                "does not look at capsules but at their boxes, grown by the radius and the contact margin "
-               "(%.3f m): <span class=\"k aabb-k\">dashed boxes</span>. Sleeping bodies are not swept.</p>\n",
-            dt, c->def.gravity.y != 0.0f ? " (a parabola for a body in free flight)" : "", c->def.contact_margin);
+               "(4%% of the radius: %.3f m for the first body): <span class=\"k aabb-k\">dashed boxes</span>. "
+               "Sleeping bodies are not swept.</p>\n",
+            dt, c->def.gravity.y != 0.0f ? " (a parabola for a body in free flight)" : "", margin_of(c, c->b[0].r));
     fprintf(f, "<table><tr><th>body</th><th>awake</th><th>p before</th><th>v before</th><th>end of the free path</th><th>box lo</th><th>box hi</th></tr>\n");
     for (int i = 0; i < c->nb; i++) {
         const ls_body *b = &c->b[i];
@@ -402,7 +408,7 @@ static void stage_escape(FILE *f, const ls_capture *c) {
                "a begin event this step; <span class=\"k ended-k\">ended</span>: an end event). Overlaps deeper than the "
                "slop (%.3f m) are pushed apart along the normal, split by inverse mass (all of it to the body against a "
                "collider); this moves positions only, so it never adds energy. Gap &lt; 0 is overlap.</p>\n",
-            c->def.contact_margin, c->def.linear_slop);
+            margin_of(c, c->b[0].r), slop_of(c, c->b[0].r));
     fprintf(f, "<table><tr><th>pair</th><th>before</th><th>after</th><th>event</th><th>gap before (mm)</th><th>gap after (mm)</th></tr>\n");
     for (int k = 0; k < c->npairs; k++) {
         const ls_pair *p = &c->pairs[k];

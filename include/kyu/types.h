@@ -126,8 +126,12 @@ typedef struct kyu_world_def {
                                    ///< meeting in the air or rolling into each other, a Newton's cradle)
                                    ///< restitution acts at every speed
     int solver_iterations;         ///< velocity and position iterations over contacts, default 8
-    float linear_slop;             ///< m: allowed overlap of resting contacts, default 0.002
-    float contact_margin;          ///< m: pairs closer than this are kept as contacts, default 0.02
+    float linear_slop;             ///< m: how far a resting pair may overlap; default 0 = 0.4% of the
+                                   ///< smaller radius of the pair (2 mm at 0.5 m, 40 um at 1 cm), so
+                                   ///< beads and boulders rest right with the defaults. > 0: this length
+                                   ///< for every pair
+    float contact_margin;          ///< m: pairs closer than this are kept as contacts; default 0 = 4% of
+                                   ///< the smaller radius (2 cm at 0.5 m). > 0: this length for every pair
     int max_events_per_step;       ///< cap on impacts resolved in one step; 0 = 16 * bodies + 1024
     int body_capacity;             ///< bodies to allocate room for up front, default 1024
     int max_bodies;                ///< hard cap on live bodies, default 1 << 24
