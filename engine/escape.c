@@ -236,11 +236,12 @@ typedef struct contact_slices {
 } contact_slices;
 
 // Which contacts the solver owns, decided at the start of the step, before this step's forces: the
-// pairs within the slop that would meet no faster than a resting pair (kyu_rest_speed). A pair
-// pressed together by gravity meets at sqrt(vn^2 + 2 |g_n| gap) (closing now, or parting and
+// kept pairs (within the margin) that would meet no faster than a resting pair (kyu_rest_speed). A
+// pair pressed together by gravity meets at sqrt(vn^2 + 2 |g_n| gap) (closing now, or parting and
 // coming back, from its gap), one that is not at its closing speed. Every other pair is in the air
-// (a ball bouncing lower than the slop is) or closing fast: it is the impact queue's, which finds
-// when it meets along its exact path and bounces it exactly in time and speed.
+// or closing fast: it is the impact queue's, which finds when it meets along its exact path and
+// bounces it exactly in time and speed (a ball bouncing lower than the margin meets its floor
+// faster than a resting pair unless its bounce is lower than threshold^2 / 2g).
 // The solver allows them no approach beyond what closes the gap; gravity's impulse of this step is
 // never an approach, it goes to the contacts that hold the body up. Every other pair is the impact
 // queue's, which finds when it meets along its exact path: one closing fast is an impact (at once
@@ -259,7 +260,7 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
             float vn = glms_vec3_dot(vrel, c->normal), gb = is_collider(c->b) ? 0.0f : w->bodies.gravity_scale[c->b];
             float gn = (w->bodies.gravity_scale[c->a] - gb) * glms_vec3_dot(w->def.gravity, c->normal);
             float meet = gn < 0.0f ? sqrtf(vn * vn - 2.0f * gn * kyu_maxf(c->gap, 0.0f)) : -vn;
-            c->skip = c->sensor || c->gap > kyu_pair_slop(w, c->a, c->b) || meet > rest;
+            c->skip = c->sensor || c->gap > kyu_pair_margin(w, c->a, c->b) || meet > rest;
             c->mark = 0;
             if (c->skip) {
                 c->jn = 0.0f;
@@ -275,6 +276,21 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
 void kyu_contacts_classify(kyu_world *w) {
     contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
     kyu_parallel_for(w, x.slices, 1, classify_task, &x);
+    for (int k = 0; k < w->active_count; k++) w->cache_run[w->active[k]] = -1;
+    for (int i = 0; i < w->contact_count; i++)
+        if (i == 0 || w->contacts[i - 1].a != w->contacts[i].a) w->cache_run[w->contacts[i].a] = i;
+}
+
+// Whether pair (a, b) (either order; b may be a collider) is one the solver holds this step: a
+// slow approach it leaves is the solver's and the escape's to mend, not an impact.
+int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b) {
+    if (!(b & KYU_COLLIDER_BIT) && b < a) {
+        uint32_t t = a;
+        a = b, b = t;
+    }
+    for (int k = w->cache_run[a]; k >= 0 && k < w->contact_count && w->contacts[k].a == a; k++)
+        if (w->contacts[k].b == b) return !w->contacts[k].skip;
+    return 0;
 }
 
 int kyu_contacts_solve_velocities(kyu_world *w) {
@@ -648,6 +664,12 @@ static void push_out(kyu_world *w, contact *c) {
     float depth = -gap - kyu_pair_slop(w, c->a, c->b);
     if (!(depth > 0.0f)) return;
     float ia = s->inv_mass[c->a], ib = is_collider(c->b) ? 0.0f : s->inv_mass[c->b];
+    // Shock propagation (Guendelman et al. 2003): under gravity, a pair one above the other is
+    // mended by lifting the upper body only, so an escape never pushes a body down into what holds
+    // it, and a stack of any depth is mended from the bottom up instead of sinking into its floor.
+    float up = w->gravity_on ? -glms_vec3_dot(n, w->down) : 0.0f; // > 0: a is above b
+    if (up > 0.5f) ib = 0.0f;
+    else if (up < -0.5f && !is_collider(c->b)) ia = 0.0f;
     float share = depth / (ia + ib);
     s->pos[c->a] = glms_vec3_add(s->pos[c->a], glms_vec3_scale(n, share * ia));
     if (!is_collider(c->b)) s->pos[c->b] = glms_vec3_sub(s->pos[c->b], glms_vec3_scale(n, share * ib));

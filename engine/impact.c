@@ -53,16 +53,18 @@ static void advance(kyu_world *w, uint32_t i, float t) {
     w->t_body[i] = t;
 }
 
-// The next impact of body a with partner b after time tau, if any. A pair already touching (within
-// the slop) that approaches slower than the restitution threshold, with no acceleration pressing
-// it together, is a resting contact: the contact solver owns it, not the impact queue. One that
-// gravity presses together (a body falling, not held, onto what it touches) is the queue's: it
-// lands, and must not sink through the rest of the step.
+// The next impact of body a with partner b after time tau, if any. A pair that approaches slower
+// than a resting pair, with no acceleration pressing it together, and that touches (within the
+// slop) or that the contact solver holds this step, is resting: the solver and the escape mend
+// what is left of its approach, not the impact queue. One that gravity presses together (a body
+// falling, not held, onto what it touches) is the queue's: it lands, and must not sink.
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
     kyu_sweep_contact ce;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
-    if (ce.gap <= kyu_pair_slop(w, a, b) && ce.approach <= kyu_rest_speed(w) && !(ce.accel < 0.0f)) return 0;
+    if (ce.approach <= kyu_rest_speed(w) && !(ce.accel < 0.0f) &&
+        (ce.gap <= kyu_pair_slop(w, a, b) || kyu_contacts_solver_owns(w, a, b)))
+        return 0;
     out->t = ce.t < tau ? tau : ce.t;
     out->a = a;
     out->b = b;
@@ -85,6 +87,7 @@ static int wake_in_path(kyu_world *w, const aabb *box, float tau) {
         w->t_body[b] = tau;
         w->version[b] = 0;
         w->limit_t[b] = 1.0f;
+        w->cache_run[b] = -1;           // its contacts are not the solver's this step
         w->accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
         w->active[w->active_count++] = b;
         kyu_broadphase_box(w, b, tau, &w->box[b]);
@@ -161,53 +164,185 @@ static void land(kyu_world *w, uint32_t a, uint32_t b) {
     w->accel[a] = w->accel[b] = glms_vec3_scale(glms_vec3_add(glms_vec3_scale(aa, ma), glms_vec3_scale(ab, mb)), 1.0f / (ma + mb));
 }
 
-// Resolves one event of the queue: an impact (restitution above the threshold, inelastic below it
-// or at the tail of a Zeno series), or a touching pair that its relative acceleration starts to
-// press together (it lands). Returns 1 if anything changed, 0 if the pair was neither approaching
-// nor pressing, -1 out of memory.
+// Pair (a, b) at the instant both stand at: the normal (b to a), the gap, the relative normal
+// velocity and acceleration. A mesh gives the normal of the triangle the queue found.
+typedef struct pair_now {
+    const collider *c;
+    vec3s n;
+    float gap, vn, an;
+} pair_now;
+
+static pair_now pair_at(const kyu_world *w, uint32_t a, uint32_t b, float t, vec3s mesh_normal) {
+    const body_store *s = &w->bodies;
+    pair_now p;
+    p.c = (b & KYU_COLLIDER_BIT) ? &w->colliders[b & ~KYU_COLLIDER_BIT] : NULL;
+    vec3s vb, acc_b = glms_vec3_zero();
+    if (p.c) {
+        if (p.c->type == KYU_SHAPE_MESH) p.n = mesh_normal, p.gap = 0.0f; // the queue found it touching that triangle
+        else p.gap = kyu_collider_distance(p.c, s->pos[a], s->radius[a], t, w->def.fixed_dt, &p.n);
+        vb = p.c->velocity;
+    } else {
+        vec3s d = glms_vec3_sub(s->pos[a], s->pos[b]);
+        float len = glms_vec3_norm(d);
+        p.n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
+        p.gap = len - s->radius[a] - s->radius[b];
+        vb = s->vel[b], acc_b = w->accel[b];
+    }
+    p.vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], vb), p.n);
+    p.an = glms_vec3_dot(glms_vec3_sub(w->accel[a], acc_b), p.n);
+    return p;
+}
+
+// The response of a pair at its instant t: an impact (restitution above the threshold, inelastic
+// below it or at the tail of a Zeno series), or a touching pair that its relative acceleration
+// starts to press together (it lands). Returns 1 if anything changed, 0 if the pair was neither
+// approaching nor pressing, -1 out of memory.
+static int respond_now(kyu_world *w, uint32_t a, uint32_t b, float t, const pair_now *p, int inelastic) {
+    if (!(p->vn < 0.0f)) { // not approaching: a touching pair at rest and pressed together lands
+        float flight = p->an < 0.0f ? 2.0f * p->vn / -p->an : INFINITY; // until it would come back
+        if (!(flight <= ZENO_FRACTION * w->def.fixed_dt) || p->gap > kyu_pair_slop(w, a, b)) return 0;
+        land(w, a, b);
+    } else {
+        float u = -p->vn, e = kyu_pair_restitution(w, a, b);
+        // Under gravity, slower than the threshold (bodies coming to rest: on the floor, in a pile,
+        // where every pair is pressed together through the others), or the tail of a Zeno series:
+        // inelastic. Without gravity (a gas) restitution acts at every speed.
+        if (inelastic || (u <= w->def.restitution_threshold && w->gravity_on) ||
+            (p->an < 0.0f && 2.0f * e * u < -p->an * ZENO_FRACTION * w->def.fixed_dt))
+            e = 0.0f;
+        if (kyu_impact_record(w, a, b, p->n, u, t)) return -1;
+        if (p->c) kyu_respond_collider(w, a, p->c, p->n, e);
+        else kyu_respond_pair(w, a, b, p->n, e);
+        if (e == 0.0f && p->an < 0.0f) land(w, a, b);
+    }
+    kyu_broadphase_mark_hit(w, a, b);
+    if (!p->c) w->version[b]++;
+    w->version[a]++;
+    w->stats.impacts++;
+    return 1;
+}
+
+// Resolves one event of the queue, with both bodies advanced to its time.
 static int resolve(kyu_world *w, const impact_event *ev) {
     advance(w, ev->a, ev->t);
-    const body_store *s = &w->bodies;
-    const collider *c = (ev->b & KYU_COLLIDER_BIT) ? &w->colliders[ev->b & ~KYU_COLLIDER_BIT] : NULL;
-    vec3s n, vb, acc_b = glms_vec3_zero();
-    float gap;
-    if (c) {
-        if (c->type == KYU_SHAPE_MESH) {
-            n = ev->normal, gap = 0.0f; // the queue found it touching that triangle
-        } else {
-            gap = kyu_collider_distance(c, s->pos[ev->a], s->radius[ev->a], ev->t, w->def.fixed_dt, &n);
-        }
-        vb = c->velocity;
-    } else {
-        advance(w, ev->b, ev->t);
-        vec3s d = glms_vec3_sub(s->pos[ev->a], s->pos[ev->b]);
-        float len = glms_vec3_norm(d);
-        n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
-        gap = len - s->radius[ev->a] - s->radius[ev->b];
-        vb = s->vel[ev->b], acc_b = w->accel[ev->b];
+    if (!(ev->b & KYU_COLLIDER_BIT)) advance(w, ev->b, ev->t);
+    pair_now p = pair_at(w, ev->a, ev->b, ev->t, ev->normal);
+    return respond_now(w, ev->a, ev->b, ev->t, &p, 0);
+}
+
+// ---- the cascade: an impact's push through what touches its bodies, at its instant --------------
+//
+// A struck body pushes what it touches, which pushes what that touches: the landing of a column
+// onto a pile, a cradle, a ball dropped on a bed. These impacts all fall at the instant of the
+// first. Through the queue each would be a heap entry with a sweep to find it, and a touching
+// cluster's inelastic impacts chase each other round the cluster; here the pairs that touch (gap
+// within the slop) are resolved at once, body by body in the order they are reached (so a chain
+// resolves in chain order: a cradle passes its momentum exactly as pairwise impacts do). The wave
+// that first reaches each body bounces with restitution; what comes back is the inelastic collapse
+// of event-driven granular models (a column struck on its floor would ring for thousands of ever
+// smaller impacts), so it is damped as one problem: a few inelastic sweeps over the bodies
+// reached, lowest first, in which a body pressing down onto one that is not rising into it takes
+// that one's normal velocity (shock propagation: a stack settles from its support up in one
+// sweep, and no kinetic energy can appear, since the upper body only slows), leave at most a slow
+// approach, which is the contact solver's and the escape's next step. Impacts at later times keep
+// the queue's exact time order. Without gravity nothing is pressed together and nothing collapses:
+// every impact keeps its own time and its own restitution (an elastic gas keeps its energy).
+#define CASCADE_SWEEPS 8
+enum { CASCADE_PENDING = 1, CASCADE_CHANGED = 2, CASCADE_REACHED = 4 };
+
+static int cascade_push(kyu_world *w, uint32_t i, float tau) {
+    if (w->cascade_flag[i] & CASCADE_PENDING) return 0;
+    if (RESERVE(w->cascade, w->cascade_cap, w->cascade_count + 1)) return -1;
+    if (!(w->cascade_flag[i] & CASCADE_CHANGED)) {
+        if (RESERVE(w->cascade_changed, w->cascade_changed_cap, w->cascade_changed_count + 1)) return -1;
+        w->cascade_changed[w->cascade_changed_count++] = i;
     }
-    float vn = glms_vec3_dot(glms_vec3_sub(s->vel[ev->a], vb), n);
-    float an = glms_vec3_dot(glms_vec3_sub(w->accel[ev->a], acc_b), n);
-    if (!(vn < 0.0f)) { // not approaching: a touching pair at rest and pressed together lands
-        float flight = an < 0.0f ? 2.0f * vn / -an : INFINITY; // until it would come back
-        if (!(flight <= ZENO_FRACTION * w->def.fixed_dt) || gap > kyu_pair_slop(w, ev->a, ev->b)) return 0;
-        land(w, ev->a, ev->b);
-    } else {
-        float u = -vn, e = kyu_pair_restitution(w, ev->a, ev->b);
-        // Slower than the threshold onto what presses against it (a ball coming to rest on the
-        // floor), or the tail of a Zeno series: inelastic. Anywhere else (a gas, balls meeting in
-        // the air or rolling into each other) restitution acts at every speed.
-        if (an < 0.0f && (u <= w->def.restitution_threshold || 2.0f * e * u < -an * ZENO_FRACTION * w->def.fixed_dt))
-            e = 0.0f;
-        if (kyu_impact_record(w, ev->a, ev->b, n, u, ev->t)) return -1;
-        if (c) kyu_respond_collider(w, ev->a, c, n, e);
-        else kyu_respond_pair(w, ev->a, ev->b, n, e);
-        if (e == 0.0f && an < 0.0f) land(w, ev->a, ev->b);
-    }
-    kyu_broadphase_mark_hit(w, ev->a, ev->b);
-    if (!c) w->version[ev->b]++;
-    w->version[ev->a]++;
+    if (w->t_body[i] < tau) advance(w, i, tau);
+    w->cascade_flag[i] |= CASCADE_PENDING | CASCADE_CHANGED;
+    w->cascade[w->cascade_count++] = i;
+    return 0;
+}
+
+// A sweep's pair of bodies one above the other (normal within 60 degrees of gravity) whose lower
+// body is not rising into the upper: the upper takes the lower's normal velocity. Returns 0 for
+// any other pair, which is resolved as an ordinary inelastic impact.
+static int shock(kyu_world *w, uint32_t i, uint32_t j, const pair_now *p) {
+    float up = -glms_vec3_dot(p->n, w->down); // > 0: i above j
+    if (!(fabsf(up) > 0.5f)) return 0;
+    uint32_t upper = up > 0.0f ? i : j, lower = up > 0.0f ? j : i;
+    vec3s n = up > 0.0f ? p->n : glms_vec3_negate(p->n); // from lower to upper
+    body_store *s = &w->bodies;
+    if (glms_vec3_dot(s->vel[lower], n) > 0.0f) return 0;
+    float approach = glms_vec3_dot(glms_vec3_sub(s->vel[upper], s->vel[lower]), n); // < 0
+    s->vel[upper] = glms_vec3_sub(s->vel[upper], glms_vec3_scale(n, approach));
     return 1;
+}
+
+// Body i's touching partners at tau that approach: resolved now; what changes goes on the list.
+static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep) {
+    int again = sweep || (w->cascade_flag[i] & CASCADE_REACHED) != 0;
+    float tol = 0.1f * kyu_rest_speed(w);
+    w->cascade_flag[i] |= CASCADE_REACHED;
+    for (int pass = 0; pass < 2; pass++) {
+        int k = pass == 0 ? w->adj_start[i] : w->late_head[i];
+        int end = pass == 0 ? w->adj_start[i + 1] : -1;
+        for (; pass == 0 ? k < end : k >= 0; k = pass == 0 ? k + 1 : w->late_next[k]) {
+            if (w->stats.impacts >= cap) return 0;
+            uint32_t j = pass == 0 ? w->adj[k] : w->late_partner[k];
+            if (kyu_pair_is_sensor(w, i, j)) continue;
+            int body = !(j & KYU_COLLIDER_BIT);
+            if (!body && w->colliders[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
+            if (body && w->t_body[j] < tau) advance(w, j, tau);
+            pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
+            float slop = kyu_pair_slop(w, i, j);
+            if (p.gap > slop || !(p.vn < -tol)) continue;
+            if (sweep && body && w->gravity_on && shock(w, i, j, &p)) {
+                kyu_broadphase_mark_hit(w, i, j);
+                w->version[i]++, w->version[j]++, w->stats.impacts++;
+                continue;
+            }
+            int changed = respond_now(w, i, j, tau, &p, again || (body && (w->cascade_flag[j] & CASCADE_REACHED)));
+            if (changed < 0) return -1;
+            if (!changed) continue;
+            if (sweep) continue; // the sweeps visit every body reached anyway
+            if (!again && (cascade_push(w, i, tau) || (body && cascade_push(w, j, tau)))) return -1;
+        }
+    }
+    return 0;
+}
+
+// Lowest first along gravity, then by slot (a fixed order for any worker count).
+static const kyu_world *height_world;
+static int lower_first(const void *x, const void *y) {
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    const kyu_world *w = height_world;
+    float ha = -glms_vec3_dot(w->bodies.pos[a], w->down), hb = -glms_vec3_dot(w->bodies.pos[b], w->down);
+    if (ha != hb) return ha < hb ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+// The cascade of the impact of a and b at tau, then every body it changed queues its next impacts.
+static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
+    w->cascade_count = w->cascade_changed_count = 0;
+    if (cascade_push(w, a, tau) || (!(b & KYU_COLLIDER_BIT) && cascade_push(w, b, tau))) return -1;
+    for (int head = 0; head < w->cascade_count; head++) { // the wave
+        uint32_t i = w->cascade[head];
+        w->cascade_flag[i] &= (uint8_t)~CASCADE_PENDING;
+        if (cascade_body(w, i, tau, cap, 0)) return -1;
+    }
+    if (w->cascade_changed_count > 2) { // what came back: inelastic sweeps, lowest first
+        if (w->gravity_on) {
+            height_world = w;
+            qsort(w->cascade_changed, (size_t)w->cascade_changed_count, sizeof *w->cascade_changed, lower_first);
+        }
+        for (int sweep = 0; sweep < CASCADE_SWEEPS; sweep++)
+            for (int k = 0; k < w->cascade_changed_count; k++)
+                if (cascade_body(w, w->cascade_changed[k], tau, cap, 1)) return -1;
+    }
+    for (int k = 0; k < w->cascade_changed_count; k++) w->cascade_flag[w->cascade_changed[k]] = 0;
+    for (int k = 0; k < w->cascade_changed_count; k++)
+        if (refresh(w, w->cascade_changed[k], tau, UINT32_MAX)) return -1;
+    return 0;
 }
 
 // The event cap was hit: every body stops at its next impact (or the end of the step), so nothing
@@ -335,10 +470,10 @@ int kyu_impacts_resolve(kyu_world *w) {
         int changed = resolve(w, &ev);
         if (changed < 0) return -1;
         if (!changed) continue;
-        w->stats.impacts++;
-        uint32_t other = (ev.b & KYU_COLLIDER_BIT) ? UINT32_MAX : ev.b;
-        if (refresh(w, ev.a, ev.t, UINT32_MAX)) return -1;
-        if (other != UINT32_MAX && refresh(w, other, ev.t, ev.a)) return -1;
+        if (w->gravity_on ? cascade(w, ev.a, ev.b, ev.t, cap)
+                          : (refresh(w, ev.a, ev.t, UINT32_MAX) ||
+                             (!(ev.b & KYU_COLLIDER_BIT) && refresh(w, ev.b, ev.t, ev.a))))
+            return -1;
     }
     kyu_parallel_for(w, w->active_count, 4096, finish_task, w);
     return 0;

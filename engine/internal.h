@@ -326,6 +326,10 @@ struct kyu_world {
                                //   grid's chunks: kyu_pair_source)
     int pair_count, pair_cap;
     float *limit_t;      // fallback: where a body stops when the event cap is hit
+    int *cache_run;      // per body: where its run of the contact cache starts this step (-1: none)
+    uint8_t *cascade_flag;        // per body: on the cascade's list / changed by it (engine/impact.c)
+    uint32_t *cascade, *cascade_changed; // the bodies an impact's cascade reaches, and changes
+    int cascade_count, cascade_cap, cascade_changed_count, cascade_changed_cap;
 
     // events of the last step
     kyu_contact_event *begin_events, *end_events; // of every step of the last kyu_world_update
@@ -375,6 +379,8 @@ struct kyu_world {
 
     double accumulator;
     float alpha;
+    int gravity_on; // |gravity| > 0 this step (set by kyu_world_step): what rests, and slow impacts
+    vec3s down;     // gravity's direction (unit) when gravity_on
     kyu_step_stats stats;
 };
 
@@ -419,6 +425,7 @@ static inline float kyu_rest_speed(const kyu_world *w) {
     float g = glms_vec3_norm(w->def.gravity);
     return g > 0.0f ? kyu_maxf(w->def.restitution_threshold, 1e-3f * g * w->def.fixed_dt) : 0.0f;
 }
+static inline int kyu_gravity_on(const kyu_world *w) { return glms_vec3_norm2(w->def.gravity) > 0.0f; }
 
 // error.c
 kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...);
@@ -543,6 +550,7 @@ void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, 
 
 // escape.c
 void kyu_contacts_classify(kyu_world *w);
+int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b);
 int kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);
 int kyu_contacts_escape(kyu_world *w);

@@ -133,8 +133,8 @@ void kyu_world_destroy(kyu_world *w) {
     }
     kyu_free(w->colliders); kyu_free(w->free_colliders);
     kyu_free(w->active); kyu_free(w->t_body); kyu_free(w->accel); kyu_free(w->version); kyu_free(w->box); kyu_free(w->adj_start); kyu_free(w->adj); kyu_free(w->adj_hit); kyu_free(w->late_hit);
-    kyu_free(w->late_head); kyu_free(w->late_partner); kyu_free(w->late_next);
-    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
+    kyu_free(w->late_head); kyu_free(w->cache_run); kyu_free(w->late_partner); kyu_free(w->late_next);
+    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->cascade_flag); kyu_free(w->cascade); kyu_free(w->cascade_changed); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
     for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
     kyu_free(w->event_chunks);
     kyu_islands_free(w);
@@ -214,6 +214,8 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
     w->locked = 1;
     memset(&w->stats, 0, sizeof w->stats);
+    w->gravity_on = kyu_gravity_on(w);
+    w->down = w->gravity_on ? glms_vec3_normalize(w->def.gravity) : glms_vec3_zero();
     double t0 = now_ms();
     int fail = kyu_events_begin_step(w);
     if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)

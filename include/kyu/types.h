@@ -120,11 +120,10 @@ typedef struct kyu_world_def {
     int max_steps_per_update;      ///< cap of steps one `kyu_world_update` may run, default 8
     float restitution_threshold;   ///< m/s, default 0.1: under gravity, a touching pair closing or
                                    ///< parting slower than this rests (the solver holds it, no bounce),
-                                   ///< and an impact slower than this onto what gravity presses the body
-                                   ///< against is inelastic, which ends a bouncing ball's bounces (once
-                                   ///< lower than v^2 / 2g = 0.5 mm). Elsewhere (no gravity, balls
-                                   ///< meeting in the air or rolling into each other, a Newton's cradle)
-                                   ///< restitution acts at every speed
+                                   ///< and an impact slower than this is inelastic, which ends a ball's
+                                   ///< bouncing (once its bounces are lower than v^2 / 2g = 0.5 mm) and a
+                                   ///< pile's settling. A desk Newton's cradle struck at 0.2 m/s works.
+                                   ///< Without gravity (a gas) restitution acts at every speed
     int solver_iterations;         ///< velocity and position iterations over contacts, default 8
     float linear_slop;             ///< m: how far a resting pair may overlap; default 0 = 0.4% of the
                                    ///< smaller radius of the pair (2 mm at 0.5 m, 40 um at 1 cm), so

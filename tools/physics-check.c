@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+// physics-check: granular and gas checks a researcher would run before trusting kyu, with numbers
+// against what the physics allows. Not a benchmark (bench is): the wall time it prints is per
+// body-step, for comparing sizes.
+//
+//     physics-check pour R [N]        N (default 3000) spheres of radius R poured into a box
+//     physics-check bed [N] [LAYERS]  a deep polydisperse bed of glass beads (r 10-12 mm, 2500 kg/m^3)
+//     physics-check frictionless [N]  a frictionless pile (default 5000, 17 layers): does it sleep?
+//     physics-check gas N STEPS       an elastic gas at packing 0.3: energy drift and largest jump
+//
+// Every check prints one key=value line; `--workers W` sets the worker count.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <kyu/kyu.h>
+
+#define PI 3.14159265358979323846
+
+static uint32_t lcg = 12345;
+static double frand(void) {
+    lcg = lcg * 1664525u + 1013904223u;
+    return (lcg >> 8) * (1.0 / 16777216.0);
+}
+
+static int workers = 1;
+
+static void check(kyu_world *w, kyu_status st, const char *what) {
+    if (st == KYU_OK) return;
+    fprintf(stderr, "physics-check: %s: %s\n", what, w ? kyu_world_last_error(w) : kyu_status_string(st));
+    exit(1);
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void add_box(kyu_world *w, vec3s lo, vec3s hi, float e, float mu) {
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_BOX;
+    cd.position = glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f);
+    cd.half_extents = glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f);
+    cd.restitution = e, cd.friction = mu;
+    check(w, kyu_collider_create(w, &cd, NULL), "a wall");
+}
+
+// An open box: floor top at y = 0, inner walls at |x|, |z| = L/2, walls t thick and H high.
+static void container(kyu_world *w, float L, float H, float t, float e, float mu) {
+    add_box(w, (vec3s){{-L / 2 - t, -t, -L / 2 - t}}, (vec3s){{L / 2 + t, 0, L / 2 + t}}, e, mu);
+    add_box(w, (vec3s){{-L / 2 - t, 0, -L / 2 - t}}, (vec3s){{-L / 2, H, L / 2 + t}}, e, mu);
+    add_box(w, (vec3s){{L / 2, 0, -L / 2 - t}}, (vec3s){{L / 2 + t, H, L / 2 + t}}, e, mu);
+    add_box(w, (vec3s){{-L / 2, 0, -L / 2 - t}}, (vec3s){{L / 2, H, -L / 2}}, e, mu);
+    add_box(w, (vec3s){{-L / 2, 0, L / 2}}, (vec3s){{L / 2, H, L / 2 + t}}, e, mu);
+}
+
+typedef struct bed_stats {
+    int n, below_floor, outside;
+    double packing, mean_overlap, max_overlap; // overlaps relative to the smaller radius
+    double max_overlap_deep;                   // the worst in the bottom quarter
+    double contacts_per_body;                  // pairs closer than 4% of the smaller radius, walls too
+    double top;
+    double kinetic;
+} bed_stats;
+
+// From positions only (independent of the engine's own caches): the packing fraction of the bulk
+// (centres more than 2 largest diameters from the walls, the floor and the top), overlaps of every
+// pair, pairs within the default margin.
+static bed_stats measure(kyu_world *w, float L) {
+    bed_stats st;
+    memset(&st, 0, sizeof st);
+    int n = kyu_world_get_bodies(w, NULL, 0);
+    kyu_body_id *ids = malloc((size_t)n * sizeof *ids), *near = malloc(4096 * sizeof *near);
+    kyu_world_get_bodies(w, ids, n);
+    vec3s *p = malloc((size_t)n * sizeof *p);
+    float *r = malloc((size_t)n * sizeof *r), rmax = 0;
+    double *ys = calloc((size_t)n + 1, sizeof *ys);
+    for (int i = 0; i < n; i++) {
+        kyu_body_get_position(w, ids[i], &p[i]);
+        kyu_body_get_radius(w, ids[i], &r[i]);
+        ys[i] = p[i].y;
+        rmax = fmaxf(rmax, r[i]);
+        st.below_floor += p[i].y < 0.0f;
+        st.outside += fabsf(p[i].x) > L / 2 || fabsf(p[i].z) > L / 2;
+    }
+    // the top of the bed: the height below which 98% of the centres are
+    for (int i = 1; i < n; i++) // insertion sort is fine for a check of a few thousand
+        for (int j = i; j > 0 && ys[j - 1] > ys[j]; j--) { double t = ys[j]; ys[j] = ys[j - 1], ys[j - 1] = t; }
+    st.top = ys[(int)(0.98 * (n - 1))];
+    double lo = 4 * rmax, hi = st.top - 4 * rmax, half = L / 2 - 4 * rmax, vol = 0;
+    long pairs = 0, overlaps = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i].y > lo && p[i].y < hi && fabsf(p[i].x) < half && fabsf(p[i].z) < half)
+            vol += 4.0 / 3.0 * PI * r[i] * r[i] * r[i];
+        int k = 0;
+        kyu_world_overlap_sphere(w, p[i], r[i] * 1.05f, kyu_query_filter_default(), near, 4096, &k);
+        for (int j = 0; j < k && j < 4096; j++) {
+            if (near[j].index1 <= ids[i].index1) continue; // each pair once
+            vec3s q;
+            float rj;
+            kyu_body_get_position(w, near[j], &q);
+            kyu_body_get_radius(w, near[j], &rj);
+            double d = glms_vec3_distance(p[i], q), rmin = fmin(r[i], rj), gap = d - r[i] - rj;
+            if (gap < 0.04 * rmin) pairs++;
+            if (gap < 0) {
+                double o = -gap / rmin;
+                st.mean_overlap += o, overlaps++;
+                st.max_overlap = fmax(st.max_overlap, o);
+                if (p[i].y < 0.25 * st.top) st.max_overlap_deep = fmax(st.max_overlap_deep, o);
+            }
+        }
+        if (p[i].y - r[i] < 0.04f * r[i]) pairs++; // the floor
+        if (L / 2 - fabsf(p[i].x) - r[i] < 0.04f * r[i] || L / 2 - fabsf(p[i].z) - r[i] < 0.04f * r[i]) pairs++;
+    }
+    st.packing = hi > lo && half > 0 ? vol / ((hi - lo) * 4.0 * half * half) : 0.0;
+    st.mean_overlap = overlaps ? st.mean_overlap / overlaps : 0.0;
+    st.contacts_per_body = (double)pairs / n;
+    st.n = n;
+    st.kinetic = kyu_world_kinetic_energy(w);
+    free(ids), free(near), free(p), free(r), free(ys);
+    return st;
+}
+
+static void print_bed(const char *what, const bed_stats *b, double seconds, int steps, double wall, int asleep) {
+    printf("check=%s n=%d simulated_s=%.2f steps=%d packing_bulk=%.3f mean_overlap_r=%.4f max_overlap_r=%.4f "
+           "max_overlap_deep_r=%.4f contacts_per_body=%.2f below_floor=%d outside=%d asleep=%d kinetic_j=%.3g "
+           "us_per_body_step=%.3f\n",
+           what, b->n, seconds, steps, b->packing, b->mean_overlap, b->max_overlap, b->max_overlap_deep,
+           b->contacts_per_body, b->below_floor, b->outside, asleep, b->kinetic, 1e6 * wall / ((double)steps * b->n));
+}
+
+// Steps until every body sleeps (or `limit` seconds pass); returns the wall time of the stepping.
+static double settle(kyu_world *w, double limit, int *steps_out, float *max_overlap_stat) {
+    kyu_world_def d = kyu_world_get_def(w);
+    int steps = (int)(limit / d.fixed_dt), s = 0;
+    double t0 = now();
+    *max_overlap_stat = 0;
+    for (; s < steps; s++) {
+        check(w, kyu_world_step(w), "a step");
+        float m = kyu_world_stats(w).max_overlap;
+        if (m > *max_overlap_stat) *max_overlap_stat = m;
+        if (kyu_world_sleeping_body_count(w) == kyu_world_body_count(w)) {
+            s++;
+            break;
+        }
+    }
+    *steps_out = s;
+    return now() - t0;
+}
+
+static kyu_world *new_world(int capacity) {
+    kyu_world_def wd = kyu_world_def_default();
+    if (getenv("NOSLEEP")) wd.sleep_speed = 0.0f;
+    wd.worker_count = workers;
+    wd.body_capacity = capacity;
+    kyu_world *w = NULL;
+    check(NULL, kyu_world_create(&wd, &w), "the world");
+    return w;
+}
+
+// Monodisperse spheres of radius R, mass 1, e 0.2, mu 0.5, dropped from a loose random lattice
+// (10 x 10 per layer, 1.2 diameters apart, jittered by 0.2 of a diameter, with a random velocity
+// of 0.2 sqrt(g R)) into a box 12 diameters wide: a random pour, the same at every size once
+// lengths are scaled by R and times by sqrt(R / g).
+static int pour(float R, int n) {
+    kyu_world *w = new_world(n);
+    float d = 2 * R, L = 12 * d;
+    int layers = (n + 99) / 100;
+    container(w, L, 1.3f * d * (float)layers + 4 * d, d, 0.2f, 0.5f);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = R, bd.restitution = 0.2f, bd.friction = getenv("MU") ? (float)atof(getenv("MU")) : 0.5f;
+    float vs = 0.2f * sqrtf(9.81f * R);
+    for (int i = 0; i < n; i++) {
+        int layer = i / 100, a = i % 10, b = i / 10 % 10;
+        bd.position = (vec3s){{(float)(-L / 2 + 1.2 * d * (a + 0.5) + 0.2 * d * (frand() - 0.5)), (float)(R + 1.2 * d * (layer + 1)),
+                               (float)(-L / 2 + 1.2 * d * (b + 0.5) + 0.2 * d * (frand() - 0.5))}};
+        bd.velocity = (vec3s){{(float)(vs * (frand() - 0.5)), 0, (float)(vs * (frand() - 0.5))}};
+        check(w, kyu_body_create(w, &bd, NULL), "a sphere");
+    }
+    int steps;
+    float stat;
+    double fall = sqrt(2 * 1.3 * d * layers / 9.81);
+    double wall = settle(w, 10 * fall + 5, &steps, &stat);
+    bed_stats b = measure(w, L);
+    char what[32];
+    snprintf(what, sizeof what, "pour_r%g", (double)R);
+    print_bed(what, &b, steps * kyu_world_get_def(w).fixed_dt, steps, wall,
+              kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
+    kyu_world_destroy(w);
+    return 0;
+}
+
+// Glass beads r 10-12 mm, 2500 kg/m^3, mu 0.5, e 0.5, poured in layers of 400 into a 0.5 m box:
+// a layer appears every 0.25 s above the bed; then the bed settles. Any depth must hold.
+static int bed(int n, int layers) {
+    kyu_world *w = new_world(n);
+    float L = 0.5f;
+    int per = (n + layers - 1) / layers, k = (int)ceil(sqrt(per));
+    container(w, L, 3.0f, 0.05f, 0.5f, 0.5f);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 0.5f, bd.friction = 0.5f;
+    double t0 = now(), dt = kyu_world_get_def(w).fixed_dt;
+    int made = 0, steps = 0, stride = (int)(0.25 / dt);
+    float stat = 0;
+    while (made < n) {
+        // the new layer starts 3 cm above the highest centre
+        double top = 0;
+        kyu_body_id *ids = malloc((size_t)(made + 1) * sizeof *ids);
+        int have = kyu_world_get_bodies(w, ids, made + 1);
+        for (int i = 0; i < have; i++) {
+            vec3s p;
+            kyu_body_get_position(w, ids[i], &p);
+            top = fmax(top, p.y);
+        }
+        free(ids);
+        for (int i = 0; i < per && made < n; i++, made++) {
+            bd.radius = (float)(0.010 + 0.002 * frand());
+            bd.mass = (float)(2500.0 * 4.0 / 3.0 * PI * bd.radius * bd.radius * bd.radius);
+            double sp = (L - 0.03) / k;
+            bd.position = (vec3s){{(float)(-L / 2 + 0.015 + sp * (i % k + 0.5)), (float)(top + 0.03 + 0.0), (float)(-L / 2 + 0.015 + sp * (i / k + 0.5))}};
+            check(w, kyu_body_create(w, &bd, NULL), "a bead");
+        }
+        for (int s = 0; s < stride; s++, steps++) {
+            check(w, kyu_world_step(w), "a step");
+            stat = fmaxf(stat, kyu_world_stats(w).max_overlap);
+        }
+    }
+    int more;
+    float stat2;
+    double wall = now() - t0;
+    wall += settle(w, 4.0, &more, &stat2);
+    steps += more;
+    bed_stats b = measure(w, L);
+    print_bed("bed", &b, steps * dt, steps, wall, kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
+    printf("  max_overlap_stat_m=%.5f true_max_overlap_m~%.5f\n", (double)fmaxf(stat, stat2), b.max_overlap * 0.010);
+    kyu_world_destroy(w);
+    return 0;
+}
+
+// A frictionless pile (PILE's lattice, mu 0 everywhere): does it come to rest and sleep?
+static int frictionless(int n) {
+    kyu_world *w = new_world(n);
+    int k = (int)ceil(sqrt(n / 17.0)), layers = (n + k * k - 1) / (k * k);
+    float L = 1.1f * (float)k + 1.0f;
+    container(w, L, 1.1f * (float)layers + 2, 1, 0.2f, 0.0f);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 0.2f, bd.friction = 0.0f;
+    for (int i = 0; i < n; i++) {
+        int layer = i / (k * k), j = i % (k * k);
+        bd.position = (vec3s){{(float)(-L / 2 + 0.55 + 1.1 * (j % k) + 0.04 * (frand() - 0.5)), (float)(0.55 + 1.1 * layer),
+                               (float)(-L / 2 + 0.55 + 1.1 * (j / k) + 0.04 * (frand() - 0.5))}};
+        check(w, kyu_body_create(w, &bd, NULL), "a sphere");
+    }
+    int steps;
+    float stat;
+    double wall = settle(w, 40.0, &steps, &stat);
+    bed_stats b = measure(w, L);
+    print_bed("frictionless", &b, steps * kyu_world_get_def(w).fixed_dt, steps, wall,
+              kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
+    kyu_world_destroy(w);
+    return 0;
+}
+
+static int gas(int n, long steps) {
+    double G = cbrt(n * (4.0 / 3.0) * PI * 0.125 / 0.3);
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = (vec3s){{0, 0, 0}};
+    wd.worker_count = workers;
+    wd.body_capacity = n;
+    kyu_world *w = NULL;
+    check(NULL, kyu_world_create(&wd, &w), "the world");
+    for (int k = 0; k < 6; k++) {
+        vec3s lo = {{-1, -1, -1}}, hi = {{(float)G + 1, (float)G + 1, (float)G + 1}};
+        if (k % 2) lo.raw[k / 2] = (float)G;
+        else hi.raw[k / 2] = 0;
+        add_box(w, lo, hi, 1, 0);
+    }
+    int m = (int)ceil(cbrt((double)n));
+    double sp = G / m;
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 1, bd.friction = 0;
+    for (int i = 0; i < n; i++) {
+        bd.position = (vec3s){{(float)(sp * (i % m) + sp / 2), (float)(sp * (i / m % m) + sp / 2), (float)(sp * (i / (m * m)) + sp / 2)}};
+        bd.velocity = (vec3s){{(float)(10 * (frand() - 0.5)), (float)(10 * (frand() - 0.5)), (float)(10 * (frand() - 0.5))}};
+        check(w, kyu_body_create(w, &bd, NULL), "a sphere");
+    }
+    double e0 = kyu_world_kinetic_energy(w), prev = e0, drift = 0, jump = 0, t0 = now();
+    for (long s = 0; s < steps; s++) {
+        check(w, kyu_world_step(w), "a step");
+        double e = kyu_world_kinetic_energy(w);
+        drift = fmax(drift, fabs(e / e0 - 1)), jump = fmax(jump, fabs(e - prev) / e0);
+        prev = e;
+    }
+    printf("check=gas n=%d steps=%ld packing=0.3 max_drift=%.3g largest_step_change=%.3g final=%.9f "
+           "us_per_body_step=%.3f\n",
+           n, steps, drift, jump, prev / e0, 1e6 * (now() - t0) / ((double)steps * n));
+    kyu_world_destroy(w);
+    return 0;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: physics-check pour R [N] | bed [N] [LAYERS] | frictionless [N] | gas N STEPS [--workers W]\n");
+}
+
+int main(int argc, char **argv) {
+    int nargs = 0;
+    const char *args[8];
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--workers") == 0) {
+            if (i + 1 >= argc || (workers = atoi(argv[++i])) < 1) {
+                fprintf(stderr, "physics-check: --workers needs a count >= 1\n");
+                return 2;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            fprintf(stderr, "physics-check: unknown option %s\n", argv[i]);
+            return 2;
+        } else if (nargs < 8) {
+            args[nargs++] = argv[i];
+        }
+    }
+    if (nargs >= 2 && strcmp(args[0], "pour") == 0) return pour((float)atof(args[1]), nargs > 2 ? atoi(args[2]) : 3000);
+    if (nargs >= 1 && strcmp(args[0], "bed") == 0)
+        return bed(nargs > 1 ? atoi(args[1]) : 20000, nargs > 2 ? atoi(args[2]) : 50);
+    if (nargs >= 1 && strcmp(args[0], "frictionless") == 0) return frictionless(nargs > 1 ? atoi(args[1]) : 5000);
+    if (nargs >= 3 && strcmp(args[0], "gas") == 0) return gas(atoi(args[1]), atol(args[2]));
+    usage(stderr);
+    return 2;
+}
