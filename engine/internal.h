@@ -362,6 +362,8 @@ struct kyu_world {
     uint8_t *slab;             // per body: its domain (slab of space) in the contact solves
     int *solve_order;          // contact indices by domain, then the boundary (engine/escape.c)
     int solve_order_cap;
+    int *solve_tmp;            // scratch of the bottom-up order (bands, then the order: twice the contacts)
+    int solve_tmp_cap;
     int solve_start[KYU_SOLVE_DOMAINS + 2]; // domain d: solve_order[solve_start[d] .. solve_start[d+1])
     // The impact queue in two heaps with one order: events at the instant of the impact being
     // resolved (a touching pair that the impact set closing: the cascade through a stack) go to

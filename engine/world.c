@@ -139,7 +139,7 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_free(w->event_chunks);
     kyu_islands_free(w);
     kyu_free(w->contacts); kyu_free(w->contacts_new); kyu_free(w->cf_offset); kyu_free(w->cf_count);
-    kyu_free(w->slab); kyu_free(w->solve_order);
+    kyu_free(w->slab); kyu_free(w->solve_order); kyu_free(w->solve_tmp);
     if (w->worker_scratch)
         for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->worker_scratch[i]);
     kyu_free(w->worker_scratch); kyu_free(w->worker_scratch_cap);
