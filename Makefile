@@ -46,7 +46,7 @@ SAMPLES  := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 HEADERS  := $(wildcard include/kyu/*.h)
 
 .PHONY: all lib test samples bench install clean run tools/bench
-all: lib tools/bench samples
+all: lib tools/bench samples $(BUILD)/tools/physics-check
 lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
 # Tools and samples with their own dependencies (scene files, viewer, renderer, lesson) keep their
@@ -83,6 +83,12 @@ else
 endif
 
 $(BUILD)/tools/bench: tools/bench.c $(BUILD)/libkyu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O3 $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
+
+# physics-check: pours, deep beds, a frictionless pile and a long elastic gas, measured against what
+# the physics allows (packing fractions, overlaps, energy drift); not part of `make test` (minutes).
+$(BUILD)/tools/physics-check: tools/physics-check.c $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O3 $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
 

@@ -765,7 +765,7 @@ int kyu_contacts_escape(kyu_world *w) {
     for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, push_out);
     contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
     kyu_parallel_for(w, x.slices, 1, final_gaps_task, &x);
-    float worst = 0.0f;
+    float worst = kyu_islands_max_overlap(w); // the true deepest, asleep or awake
     for (int sl = 0; sl < x.slices; sl++) worst = kyu_maxf(worst, x.worst[sl]);
     w->stats.max_overlap = worst;
     return 0;

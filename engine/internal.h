@@ -287,6 +287,7 @@ typedef struct sleep_grid {
 } sleep_grid;
 
 typedef struct sleep_island {
+    float max_overlap; // the deepest overlap among its contacts (they do not move while it sleeps)
     uint32_t *bodies;
     int body_count, body_cap;
     struct contact *contacts;
@@ -501,6 +502,7 @@ void kyu_contacts_sort(contact *c, int n);
 int kyu_islands_update(kyu_world *w);
 void kyu_islands_free(kyu_world *w);
 int kyu_islands_body_count_asleep(const kyu_world *w);
+float kyu_islands_max_overlap(const kyu_world *w);
 
 // threads.c
 int kyu_pool_create(kyu_world *w);

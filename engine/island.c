@@ -594,6 +594,7 @@ int kyu_islands_update(kyu_world *w) {
         uint32_t i = w->active[k];
         if (!sleeping_root(w, i)) continue;
         w->islands[record[i]].body_count = w->islands[record[i]].contact_count = 0;
+        w->islands[record[i]].max_overlap = 0.0f;
     }
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k], r = find(w->uf_parent, i);
@@ -617,6 +618,8 @@ int kyu_islands_update(kyu_world *w) {
         }
         if (leaves_island(w, ct)) continue;
         sleep_island *isl = &w->islands[s->island[ct->a]];
+        if (isl->contact_count == 0) isl->max_overlap = 0.0f;
+        if (!ct->sensor && -ct->gap > isl->max_overlap) isl->max_overlap = -ct->gap;
         isl->contacts[isl->contact_count++] = *ct;
     }
     w->contact_count = n;
@@ -634,6 +637,14 @@ void kyu_islands_free(kyu_world *w) {
     kyu_free(w->sleep.key); kyu_free(w->sleep.head); kyu_free(w->sleep.entries); kyu_free(w->sleep.giants);
     kyu_free(w->woken); kyu_free(w->woken_bodies);
     kyu_free(w->uf_record); // uf_parent and uf_rest are the impact stage's arrays (internal.h)
+}
+
+// The deepest overlap among the sleeping islands' contacts.
+float kyu_islands_max_overlap(const kyu_world *w) {
+    float worst = 0.0f;
+    for (int id = 0; id < w->island_high; id++)
+        if (island_asleep(w, id)) worst = kyu_maxf(worst, w->islands[id].max_overlap);
+    return worst;
 }
 
 int kyu_islands_body_count_asleep(const kyu_world *w) {

@@ -565,6 +565,9 @@ static void get_islands(reader *r, kyu_world *w) {
         }
         isl->contacts = get_contacts(r, w, &isl->contact_count, id, "island contact");
         isl->contact_cap = isl->contact_count;
+        isl->max_overlap = 0.0f;
+        for (int k = 0; k < isl->contact_count; k++)
+            if (!isl->contacts[k].sensor && -isl->contacts[k].gap > isl->max_overlap) isl->max_overlap = -isl->contacts[k].gap;
         check_order(r, isl->contacts, isl->contact_count, "island contact");
     }
     if (r->bad) return;

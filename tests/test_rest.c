@@ -421,6 +421,134 @@ static void test_restitution_and_friction_mix_rules(void) {
     }
 }
 
+// ---- granular beds ------------------------------------------------------------------------------
+
+// The largest overlap of any two bodies, or of a body with the floor y = 0 or the walls |x|, |z| =
+// half (half <= 0: none), from positions only (brute force), relative to the smaller radius, and
+// in metres.
+static double mean_overlap, contacts_per_body; // of the last call: the mean over overlapping pairs, pairs closer than 4% of r
+
+static double worst_overlap(kyu_world *w, float half, double *metres) {
+    enum { MAX = 2048 };
+    static kyu_body_id ids[MAX];
+    static vec3s p[MAX];
+    static float r[MAX];
+    int n = kyu_world_get_bodies(w, ids, MAX);
+    for (int i = 0; i < n; i++) p[i] = pos(w, ids[i]), kyu_body_get_radius(w, ids[i], &r[i]);
+    double worst = 0, worst_m = 0;
+    for (int i = 0; i < n; i++) {
+        double o = fmax(r[i] - p[i].y, half > 0 ? r[i] - (half - fmax(fabsf(p[i].x), fabsf(p[i].z))) : 0.0);
+        worst_m = fmax(worst_m, o), worst = fmax(worst, o / r[i]);
+    }
+    double sum = 0;
+    int overlapping = 0, close = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            double o = r[i] + r[j] - glms_vec3_distance(p[i], p[j]), rmin = fmin(r[i], r[j]);
+            if (o > worst_m) worst_m = o;
+            if (o / rmin > worst) worst = o / rmin;
+            if (o > 0) sum += o / rmin, overlapping++;
+            close += o > -0.04 * rmin;
+        }
+    mean_overlap = overlapping ? sum / overlapping : 0.0;
+    contacts_per_body = n ? (double)close / n : 0.0;
+    *metres = worst_m;
+    return worst;
+}
+
+// A bed 40 layers deep of polydisperse glass beads (radius 10-12 mm, 2500 kg/m^3, mu 0.5, e 0.5),
+// poured a layer at a time into a narrow box: it holds at every depth (no centre below the floor
+// or outside the walls, no overlap beyond 5% of a radius, the mean within 1%), it sleeps, and the
+// step's max_overlap is the true deepest overlap.
+static void test_deep_bed_of_beads_holds_at_every_depth(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    const float L = 0.14f; // 6 beads a row: 36 a layer
+    add_box(w, v3(-L / 2 - 0.05f, -0.05f, -L / 2 - 0.05f), v3(L / 2 + 0.05f, 0, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - 0.05f, 0, -L / 2 - 0.05f), v3(-L / 2, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - 0.05f), v3(L / 2 + 0.05f, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, -L / 2 - 0.05f), v3(L / 2, 1.5f, -L / 2), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    uint32_t seed = 7;
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 0.5f, bd.friction = 0.5f;
+    for (int layer = 0; layer < 40; layer++) {
+        for (int i = 0; i < 36; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            bd.radius = 0.010f + 0.002f * (float)(seed >> 8) / 16777216.0f;
+            bd.mass = 2500.0f * 4.0f / 3.0f * 3.14159265f * bd.radius * bd.radius * bd.radius;
+            bd.position = v3(-L / 2 + 0.0117f + 0.0233f * (float)(i % 6), 0.03f + 0.025f * (float)layer + 0.3f,
+                             -L / 2 + 0.0117f + 0.0233f * (float)(i / 6));
+            if (layer == 0 || i > 0) kyu_body_create(w, &bd, NULL);
+        }
+        for (int s = 0; s < 6; s++) ENSURE(kyu_world_step(w) == KYU_OK);
+    }
+    for (int s = 0; s < 900 && kyu_world_sleeping_body_count(w) < kyu_world_body_count(w); s++) ENSURE(kyu_world_step(w) == KYU_OK);
+    kyu_body_id ids[2048];
+    int n = kyu_world_get_bodies(w, ids, 2048);
+    double top = 0;
+    for (int i = 0; i < n; i++) {
+        vec3s p = pos(w, ids[i]);
+        ENSURE(p.y > 0.0f && fabsf(p.x) < L / 2 && fabsf(p.z) < L / 2);
+        top = fmax(top, p.y);
+    }
+    double metres, worst = worst_overlap(w, L / 2, &metres);
+    char what[160];
+    snprintf(what, sizeof what, "%d beads, bed %.3f m high, worst overlap %.2f%% of a radius (%.3g m), step's max_overlap %.3g m, asleep %d",
+             n, top, 100 * worst, metres, (double)kyu_world_stats(w).max_overlap, kyu_world_sleeping_body_count(w));
+    if (!(top > 0.45 && worst <= 0.05 && mean_overlap <= 0.01 && kyu_world_sleeping_body_count(w) == n))
+        test_fail(__FILE__, __LINE__, what);
+    ENSURE_NEAR(kyu_world_stats(w).max_overlap, metres, 1e-6); // the true maximum, sleepers included
+    kyu_world_destroy(w);
+}
+
+// The same pour at three sizes (400 spheres of radius 1 cm, 10 cm and 1 m into a box 8 diameters
+// wide, from a jittered lattice), with the defaults: each comes to rest and sleeps within the
+// time its size gives, nothing leaves the box, overlaps stay within 1% of a radius on average and
+// 5% at most, and each sphere keeps at most 12 contacts. (Without spin, frictional spheres landing
+// on each other off centre by less than atan(mu) stay there: the heaps are towers until spheres
+// can roll; tools/physics-check.c measures packing fractions on larger pours.)
+static void test_pours_of_beads_balls_and_boulders_settle_alike(void) {
+    const float radii[3] = {0.01f, 0.1f, 1.0f};
+    for (int k = 0; k < 3; k++) {
+        float R = radii[k], d = 2 * R, L = 8 * d;
+        kyu_world_def wd = kyu_world_def_default();
+        kyu_world *w = NULL;
+        kyu_world_create(&wd, &w);
+        add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 20 * d, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+        uint32_t seed = 3;
+        for (int i = 0; i < 400; i++) {
+            float j[2];
+            for (int q = 0; q < 2; q++) seed = seed * 1664525u + 1013904223u, j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+            ball(w, v3(-L / 2 + 1.2f * d * ((float)(i % 6) + 0.6f) + j[0], R + 1.2f * d * (float)(i / 36 + 1),
+                       -L / 2 + 1.2f * d * ((float)(i / 6 % 6) + 0.6f) + j[1]),
+                 v3(0, 0, 0), R, 0.2f, 0.5f);
+        }
+        double limit = 20.0 * sqrt(R / 0.01) + 3.0; // free fall and settling scale with sqrt(R / g)
+        int s = 0;
+        for (; s < (int)(limit * 60) && kyu_world_sleeping_body_count(w) < 400; s++) ENSURE(kyu_world_step(w) == KYU_OK);
+        kyu_body_id ids[400];
+        kyu_world_get_bodies(w, ids, 400);
+        for (int i = 0; i < 400; i++) {
+            vec3s p = pos(w, ids[i]);
+            ENSURE(p.y > 0.0f && fabsf(p.x) < L / 2 && fabsf(p.z) < L / 2);
+        }
+        double metres, worst = worst_overlap(w, L / 2, &metres);
+        char what[160];
+        snprintf(what, sizeof what, "radius %g: asleep %d of 400 after %.1f s, overlap mean %.2f%% worst %.2f%% of a radius, %.1f contacts a body",
+                 (double)R, kyu_world_sleeping_body_count(w), s / 60.0, 100 * mean_overlap, 100 * worst, contacts_per_body);
+        if (kyu_world_sleeping_body_count(w) != 400 || !(worst <= 0.05) || !(mean_overlap <= 0.01) || !(contacts_per_body <= 12))
+            test_fail(__FILE__, __LINE__, what);
+        kyu_world_destroy(w);
+        if (test_current_failed) return;
+    }
+}
+
 void suite_rest(void) {
     RUN_TEST(test_resting_ball_gains_no_energy_on_any_support);
     RUN_TEST(test_ball_resting_on_a_ball_gains_no_energy);
@@ -432,4 +560,6 @@ void suite_rest(void) {
     RUN_TEST(test_dense_elastic_gas_keeps_its_energy_without_drift);
     RUN_TEST(test_update_keeps_every_steps_events);
     RUN_TEST(test_restitution_and_friction_mix_rules);
+    RUN_TEST(test_deep_bed_of_beads_holds_at_every_depth);
+    RUN_TEST(test_pours_of_beads_balls_and_boulders_settle_alike);
 }

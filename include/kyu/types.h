@@ -254,7 +254,8 @@ typedef struct kyu_step_stats {
     int late_inserts;       ///< bodies whose new sweep left their broadphase box mid-step
     int contacts;           ///< contacts kept at the end (body-body plus body-collider)
     int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop (see README)
-    float max_overlap;      ///< m, the deepest overlap left after the position escape
+    float max_overlap;      ///< m, the deepest overlap between any two things after the step's
+                            ///< escape, in sleeping islands too
     int islands_woken;      ///< sleeping islands woken during the step
     int bodies_fell_asleep; ///< bodies that fell asleep at the end of the step
     /// Wall-clock milliseconds of the step's stages (a monotonic clock; for profiling, not results):
