@@ -311,14 +311,21 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep)
     return 0;
 }
 
-// Lowest first along gravity, then by slot (a fixed order for any worker count).
-static const kyu_world *height_world;
+// Lowest first along gravity, then by slot (a fixed order for any worker count). The heights are
+// copied into the keys first, so the comparator needs no context (qsort has none to give).
 static int lower_first(const void *x, const void *y) {
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    const kyu_world *w = height_world;
-    float ha = -glms_vec3_dot(w->bodies.pos[a], w->down), hb = -glms_vec3_dot(w->bodies.pos[b], w->down);
-    if (ha != hb) return ha < hb ? -1 : 1;
-    return (a > b) - (a < b);
+    const kyu_height_key *a = x, *b = y;
+    if (a->height != b->height) return a->height < b->height ? -1 : 1;
+    return (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+static int sort_lowest_first(kyu_world *w, uint32_t *list, int n) {
+    if (RESERVE(w->cascade_keys, w->cascade_keys_cap, n)) return -1;
+    for (int k = 0; k < n; k++)
+        w->cascade_keys[k] = (kyu_height_key){-glms_vec3_dot(w->bodies.pos[list[k]], w->down), list[k]};
+    qsort(w->cascade_keys, (size_t)n, sizeof *w->cascade_keys, lower_first);
+    for (int k = 0; k < n; k++) list[k] = w->cascade_keys[k].slot;
+    return 0;
 }
 
 // The cascade of the impact of a and b at tau, then every body it changed queues its next impacts.
@@ -331,10 +338,7 @@ static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
         if (cascade_body(w, i, tau, cap, 0)) return -1;
     }
     if (w->cascade_changed_count > 2) { // what came back: inelastic sweeps, lowest first
-        if (w->gravity_on) {
-            height_world = w;
-            qsort(w->cascade_changed, (size_t)w->cascade_changed_count, sizeof *w->cascade_changed, lower_first);
-        }
+        if (w->gravity_on && sort_lowest_first(w, w->cascade_changed, w->cascade_changed_count)) return -1;
         for (int sweep = 0; sweep < CASCADE_SWEEPS; sweep++)
             for (int k = 0; k < w->cascade_changed_count; k++)
                 if (cascade_body(w, w->cascade_changed[k], tau, cap, 1)) return -1;

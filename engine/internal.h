@@ -35,6 +35,11 @@ enum { KYU_FAIL_MEMORY = -1, KYU_FAIL_PAIRS = -2, KYU_FAIL_CONTACTS = -3 };
 static inline float kyu_minf(float a, float b) { return b < a ? b : a; }
 static inline float kyu_maxf(float a, float b) { return b > a ? b : a; }
 
+typedef struct kyu_height_key { // a body's height along gravity, to sort by
+    float height;
+    uint32_t slot;
+} kyu_height_key;
+
 typedef struct aabb {
     float lo[3], hi[3];
 } aabb;
@@ -331,6 +336,8 @@ struct kyu_world {
     uint8_t *cascade_flag;        // per body: on the cascade's list / changed by it (engine/impact.c)
     uint32_t *cascade, *cascade_changed; // the bodies an impact's cascade reaches, and changes
     int cascade_count, cascade_cap, cascade_changed_count, cascade_changed_cap;
+    kyu_height_key *cascade_keys; // scratch for sorting what a cascade changed, lowest first
+    int cascade_keys_cap;
 
     // events of the last step
     kyu_contact_event *begin_events, *end_events; // of every step of the last kyu_world_update
