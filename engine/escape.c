@@ -682,6 +682,7 @@ int kyu_contacts_add_fresh(kyu_world *w) {
     // stay resident as large as the broadphase. A trickle (a bullet a frame) keeps it for the next.
     if (w->fresh_count > w->bodies.count / 8) kyu_query_free(w);
     w->fresh_count = 0;
+    if (w->woken_count == first) return kyu_islands_flush_woken(w); // none (and maybe no array)
     // Two fresh bodies found their pair twice: keep one.
     kyu_contacts_sort(w->woken + first, w->woken_count - first);
     int n = first;
