@@ -21,6 +21,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
     int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
+        GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) || GROW(b->ang_damping, n) ||
         GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
         GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
         GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->material, n) || GROW(b->group, n) ||
@@ -44,7 +45,8 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
 }
 
 void kyu_bodies_free(body_store *b) {
-    kyu_free(b->pos); kyu_free(b->vel); kyu_free(b->prev); kyu_free(b->radius); kyu_free(b->inv_mass); kyu_free(b->mass);
+    kyu_free(b->pos); kyu_free(b->vel); kyu_free(b->prev);
+    kyu_free(b->ang); kyu_free(b->rot); kyu_free(b->inv_inertia); kyu_free(b->rolling); kyu_free(b->ang_damping); kyu_free(b->radius); kyu_free(b->inv_mass); kyu_free(b->mass);
     kyu_free(b->restitution); kyu_free(b->friction); kyu_free(b->damping); kyu_free(b->gravity_scale);
     kyu_free(b->user); kyu_free(b->category); kyu_free(b->mask); kyu_free(b->material); kyu_free(b->group); kyu_free(b->sensor); kyu_free(b->allow_sleep); kyu_free(b->awake); kyu_free(b->sleep_timer);
     kyu_free(b->island); kyu_free(b->sleep_epoch); kyu_free(b->generation); kyu_free(b->alive); kyu_free(b->free_slots);
@@ -91,6 +93,8 @@ kyu_body_def kyu_body_def_default(void) {
     d.restitution = 0.0f;
     d.friction = 0.5f;
     d.linear_damping = 0.0f;
+    d.rotation = glms_quat_identity();
+    d.inertia_scale = 1.0f;
     d.gravity_scale = 1.0f;
     d.category_bits = 1u;
     d.mask_bits = 0xffffffffu;
@@ -151,7 +155,50 @@ kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
         return kyu_fail(w, KYU_ERR_DAMPING, "linear_damping %g", (double)d->linear_damping);
     if (!(fabsf(d->gravity_scale) <= 1e6f))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity_scale %g", (double)d->gravity_scale);
+    if (!(d->angular_damping >= 0.0f && d->angular_damping <= 1e6f))
+        return kyu_fail(w, KYU_ERR_DAMPING, "angular_damping %g (allowed: [0, 1e6])", (double)d->angular_damping);
+    if (!(d->inertia_scale > 0.0f && d->inertia_scale <= 1e6f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "inertia_scale %g (allowed: (0, 1e6]; 1 is a solid sphere)",
+                        (double)d->inertia_scale);
+    if (!(d->rolling_resistance >= 0.0f && d->rolling_resistance <= 1e6f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "rolling_resistance %g (allowed: [0, 1e6])",
+                        (double)d->rolling_resistance);
+    kyu_status rs = kyu_body_check_rotation(w, d->rotation);
+    if (rs != KYU_OK) return rs;
+    if (d->fixed_rotation && !(d->angular_velocity.x == 0.0f && d->angular_velocity.y == 0.0f && d->angular_velocity.z == 0.0f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "angular_velocity (%g, %g, %g) on a fixed_rotation body (it never turns: must be zero)",
+                        (double)d->angular_velocity.x, (double)d->angular_velocity.y, (double)d->angular_velocity.z);
+    return kyu_body_check_angular_velocity(w, d->angular_velocity, d->radius, "angular_velocity");
+}
+
+// Angular velocity: finite, and the spin's surface speed |w| r within the same bound as a velocity
+// (it enters every friction impulse as a velocity). A sphere's shape does not turn with it, so no
+// reach limit applies.
+kyu_status kyu_body_check_angular_velocity(kyu_world *w, vec3s av, float r, const char *what) {
+    if (!kyu_bounded3(av, KYU_MAX_COORD) || !(glms_vec3_norm(av) * r <= KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s (%g, %g, %g) rad/s must be finite, |w| r <= 1e9 m/s", what,
+                        (double)av.x, (double)av.y, (double)av.z);
     return KYU_OK;
+}
+
+// A rotation quaternion: finite and not zero (it is normalised).
+kyu_status kyu_body_check_rotation(kyu_world *w, versors q) {
+    float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    if (!(isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w)) || !(n2 <= 1e30f))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation (%g, %g, %g, %g) must be finite", (double)q.x, (double)q.y,
+                        (double)q.z, (double)q.w);
+    if (!(n2 > 1e-12f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "rotation (%g, %g, %g, %g) is zero (identity is (0, 0, 0, 1))",
+                        (double)q.x, (double)q.y, (double)q.z, (double)q.w);
+    return KYU_OK;
+}
+
+// 1 / (inertia_scale 2/5 m r^2), or 0 for a body of fixed rotation.
+float kyu_body_inv_inertia(float mass, float radius, float inertia_scale, bool fixed_rotation) {
+    if (fixed_rotation) return 0.0f;
+    float ii = 1.0f / (inertia_scale * 0.4f * mass * radius * radius);
+    return isfinite(ii) ? ii : 0.0f; // a body so light and small that it cannot be turned
 }
 
 kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out) {
@@ -184,6 +231,11 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->restitution[slot] = d->restitution;
     b->friction[slot] = d->friction;
     b->damping[slot] = d->linear_damping;
+    b->ang[slot] = d->angular_velocity;
+    b->rot[slot] = kyu_quat_unit(d->rotation);
+    b->inv_inertia[slot] = kyu_body_inv_inertia(d->mass, d->radius, d->inertia_scale, d->fixed_rotation);
+    b->rolling[slot] = d->rolling_resistance;
+    b->ang_damping[slot] = d->angular_damping;
     b->gravity_scale[slot] = d->gravity_scale;
     b->user[slot] = d->user_data;
     b->category[slot] = d->category_bits;
@@ -282,6 +334,97 @@ kyu_status kyu_body_get_interpolated_position(const kyu_world *w, kyu_body_id id
     BODY_SLOT(w, id, slot);
     if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
     *out = glms_vec3_lerp(w->bodies.prev[slot], w->bodies.pos[slot], w->alpha);
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, vec3s *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->bodies.ang[slot];
+    return KYU_OK;
+}
+
+// The angular velocity a body may take: checked, and zero only for a body of fixed rotation.
+kyu_status kyu_body_check_spin(kyu_world *w, int slot, vec3s av, const char *what) {
+    kyu_status st = kyu_body_check_angular_velocity(w, av, w->bodies.radius[slot], what);
+    if (st != KYU_OK) return st;
+    if (w->bodies.inv_inertia[slot] == 0.0f && !(av.x == 0.0f && av.y == 0.0f && av.z == 0.0f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "%s (%g, %g, %g): the body has fixed rotation (it never turns)",
+                        what, (double)av.x, (double)av.y, (double)av.z);
+    return KYU_OK;
+}
+
+kyu_status kyu_body_set_angular_velocity(kyu_world *w, kyu_body_id id, vec3s av) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_angular_velocity during a step");
+    kyu_status st = kyu_body_check_spin(w, slot, av, "angular_velocity");
+    if (st != KYU_OK) return st;
+    if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
+    w->bodies.ang[slot] = av;
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_rotation(const kyu_world *w, kyu_body_id id, versors *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->bodies.rot[slot];
+    return KYU_OK;
+}
+
+kyu_status kyu_body_set_rotation(kyu_world *w, kyu_body_id id, versors q) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_rotation during a step");
+    kyu_status st = kyu_body_check_rotation(w, q);
+    if (st != KYU_OK) return st;
+    w->bodies.rot[slot] = kyu_quat_unit(q); // the shape does not change: nothing to wake
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_interpolated_rotation(const kyu_world *w, kyu_body_id id, versors *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    const body_store *s = &w->bodies;
+    float back = (w->alpha - 1.0f) * w->def.fixed_dt; // from the end of the last step back to alpha
+    *out = s->awake[slot] && w->alpha < 1.0f ? kyu_quat_turn(s->rot[slot], s->ang[slot], back) : s->rot[slot];
+    return KYU_OK;
+}
+
+kyu_status kyu_body_apply_impulse_at_point(kyu_world *w, kyu_body_id id, vec3s impulse, vec3s point) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_impulse_at_point during a step");
+    if (!kyu_finite3(impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse must be finite");
+    if (!kyu_finite3(point)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "point must be finite");
+    body_store *s = &w->bodies;
+    vec3s v = glms_vec3_add(s->vel[slot], glms_vec3_scale(impulse, s->inv_mass[slot]));
+    vec3s arm = glms_vec3_sub(point, s->pos[slot]);
+    vec3s av = glms_vec3_add(s->ang[slot], glms_vec3_scale(glms_vec3_cross(arm, impulse), s->inv_inertia[slot]));
+    kyu_status st = kyu_body_check_velocity(w, v, s->radius[slot], "the impulse gives a velocity");
+    if (st == KYU_OK) st = kyu_body_check_spin(w, slot, av, "the impulse gives an angular_velocity");
+    if (st != KYU_OK) return st;
+    if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
+    s->vel[slot] = v;
+    s->ang[slot] = av;
+    return KYU_OK;
+}
+
+kyu_status kyu_body_apply_angular_impulse(kyu_world *w, kyu_body_id id, vec3s angular_impulse) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_angular_impulse during a step");
+    if (!kyu_finite3(angular_impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "angular impulse must be finite");
+    body_store *s = &w->bodies;
+    vec3s av = glms_vec3_add(s->ang[slot], glms_vec3_scale(angular_impulse, s->inv_inertia[slot]));
+    kyu_status st = kyu_body_check_spin(w, slot, av, "the angular impulse gives an angular_velocity");
+    if (st != KYU_OK) return st;
+    if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
+    s->ang[slot] = av;
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_inertia(const kyu_world *w, kyu_body_id id, float *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    float ii = w->bodies.inv_inertia[slot];
+    *out = ii > 0.0f ? 1.0f / ii : INFINITY;
     return KYU_OK;
 }
 

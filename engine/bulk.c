@@ -56,6 +56,34 @@ int kyu_world_get_interpolated_positions(const kyu_world *w, float *out, int cap
     return b->count;
 }
 
+int kyu_world_get_angular_velocities(const kyu_world *w, float *out, int capacity) {
+    if (bad_request(w, out, capacity)) return -1;
+    return copy_live3(w, w->bodies.ang, out, capacity);
+}
+
+int kyu_world_get_rotations(const kyu_world *w, float *out, int capacity) {
+    if (bad_request(w, out, capacity)) return -1;
+    const body_store *b = &w->bodies;
+    int n = 0;
+    for (int i = 0; i < b->high && n < capacity; i++)
+        if (b->alive[i]) memcpy(out + 4 * n++, b->rot[i].raw, sizeof b->rot[i].raw);
+    return b->count;
+}
+
+int kyu_world_get_interpolated_rotations(const kyu_world *w, float *out, int capacity) {
+    if (bad_request(w, out, capacity)) return -1;
+    const body_store *b = &w->bodies;
+    int n = 0;
+    for (int i = 0; i < b->high && n < capacity; i++)
+        if (b->alive[i]) {
+            versors q;
+            kyu_body_id id = kyu_handle_of(w, (uint32_t)i, b->generation[i]);
+            (void)kyu_body_get_interpolated_rotation(w, id, &q); // the same arithmetic; cannot fail
+            memcpy(out + 4 * n++, q.raw, sizeof q.raw);
+        }
+    return b->count;
+}
+
 int kyu_world_get_radii(const kyu_world *w, float *out, int capacity) {
     if (bad_request(w, out, capacity)) return -1;
     return copy_live1(w, w->bodies.radius, out, capacity);
@@ -112,6 +140,17 @@ kyu_status kyu_bodies_get_velocities(const kyu_world *w, const kyu_body_id *ids,
     return get_list3(w, ids, count, out, w ? w->bodies.vel : NULL, "kyu_bodies_get_velocities");
 }
 
+kyu_status kyu_bodies_get_angular_velocities(const kyu_world *w, const kyu_body_id *ids, int count, float *out) {
+    return get_list3(w, ids, count, out, w ? w->bodies.ang : NULL, "kyu_bodies_get_angular_velocities");
+}
+
+kyu_status kyu_bodies_get_rotations(const kyu_world *w, const kyu_body_id *ids, int count, float *out) {
+    kyu_status st = check_list(w, ids, count, out, "kyu_bodies_get_rotations");
+    if (st != KYU_OK) return st;
+    for (int k = 0; k < count; k++) memcpy(out + 4 * k, w->bodies.rot[slot_of(ids[k])].raw, 4 * sizeof(float));
+    return KYU_OK;
+}
+
 kyu_status kyu_bodies_get_radii(const kyu_world *w, const kyu_body_id *ids, int count, float *out) {
     kyu_status st = check_list(w, ids, count, out, "kyu_bodies_get_radii");
     if (st != KYU_OK) return st;
@@ -122,21 +161,27 @@ kyu_status kyu_bodies_get_radii(const kyu_world *w, const kyu_body_id *ids, int 
 // A setter's checks (the list, the lock, each value as the one-body setter checks it), then the
 // wake of the bodies' islands, with all its room reserved first: before any value is written, and
 // all or nothing.
+enum { SET_VELOCITY, SET_POSITION, SET_ANGULAR_VELOCITY };
+static const char *const set_what[] = {"velocity", "position", "angular_velocity"};
+
 static kyu_status prepare_set(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz, const char *fn,
-                            int positions) {
+                            int what) {
+    int positions = what == SET_POSITION;
     kyu_status st = check_list(w, ids, count, xyz, fn);
     if (st != KYU_OK) return st;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "%s during a step", fn);
     for (int k = 0; k < 3 * count; k++)
         if (!(fabsf(xyz[k]) <= KYU_MAX_COORD)) // NaN fails this too
             return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s: xyz[%d] = %g (body %d's %s must be finite, |x| <= 1e9)",
-                            fn, k, (double)xyz[k], k / 3, positions ? "position" : "velocity");
+                            fn, k, (double)xyz[k], k / 3, set_what[what]);
     const body_store *b = &w->bodies;
     int64_t bodies = 0, contacts = 0;
     for (int k = 0; k < count; k++) {
         int s = slot_of(ids[k]);
         vec3s v = {{xyz[3 * k], xyz[3 * k + 1], xyz[3 * k + 2]}};
-        st = positions ? kyu_body_check_position(w, v, b->radius[s]) : kyu_body_check_velocity(w, v, b->radius[s], "velocity");
+        st = what == SET_POSITION   ? kyu_body_check_position(w, v, b->radius[s])
+             : what == SET_VELOCITY ? kyu_body_check_velocity(w, v, b->radius[s], "velocity")
+                                    : kyu_body_check_spin(w, s, v, "angular_velocity");
         if (st != KYU_OK) {
             char why[256];
             snprintf(why, sizeof why, "%s", kyu_world_last_error(w));
@@ -155,7 +200,7 @@ static kyu_status prepare_set(kyu_world *w, const kyu_body_id *ids, int count, c
 }
 
 kyu_status kyu_bodies_set_positions(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz) {
-    kyu_status st = prepare_set(w, ids, count, xyz, "kyu_bodies_set_positions", 1);
+    kyu_status st = prepare_set(w, ids, count, xyz, "kyu_bodies_set_positions", SET_POSITION);
     if (st != KYU_OK) return st;
     body_store *b = &w->bodies;
     for (int k = 0; k < count; k++) {
@@ -169,9 +214,16 @@ kyu_status kyu_bodies_set_positions(kyu_world *w, const kyu_body_id *ids, int co
 }
 
 kyu_status kyu_bodies_set_velocities(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz) {
-    kyu_status st = prepare_set(w, ids, count, xyz, "kyu_bodies_set_velocities", 0);
+    kyu_status st = prepare_set(w, ids, count, xyz, "kyu_bodies_set_velocities", SET_VELOCITY);
     if (st != KYU_OK) return st;
     for (int k = 0; k < count; k++) memcpy(w->bodies.vel[slot_of(ids[k])].raw, xyz + 3 * k, 3 * sizeof(float));
+    return KYU_OK;
+}
+
+kyu_status kyu_bodies_set_angular_velocities(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz) {
+    kyu_status st = prepare_set(w, ids, count, xyz, "kyu_bodies_set_angular_velocities", SET_ANGULAR_VELOCITY);
+    if (st != KYU_OK) return st;
+    for (int k = 0; k < count; k++) memcpy(w->bodies.ang[slot_of(ids[k])].raw, xyz + 3 * k, 3 * sizeof(float));
     return KYU_OK;
 }
 
@@ -211,6 +263,8 @@ int kyu_world_get_impact_events_flat(const kyu_world *w, const kyu_impact_event_
         if (out->point) memcpy(out->point + 3 * i, ev->point.raw, sizeof ev->point.raw);
         if (out->normal) memcpy(out->normal + 3 * i, ev->normal.raw, sizeof ev->normal.raw);
         if (out->approach_speed) out->approach_speed[i] = ev->approach_speed;
+        if (out->normal_impulse) out->normal_impulse[i] = ev->normal_impulse;
+        if (out->tangent_impulse) memcpy(out->tangent_impulse + 3 * i, ev->tangent_impulse.raw, sizeof ev->tangent_impulse.raw);
         if (out->time) out->time[i] = ev->time;
         if (out->step) out->step[i] = ev->step;
     }

@@ -86,6 +86,21 @@ static int spans_volume(const vec3s *p, int n) {
     return vol > 1e-6 * size * size * size;
 }
 
+// A collider's turn and surface velocity: finite and bounded as velocities are; a static collider
+// does not turn (a surface velocity is allowed: a conveyor belt stands still).
+static kyu_status check_spin(kyu_world *w, kyu_motion motion, vec3s av, vec3s surface) {
+    if (!kyu_bounded3(av, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider angular_velocity (%g, %g, %g) must be finite, <= 1e9",
+                        (double)av.x, (double)av.y, (double)av.z);
+    if (!kyu_bounded3(surface, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider surface_velocity (%g, %g, %g) must be finite, <= 1e9",
+                        (double)surface.x, (double)surface.y, (double)surface.z);
+    if (motion != KYU_KINEMATIC && glms_vec3_norm2(av) != 0.0f)
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "collider angular_velocity (%g, %g, %g): only a kinematic collider turns",
+                        (double)av.x, (double)av.y, (double)av.z);
+    return KYU_OK;
+}
+
 kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE)
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_collider_def_default()");
@@ -99,6 +114,11 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
         return kyu_fail(w, KYU_ERR_RESTITUTION, "collider restitution %g", (double)d->restitution);
     if (!(d->friction >= 0.0f && d->friction <= 1e6f))
         return kyu_fail(w, KYU_ERR_FRICTION, "collider friction %g", (double)d->friction);
+    if (!(d->rolling_resistance >= 0.0f && d->rolling_resistance <= 1e6f))
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "collider rolling_resistance %g (allowed: [0, 1e6])",
+                        (double)d->rolling_resistance);
+    kyu_status sp = check_spin(w, d->motion, d->angular_velocity, d->surface_velocity);
+    if (sp != KYU_OK) return sp;
     if (d->type == KYU_SHAPE_BOX) {
         vec3s e = d->half_extents;
         if (!kyu_bounded3(e, KYU_MAX_COORD))
@@ -176,8 +196,11 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     c.type = d->type;
     c.motion = d->motion;
     c.velocity = d->motion == KYU_KINEMATIC ? d->velocity : glms_vec3_zero();
+    c.angular_velocity = d->angular_velocity;
+    c.surface_velocity = d->surface_velocity;
     c.restitution = d->restitution;
     c.friction = d->friction;
+    c.rolling = d->rolling_resistance;
     c.user = d->user_data;
     c.category = d->category_bits;
     c.mask = d->mask_bits;
@@ -255,6 +278,39 @@ kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) 
     return KYU_OK;
 }
 
+kyu_status kyu_collider_set_angular_velocity(kyu_world *w, kyu_collider_id id, vec3s av) {
+    COLLIDER_SLOT(w, id, i);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_angular_velocity during a step");
+    collider *c = &w->colliders[i];
+    kyu_status sp = check_spin(w, c->motion, av, c->surface_velocity);
+    if (sp != KYU_OK) return sp;
+    if (kyu_islands_wake_collider_contacts(w, KYU_COLLIDER_BIT | (uint32_t)i)) // what rests on it moves
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what rests on the collider");
+    (void)kyu_islands_flush_woken(w); // cannot fail: the wake reserved its room
+    c->angular_velocity = av;
+    return KYU_OK;
+}
+
+kyu_status kyu_collider_set_surface_velocity(kyu_world *w, kyu_collider_id id, vec3s surface) {
+    COLLIDER_SLOT(w, id, i);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_surface_velocity during a step");
+    collider *c = &w->colliders[i];
+    kyu_status sp = check_spin(w, c->motion, c->angular_velocity, surface);
+    if (sp != KYU_OK) return sp;
+    if (kyu_islands_wake_collider_contacts(w, KYU_COLLIDER_BIT | (uint32_t)i))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what rests on the collider");
+    (void)kyu_islands_flush_woken(w);
+    c->surface_velocity = surface;
+    return KYU_OK;
+}
+
+kyu_status kyu_collider_get_rotation(const kyu_world *w, kyu_collider_id id, versors *out) {
+    COLLIDER_SLOT(w, id, i);
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    *out = w->colliders[i].rotation;
+    return KYU_OK;
+}
+
 kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p, versors q) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_transform during a step");
@@ -304,6 +360,21 @@ void kyu_colliders_update_bounds(kyu_world *w) {
         kyu_shape_world_bounds(c, c->box.center, &a);
         kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &b);
         for (int k = 0; k < 3; k++) c->bounds.lo[k] = kyu_minf(a.lo[k], b.lo[k]), c->bounds.hi[k] = kyu_maxf(a.hi[k], b.hi[k]);
+        if (glms_vec3_norm2(c->angular_velocity) > 0.0f) {
+            // It turns at the end of the step: the box of every turn of it, a sphere about its
+            // position through its farthest corner, at both ends of its move.
+            float reach = 0.0f;
+            for (int k = 0; k < 3; k++) {
+                float e = kyu_maxf(fabsf(a.lo[k] - c->box.center.raw[k]), fabsf(a.hi[k] - c->box.center.raw[k]));
+                reach += e * e;
+            }
+            reach = sqrtf(reach);
+            for (int k = 0; k < 3; k++) {
+                float p0 = c->box.center.raw[k], p1 = p0 + c->velocity.raw[k] * dt;
+                c->bounds.lo[k] = kyu_minf(c->bounds.lo[k], kyu_minf(p0, p1) - reach);
+                c->bounds.hi[k] = kyu_maxf(c->bounds.hi[k], kyu_maxf(p0, p1) + reach);
+            }
+        }
     }
 }
 
@@ -321,6 +392,13 @@ void kyu_colliders_advance(kyu_world *w) {
         if (!c->alive || c->motion != KYU_KINEMATIC) continue;
         vec3s step = glms_vec3_scale(c->velocity, dt);
         c->box.center = glms_vec3_add(c->box.center, step);
+        if (glms_vec3_norm2(c->angular_velocity) > 0.0f) { // the turn of this step, about its position
+            if (c->type == KYU_SHAPE_PLANE) { // a plane is its normal (a turn about it changes nothing)
+                versors turn = kyu_quat_turn(glms_quat_identity(), c->angular_velocity, dt);
+                c->normal = glms_vec3_normalize(glms_quat_rotatev(turn, c->normal));
+            }
+            kyu_collider_place(c, c->box.center, kyu_quat_turn(c->rotation, c->angular_velocity, dt));
+        }
         if (c->type == KYU_SHAPE_PLANE) c->offset = glms_vec3_dot(c->normal, c->box.center);
     }
 }

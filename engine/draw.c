@@ -13,7 +13,7 @@
 #include "internal.h"
 
 #define KYU_DRAW_COOKIE 0x6b796477u // "kydw"
-#define KYU_DRAW_ALL_FLAGS ((uint32_t)KYU_DRAW_TEXT * 2u - 1u)
+#define KYU_DRAW_ALL_FLAGS ((uint32_t)KYU_DRAW_ORIENTATION * 2u - 1u)
 #define HULL_FACE_LIMIT 32 // hulls up to this many points are drawn as faces (found by brute force)
 
 typedef struct draw_ctx {
@@ -385,6 +385,21 @@ static void draw_impact(const draw_ctx *x, const kyu_impact_event *e) {
     text(x, e->point, t);
 }
 
+static const kyu_color col_axis_x = {0.95f, 0.25f, 0.25f, 1.0f};
+static const kyu_color col_axis_y = {0.25f, 0.90f, 0.30f, 1.0f};
+
+static void layer_orientation(const draw_ctx *x) {
+    const body_store *s = &x->w->bodies;
+    for (int i = 0; i < s->high; i++) {
+        if (!s->alive[i]) continue;
+        float r = s->radius[i];
+        vec3s ex = glms_quat_rotatev(s->rot[i], (vec3s){{r, 0.0f, 0.0f}});
+        vec3s ey = glms_quat_rotatev(s->rot[i], (vec3s){{0.0f, r, 0.0f}});
+        segment(x, s->pos[i], glms_vec3_add(s->pos[i], ex), col_axis_x);
+        segment(x, s->pos[i], glms_vec3_add(s->pos[i], ey), col_axis_y);
+    }
+}
+
 static void layer_velocities(const draw_ctx *x) {
     const body_store *s = &x->w->bodies;
     for (int i = 0; i < s->high; i++) {
@@ -441,6 +456,7 @@ kyu_status kyu_world_draw(const kyu_world *w, const kyu_debug_draw *d) {
     if (f & KYU_DRAW_IMPACTS)
         for (int k = 0; k < w->impact_count; k++) draw_impact(&x, &w->impact_events[k]);
     if (f & KYU_DRAW_VELOCITIES) layer_velocities(&x);
+    if (f & KYU_DRAW_ORIENTATION) layer_orientation(&x);
     kyu_free(x.root);
     return KYU_OK;
 }

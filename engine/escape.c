@@ -81,12 +81,112 @@ static void apply(kyu_world *w, const contact *c, vec3s impulse) {
         s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, s->inv_mass[c->b]));
 }
 
+// A contact where something turns: either body (not of fixed rotation), or the collider's surface
+// (an angular or a surface velocity). Every other contact takes the translation-only solve, whose
+// arithmetic is the one kyu had before spin (fixed_rotation bodies step bit for bit as they did).
+static int contact_spins(const kyu_world *w, const contact *c) {
+    if (w->bodies.inv_inertia[c->a] > 0.0f) return 1;
+    if (is_collider(c->b)) return kyu_collider_spins(&w->colliders[c->b & ~KYU_COLLIDER_BIT]);
+    return w->bodies.inv_inertia[c->b] > 0.0f;
+}
+
+// Impulse p (normal and tangential, at the contact point) and angular impulse L on a, their
+// opposites on b. The tangential part turns both bodies by n x p_t (a's point is at -rA n, b's at
+// rB n); the normal part passes through the centres.
+static void apply_spin(kyu_world *w, const contact *c, vec3s impulse, vec3s tangent, vec3s angular) {
+    body_store *s = &w->bodies;
+    apply(w, c, impulse);
+    vec3s t = glms_vec3_cross(c->normal, tangent);
+    uint32_t a = c->a, b = c->b;
+    if (s->inv_inertia[a] > 0.0f)
+        s->ang[a] = glms_vec3_add(s->ang[a], glms_vec3_scale(glms_vec3_sub(angular, glms_vec3_scale(t, s->radius[a])), s->inv_inertia[a]));
+    if (!is_collider(b) && s->inv_inertia[b] > 0.0f)
+        s->ang[b] = glms_vec3_sub(s->ang[b], glms_vec3_scale(glms_vec3_add(angular, glms_vec3_scale(t, s->radius[b])), s->inv_inertia[b]));
+}
+
 static void warm_one(kyu_world *w, contact *c) {
-    if (!c->skip) apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
+    if (c->skip) return;
+    if (contact_spins(w, c)) {
+        // Last step's friction impulse, in the tangent plane of this step's normal: a rolling pair's
+        // normal turns, and the part of the old impulse along the new normal would push or pull
+        // outside the normal impulse's bound (energy from nothing, a bed that churns for ever).
+        c->jt = glms_vec3_sub(c->jt, glms_vec3_scale(c->normal, glms_vec3_dot(c->jt, c->normal)));
+        apply_spin(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt), c->jt, c->jr);
+        return;
+    }
+    apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
+}
+
+// The solve of a contact where something turns: the normal impulse as below; friction at the
+// contact point, whose velocity includes the spins (v + w x r), through the tangential effective
+// mass 1 / (1/mA + 1/mB + rA^2/IA + rB^2/IB), within mu times the normal impulse; then an angular
+// impulse against the relative angular velocity, its rolling part (across the normal) within
+// rolling_resistance R jn (R = rA rB / (rA + rB), a body's own radius against a collider): a ball
+// rests on a slope of tan(theta) <= rolling_resistance, as its weight's torque about the contact
+// point, r m g sin(theta), then stays within r (m g cos(theta)) rolling_resistance; its twisting
+// part (about the normal) within that plus the torsional friction of the contact's patch,
+// 2/3 mu a jn: rigid spheres touch at a point, but a resting pair overlaps by its slop, and two
+// spheres overlapping by delta meet on a circle of radius a = sqrt(2 R delta) (9% of R at the
+// default slop). Without it a ball spinning about the vertical on a floor would spin for ever and
+// keep its pile awake; a rolling ball does not twist, so it rolls as the textbook says.
+#define TWIST_FRICTION (2.0f / 3.0f)
+
+// The bounds of a contact's rolling and twisting impulses at its present normal impulse.
+void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist) {
+    const body_store *s = &w->bodies;
+    float ra = s->radius[c->a], R = is_collider(c->b) ? ra : ra * s->radius[c->b] / (ra + s->radius[c->b]);
+    float patch = sqrtf(2.0f * R * kyu_pair_slop(w, c->a, c->b));
+    *roll = kyu_pair_rolling(w, c->a, c->b) * R * c->jn;
+    *twist = *roll + TWIST_FRICTION * kyu_contact_friction(w, c) * patch * c->jn;
+}
+static void solve_spin(kyu_world *w, contact *c) {
+    body_store *s = &w->bodies;
+    uint32_t a = c->a, b = c->b;
+    int col = is_collider(b);
+    const collider *cb = col ? &w->colliders[b & ~KYU_COLLIDER_BIT] : NULL;
+    vec3s n = c->normal;
+    float ra = s->radius[a], rb = col ? 0.0f : s->radius[b];
+    float ia = s->inv_mass[a], ib = col ? 0.0f : s->inv_mass[b];
+    float iia = s->inv_inertia[a], iib = col ? 0.0f : s->inv_inertia[b];
+    vec3s vb = col ? kyu_collider_point_velocity(cb, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, ra)), n) : s->vel[b];
+    vec3s wb = col ? cb->angular_velocity : s->ang[b];
+    vec3s vrel = glms_vec3_sub(s->vel[a], vb);
+    float vn = glms_vec3_dot(vrel, n), k = 1.0f / (ia + ib);
+    float jn = kyu_maxf(c->jn - (vn - c->target) * k, 0.0f);
+    float djn = jn - c->jn;
+    c->jn = jn;
+    // The contact points' relative velocity (the normal impulse does not change its tangential part).
+    vec3s spin = glms_vec3_add(glms_vec3_scale(s->ang[a], iia > 0.0f ? ra : 0.0f), glms_vec3_scale(wb, col ? 0.0f : rb));
+    vec3s vc = glms_vec3_add(vrel, glms_vec3_cross(n, spin));
+    vec3s vt = glms_vec3_sub(vc, glms_vec3_scale(n, glms_vec3_dot(vc, n)));
+    float kt = 1.0f / (ia + ib + ra * ra * iia + rb * rb * iib);
+    vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, kt));
+    float jt_len = glms_vec3_norm(jt), jt_max = kyu_contact_friction(w, c) * c->jn;
+    if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
+    vec3s dt = glms_vec3_sub(jt, c->jt);
+    c->jt = jt;
+    apply_spin(w, c, glms_vec3_add(glms_vec3_scale(n, djn), dt), dt, glms_vec3_zero());
+    if (!(iia + iib > 0.0f)) return;
+    float limit, twist_limit;
+    kyu_contact_spin_limits(w, c, &limit, &twist_limit);
+    vec3s rel = glms_vec3_sub(s->ang[a], col ? cb->angular_velocity : s->ang[b]);
+    vec3s jr = glms_vec3_sub(c->jr, glms_vec3_scale(rel, 1.0f / (iia + iib)));
+    float twist = glms_vec3_dot(jr, n);
+    vec3s roll = glms_vec3_sub(jr, glms_vec3_scale(n, twist));
+    float roll_len = glms_vec3_norm(roll);
+    if (roll_len > limit) roll = roll_len > 0.0f ? glms_vec3_scale(roll, limit / roll_len) : roll;
+    twist = kyu_maxf(-twist_limit, kyu_minf(twist, twist_limit));
+    jr = glms_vec3_add(roll, glms_vec3_scale(n, twist));
+    apply_spin(w, c, glms_vec3_zero(), glms_vec3_zero(), glms_vec3_sub(jr, c->jr));
+    c->jr = jr;
 }
 
 static void solve_one(kyu_world *w, contact *c) {
     if (c->skip) return;
+    if (contact_spins(w, c)) {
+        solve_spin(w, c);
+        return;
+    }
     vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
     float vn = glms_vec3_dot(vrel, c->normal), k = kyu_contact_mass(w, c);
     float jn = kyu_maxf(c->jn - (vn - c->target) * k, 0.0f);
@@ -310,7 +410,7 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
             c->mark = 0;
             if (c->skip) {
                 c->jn = 0.0f;
-                c->jt = glms_vec3_zero();
+                c->jt = c->jr = glms_vec3_zero();
                 continue;
             }
             // Closing what is left of the gap, but never faster than a resting pair may: an approach
@@ -531,6 +631,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
                 c->mark = old->touching;
                 c->jn = old->jn;
                 c->jt = old->jt;
+                c->jr = old->jr;
                 c->normal = old->normal;
             }
             c->gap = contact_geometry(w, c, &c->normal);

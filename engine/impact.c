@@ -47,9 +47,11 @@ static impact_event queue_pop(kyu_world *w) {
 
 // Moves body i along its path to time t; its velocity becomes the velocity there.
 static void advance(kyu_world *w, uint32_t i, float t) {
+    body_store *s = &w->bodies;
     vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t);
-    w->bodies.pos[i] = p;
-    w->bodies.vel[i] = v;
+    if (s->inv_inertia[i] > 0.0f) s->rot[i] = kyu_quat_turn(s->rot[i], s->ang[i], (t - w->t_body[i]) * w->def.fixed_dt);
+    s->pos[i] = p;
+    s->vel[i] = v;
     w->t_body[i] = t;
 }
 
@@ -210,9 +212,13 @@ static int respond_now(kyu_world *w, uint32_t a, uint32_t b, float t, const pair
         if (inelastic || (u <= w->def.restitution_threshold && w->gravity_on) ||
             (p->an < 0.0f && 2.0f * e * u < -p->an * ZENO_FRACTION * w->def.fixed_dt))
             e = 0.0f;
+        int recorded = w->impact_count;
         if (kyu_impact_record(w, a, b, p->n, u, t)) return -1;
-        if (p->c) kyu_respond_collider(w, a, p->c, p->n, e);
-        else kyu_respond_pair(w, a, b, p->n, e);
+        kyu_impulse j = p->c ? kyu_respond_collider(w, a, p->c, p->n, e) : kyu_respond_pair(w, a, b, p->n, e);
+        if (w->impact_count > recorded) {
+            w->impact_events[recorded].normal_impulse = j.normal;
+            w->impact_events[recorded].tangent_impulse = j.tangent;
+        }
         if (e == 0.0f && p->an < 0.0f) land(w, a, b);
     }
     kyu_broadphase_mark_hit(w, a, b);

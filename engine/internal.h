@@ -51,6 +51,11 @@ typedef struct body_store {
     int count;    // live bodies
     float max_radius; // the largest radius of any body created (never shrinks)
     vec3s *pos, *vel, *prev;
+    vec3s *ang;           // angular velocity, rad/s, world frame
+    versors *rot;         // orientation (unit)
+    float *inv_inertia;   // 1 / (inertia_scale 2/5 m r^2); 0: fixed rotation (it never turns)
+    float *rolling;       // rolling resistance (dimensionless)
+    float *ang_damping;   // 1/s
     float *radius, *inv_mass, *mass, *restitution, *friction, *damping, *gravity_scale;
     void **user;
     uint32_t *category, *mask, *material;
@@ -95,7 +100,9 @@ typedef struct collider {
     vec3s normal;         // plane
     float offset;         // plane: normal . x = offset (normal . box.center)
     vec3s velocity;
-    float restitution, friction;
+    vec3s angular_velocity; // kinematic: it turns about box.center (the pose turns at the step's end)
+    vec3s surface_velocity; // its surface slides at this (tangential part only): a conveyor belt
+    float restitution, friction, rolling;
     uint32_t material;
     void *user;
     uint32_t category, mask;
@@ -117,6 +124,7 @@ typedef struct contact {
     float jn;             // accumulated normal impulse of the velocity solve (warm start)
     vec3s jt;             // accumulated friction impulse (the pair's friction, restitution and
                           //   mass are read from the bodies: kyu_contact_friction and the others)
+    vec3s jr;             // accumulated angular impulse of rolling and twisting resistance
     uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
     uint8_t touching;     // touched this step: an impact, a gap within the slop, a sensor overlap
     uint8_t sensor;       // one side is a sensor: events only, no response
@@ -447,6 +455,10 @@ int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
 kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d);
 kyu_status kyu_body_check_position(kyu_world *w, vec3s p, float radius); // the reach (world.h)
 kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float radius, const char *what);
+kyu_status kyu_body_check_angular_velocity(kyu_world *w, vec3s av, float radius, const char *what);
+kyu_status kyu_body_check_rotation(kyu_world *w, versors q);
+kyu_status kyu_body_check_spin(kyu_world *w, int slot, vec3s av, const char *what); // and fixed rotation
+float kyu_body_inv_inertia(float mass, float radius, float inertia_scale, bool fixed_rotation);
 int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);
 
@@ -555,9 +567,19 @@ static inline float kyu_press_time(float vn, float an, float S) {
     return s <= S ? s : -1.0f;
 }
 
-// response.c
-void kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e);
-void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e);
+// spin.c
+versors kyu_quat_turn(versors q, vec3s angular_velocity, float seconds); // turned, unit
+versors kyu_quat_unit(versors q);
+vec3s kyu_collider_point_velocity(const collider *c, vec3s p, vec3s n);
+int kyu_collider_spins(const collider *c);
+
+// response.c: the impulse given to body a (normal and tangential parts)
+typedef struct kyu_impulse {
+    float normal;
+    vec3s tangent;
+} kyu_impulse;
+kyu_impulse kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e);
+kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e);
 
 // escape.c
 void kyu_contacts_classify(kyu_world *w);
@@ -576,10 +598,12 @@ void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ct
 float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
 float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
 float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
+void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist);
 
 
 // material.c: a pair's friction and restitution (b is a body slot or a collider code)
 float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);
 float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b);
+float kyu_pair_rolling(const kyu_world *w, uint32_t a, uint32_t b); // the larger rolling resistance
 
 #endif

@@ -454,8 +454,10 @@ static int find_resting_islands(kyu_world *w) {
     int rested = 0; // bodies that have rested long enough; none: no island can sleep (a gas)
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
+        // Its speed and its surface's speed from spin (a ball rolling on the spot is not at rest).
+        float spin = glms_vec3_norm2(s->ang[i]) * s->radius[i] * s->radius[i];
         int resting = w->def.enable_sleep && s->allow_sleep[i] && !s->sensor[i] &&
-                      glms_vec3_norm2(s->vel[i]) < w->def.sleep_speed * w->def.sleep_speed;
+                      kyu_maxf(glms_vec3_norm2(s->vel[i]), spin) < w->def.sleep_speed * w->def.sleep_speed;
         s->sleep_timer[i] = resting ? s->sleep_timer[i] + w->def.fixed_dt : 0.0f;
         rested += s->sleep_timer[i] >= w->def.sleep_time;
         parent[i] = i;
@@ -603,7 +605,7 @@ int kyu_islands_update(kyu_world *w) {
         isl->bodies[isl->body_count++] = i;
         s->island[i] = (uint32_t)record[r];
         s->awake[i] = 0;
-        s->vel[i] = glms_vec3_zero();
+        s->vel[i] = s->ang[i] = glms_vec3_zero();
         s->sleep_epoch[i]++;
         int inserted = sg_insert(w, i);
         assert(inserted == 0); // sg_reserve made the room

@@ -45,3 +45,8 @@ float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b) {
                                                  w->def.mix_context), 1.0f);
     return mix(w->def.restitution_mix, w->bodies.restitution[a], eb);
 }
+
+float kyu_pair_rolling(const kyu_world *w, uint32_t a, uint32_t b) {
+    float rb = (b & KYU_COLLIDER_BIT) ? w->colliders[b & ~KYU_COLLIDER_BIT].rolling : w->bodies.rolling[b];
+    return kyu_maxf(w->bodies.rolling[a], rb);
+}

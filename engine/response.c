@@ -1,43 +1,87 @@
 // SPDX-License-Identifier: MIT
 // Impulse response at an impact (seed 003's reflection with restitution): the normal impulse
 // j = -(1 + e) (v_rel . n) / (1/mA + 1/mB), with a fixed or kinematic side at 1/m = 0, so a moving
-// wall reflects by the relative velocity; Coulomb friction removes tangential velocity up to mu * j.
-// Which e an impact gets (the threshold, the Zeno rule) is decided by the impact queue.
+// wall reflects by the relative velocity. Friction acts at the contact point, whose velocity
+// includes the spin (v + w x r): the tangential impulse takes the contact points' tangential
+// relative velocity to -beta times itself (the world's tangential_restitution, Walton's rough
+// spheres; 0 by default: they stop slipping), through the tangential effective mass
+// 1 / (1/mA + 1/mB + rA^2/IA + rB^2/IB), unless that needs more than the Coulomb bound mu j, in
+// which case it slides with mu j. Impulses change both v and w. Which e an impact gets (the
+// threshold, the Zeno rule) is decided by the impact queue.
 #include "internal.h"
 
-// Applies the impulse that reflects the approach of a (inverse mass ia, velocity *va) and b
-// (ib, *vb) along n (b to a) with restitution e. Nothing when they are not approaching.
+// One side of an impact: velocity (a collider's: of its surface at the contact point) and angular
+// velocity (NULL for a collider), inverse mass and inverse moment of inertia (0 for a collider or
+// a body of fixed rotation), and radius (the distance from its centre to the contact point).
+typedef struct side {
+    vec3s *v, *w;
+    float im, ii, r;
+} side;
+
+// Applies the impulse that reflects the approach of a and b along n (b to a) with restitution e.
+// Nothing when they are not approaching.
 // n is unit only to float rounding, and that rounding leans: |n|^2 of a normalised float vector is
 // above 1 more often than below, so an impulse that assumed |n| = 1 added energy at every elastic
 // impact (+5e-4 of a dense gas's energy per 10^4 steps): the projection divides by n.n. The
 // impulse is formed in double and each velocity rounded once, which took the rest of the drift
 // (8 elastic spheres, 191,000 impacts: +1.8e-4 of the energy in float, -2.4e-6 in double).
-static void respond(vec3s *va, vec3s *vb, float ia, float ib, vec3s n, float e, float mu) {
+static kyu_impulse respond(side a, side b, vec3s n, float e, float mu, float beta) {
+    kyu_impulse out = {0.0f, {{0.0f, 0.0f, 0.0f}}};
     double vr[3], nd[3], nn = 0.0, vn = 0.0;
-    for (int k = 0; k < 3; k++) vr[k] = (double)va->raw[k] - vb->raw[k], nd[k] = n.raw[k], nn += nd[k] * nd[k], vn += vr[k] * nd[k];
+    for (int k = 0; k < 3; k++) vr[k] = (double)a.v->raw[k] - b.v->raw[k], nd[k] = n.raw[k], nn += nd[k] * nd[k], vn += vr[k] * nd[k];
     vn /= nn;
-    if (!(vn < 0.0)) return;
-    double k = 1.0 / ((double)ia + ib), jn = -(1.0 + e) * vn * k, imp[3], vt[3], vt2 = 0.0;
+    if (!(vn < 0.0)) return out;
+    double k = 1.0 / ((double)a.im + b.im), jn = -(1.0 + e) * vn * k, imp[3], vt[3], vt2 = 0.0;
+    int spin = a.ii > 0.0f || b.ii > 0.0f;
+    double nh[3] = {0.0, 0.0, 0.0}, kt = k; // the unit normal; the tangential effective mass
+    if (spin) {
+        double len = sqrt(nn), s[3];
+        for (int i = 0; i < 3; i++) {
+            nh[i] = nd[i] / len;
+            s[i] = (double)a.r * (a.ii > 0.0f ? a.w->raw[i] : 0.0f) + (double)b.r * (b.ii > 0.0f ? b.w->raw[i] : 0.0f);
+        }
+        // The contact points' relative velocity: v_rel + wA x (-rA n) - wB x (rB n) = v_rel + n x (rA wA + rB wB).
+        vr[0] += nh[1] * s[2] - nh[2] * s[1];
+        vr[1] += nh[2] * s[0] - nh[0] * s[2];
+        vr[2] += nh[0] * s[1] - nh[1] * s[0];
+        kt = 1.0 / ((double)a.im + b.im + (double)a.r * a.r * a.ii + (double)b.r * b.r * b.ii);
+    }
     for (int i = 0; i < 3; i++) imp[i] = nd[i] * jn, vt[i] = vr[i] - nd[i] * vn, vt2 += vt[i] * vt[i];
-    double vt_len = sqrt(vt2);
+    double vt_len = sqrt(vt2), pt[3] = {0.0, 0.0, 0.0};
     if (vt_len > 0.0 && mu > 0.0f) {
-        double jt = fmin(mu * jn * sqrt(nn), vt_len * k); // never reverse the sliding direction
-        for (int i = 0; i < 3; i++) imp[i] -= vt[i] * (jt / vt_len);
+        double jt = fmin(mu * jn * sqrt(nn), (1.0 + beta) * vt_len * kt); // sticks, or slides at mu j
+        for (int i = 0; i < 3; i++) pt[i] = vt[i] * (jt / vt_len), imp[i] -= pt[i];
     }
     for (int i = 0; i < 3; i++) {
-        va->raw[i] = (float)(va->raw[i] + imp[i] * ia);
-        vb->raw[i] = (float)(vb->raw[i] - imp[i] * ib);
+        a.v->raw[i] = (float)(a.v->raw[i] + imp[i] * a.im);
+        b.v->raw[i] = (float)(b.v->raw[i] - imp[i] * b.im);
     }
+    if (spin) { // the tangential impulse -pt on a at -rA n, +pt on b at rB n: both turn by n x pt
+        double c[3] = {nh[1] * pt[2] - nh[2] * pt[1], nh[2] * pt[0] - nh[0] * pt[2], nh[0] * pt[1] - nh[1] * pt[0]};
+        for (int i = 0; i < 3; i++) {
+            if (a.ii > 0.0f) a.w->raw[i] = (float)(a.w->raw[i] + c[i] * ((double)a.r * a.ii));
+            if (b.ii > 0.0f) b.w->raw[i] = (float)(b.w->raw[i] + c[i] * ((double)b.r * b.ii));
+        }
+    }
+    out.normal = (float)(jn * sqrt(nn));
+    for (int i = 0; i < 3; i++) out.tangent.raw[i] = (float)-pt[i];
+    return out;
 }
 
-void kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e) {
+static side body_side(kyu_world *w, uint32_t i) {
     body_store *s = &w->bodies;
-    respond(&s->vel[a], &s->vel[b], s->inv_mass[a], s->inv_mass[b], n, e,
-            kyu_pair_friction(w, a, b));
+    return (side){&s->vel[i], &s->ang[i], s->inv_mass[i], s->inv_inertia[i], s->radius[i]};
 }
 
-void kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e) {
+kyu_impulse kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e) {
+    return respond(body_side(w, a), body_side(w, b), n, e, kyu_pair_friction(w, a, b), w->def.tangential_restitution);
+}
+
+kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e) {
     body_store *s = &w->bodies;
     vec3s wall = c->velocity;
-    respond(&s->vel[a], &wall, s->inv_mass[a], 0.0f, n, e, kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders)));
+    if (kyu_collider_spins(c)) wall = kyu_collider_point_velocity(c, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a])), n);
+    side b = {&wall, NULL, 0.0f, 0.0f, 0.0f};
+    return respond(body_side(w, a), b, n, e, kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders)),
+                   w->def.tangential_restitution);
 }

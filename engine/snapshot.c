@@ -16,7 +16,7 @@
 #include "internal.h"
 
 #define SNAP_MAGIC "kyu-snap"
-#define SNAP_VERSION 2u
+#define SNAP_VERSION 3u // 3: spin (angular velocity, orientation, rolling resistance)
 #define SNAP_ORDER 0x01020304u
 #define SNAP_HEADER 32u
 
@@ -63,6 +63,7 @@ static void put_def(writer *o, const kyu_world_def *d) {
     put_f32(o, d->sleep_time);
     put_i32(o, (int32_t)d->friction_mix);
     put_i32(o, (int32_t)d->restitution_mix);
+    put_f32(o, d->tangential_restitution);
 }
 
 static void put_bodies(writer *o, const body_store *b) {
@@ -77,6 +78,8 @@ static void put_bodies(writer *o, const body_store *b) {
         put_u32(o, b->category[i]); put_u32(o, b->mask[i]); put_i32(o, b->group[i]); put_u32(o, b->material[i]);
         put_u8(o, b->sensor[i]); put_u8(o, b->allow_sleep[i]); put_u8(o, b->awake[i]);
         put_f32(o, b->sleep_timer[i]);
+        put_vec(o, b->ang[i]); put(o, b->rot[i].raw, 16);
+        put_f32(o, b->inv_inertia[i]); put_f32(o, b->rolling[i]); put_f32(o, b->ang_damping[i]);
     }
     put_f32(o, b->max_radius);
     put_i32(o, b->free_count); // the order of reuse is state: it decides the next body's slot
@@ -95,6 +98,7 @@ static void put_collider(writer *o, const collider *c) {
     put_vec(o, c->cap_a); put_vec(o, c->cap_b); put_f32(o, c->cap_radius);
     put_vec(o, c->normal); put_vec(o, c->velocity);
     put_f32(o, c->restitution); put_f32(o, c->friction);
+    put_vec(o, c->angular_velocity); put_vec(o, c->surface_velocity); put_f32(o, c->rolling);
     put_u32(o, c->category); put_u32(o, c->mask); put_u32(o, c->material);
     put_i32(o, c->hull_count);
     put(o, c->hull_points, (size_t)c->hull_count * 12);
@@ -112,7 +116,7 @@ static void put_contacts(writer *o, const contact *c, int n) {
     put_i32(o, n);
     for (int i = 0; i < n; i++, c++) {
         put_u32(o, c->a); put_u32(o, c->b); put_u32(o, c->ga); put_u32(o, c->gb);
-        put_vec(o, c->normal); put_f32(o, c->jn); put_vec(o, c->jt);
+        put_vec(o, c->normal); put_f32(o, c->jn); put_vec(o, c->jt); put_vec(o, c->jr);
         put_u8(o, c->touching);
     }
 }
@@ -305,6 +309,7 @@ static void get_def(reader *r, kyu_world_def *d) {
     d->sleep_time = get_f32(r);
     d->friction_mix = (kyu_mix_rule)get_i32(r);
     d->restitution_mix = (kyu_mix_rule)get_i32(r);
+    d->tangential_restitution = get_f32(r);
 }
 
 // Every live body through the checks of kyu_body_create (its position and velocity against the
@@ -334,7 +339,25 @@ static void get_bodies(reader *r, kyu_world *w) {
         d.is_sensor = get_flag(r, "body", i); d.allow_sleep = get_flag(r, "body", i);
         uint8_t awake = get_flag(r, "body", i);
         float timer = get_f32(r);
+        vec3s av = get_vec(r);
+        versors q;
+        take(r, q.raw, 16);
+        float ii = get_f32(r);
+        d.rolling_resistance = get_f32(r); d.angular_damping = get_f32(r);
         if (r->bad) return;
+        // The inverse inertia is saved as the step holds it (recomputing it from a scale would not
+        // give its bits back), and must be one that some inertia_scale in range gives.
+        double scale = ii > 0.0f ? 1.0 / ((double)ii * 0.4 * d.mass * d.radius * d.radius) : 1.0;
+        if (!(ii == 0.0f || (isfinite(ii) && ii > 0.0f && scale > 0.0 && scale <= 1.000001e6)))
+            { fail(r, "body %d: inverse inertia %g is not 1 / (s 2/5 m r^2) for an inertia_scale s in (0, 1e6]", i, (double)ii); return; }
+        if (!kyu_bounded3(av, STATE_LIMIT) || !(glms_vec3_norm(av) * d.radius <= STATE_LIMIT))
+            { fail(r, "body %d: angular velocity not finite or its surface speed beyond 1e12", i); return; }
+        float q2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+        if (!(fabsf(q2 - 1.0f) <= 1e-5f)) { fail(r, "body %d: the rotation is not a unit quaternion", i); return; }
+        if (ii == 0.0f && (av.x != 0.0f || av.y != 0.0f || av.z != 0.0f))
+            { fail(r, "body %d: a body of fixed rotation has an angular velocity", i); return; }
+        if (!awake && (av.x != 0.0f || av.y != 0.0f || av.z != 0.0f))
+            { fail(r, "body %d: a sleeping body has an angular velocity", i); return; }
         if (!state_ok(p) || !state_ok(v) || !state_ok(prev))
             { fail(r, "body %d: position, velocity or previous position is not finite or beyond 1e12", i); return; }
         if (!(timer >= 0.0f && timer <= 1e30f)) { fail(r, "body %d: sleep timer %g", i, (double)timer); return; }
@@ -348,6 +371,8 @@ static void get_bodies(reader *r, kyu_world *w) {
         b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group, b->material[i] = d.material;
         b->sensor[i] = d.is_sensor, b->allow_sleep[i] = d.allow_sleep, b->awake[i] = awake;
         b->sleep_timer[i] = timer;
+        b->ang[i] = av, b->rot[i] = q, b->inv_inertia[i] = ii;
+        b->rolling[i] = d.rolling_resistance, b->ang_damping[i] = d.angular_damping;
         b->count++;
     }
     b->max_radius = get_f32(r);
@@ -390,6 +415,7 @@ static void get_collider(reader *r, kyu_world *w, int i) {
     if (!r->bad && !(isfinite(d.rotation.x) && isfinite(d.rotation.y) && isfinite(d.rotation.z) && isfinite(d.rotation.w)))
         fail(r, "collider %d: the rotation is not finite", i);
     d.restitution = get_f32(r); d.friction = get_f32(r);
+    d.angular_velocity = get_vec(r); d.surface_velocity = get_vec(r); d.rolling_resistance = get_f32(r);
     d.category_bits = get_u32(r); d.mask_bits = get_u32(r); d.material = get_u32(r);
     int hull = get_count(r, 12, 1 << 24, "hull points");
     vec3s *points = get_array(r, hull, 12);
@@ -419,6 +445,9 @@ static void get_collider(reader *r, kyu_world *w, int i) {
         fail(r, "collider %d: a static collider has a velocity", i);
     c->restitution = d.restitution;
     c->friction = d.friction;
+    c->angular_velocity = d.angular_velocity;
+    c->surface_velocity = d.surface_velocity;
+    c->rolling = d.rolling_resistance;
     c->category = d.category_bits;
     c->mask = d.mask_bits;
     c->material = d.material;
@@ -474,7 +503,7 @@ static int side_ok(const kyu_world *w, uint32_t x, uint32_t gen, int pending) {
 // `island` >= 0: a sleeping island's, whose bodies must all be in it; -1: the cache or woken list,
 // whose first bodies are awake.
 static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, const char *what) {
-    int n = get_count(r, 45, 1 << 30, what);
+    int n = get_count(r, 57, 1 << 30, what);
     *count = 0;
     if (r->bad || n == 0) return NULL;
     contact *cs = kyu_calloc((size_t)n, sizeof *cs);
@@ -487,7 +516,7 @@ static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, co
     for (int i = 0; i < n && !r->bad; i++) {
         contact *c = &cs[i];
         c->a = get_u32(r); c->b = get_u32(r); c->ga = get_u32(r); c->gb = get_u32(r);
-        c->normal = get_vec(r); c->jn = get_f32(r); c->jt = get_vec(r);
+        c->normal = get_vec(r); c->jn = get_f32(r); c->jt = get_vec(r); c->jr = get_vec(r);
         c->touching = get_flag(r, what, i);
         if (r->bad) break;
         if ((c->a & KYU_COLLIDER_BIT) || !side_ok(w, c->a, c->ga, pending) || !side_ok(w, c->b, c->gb, pending))
@@ -507,6 +536,12 @@ static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, co
         if (!(c->jn >= 0.0f && c->jn <= jn_max) || !kyu_finite3(c->jt) ||
             !(glms_vec3_norm(c->jt) <= mu * c->jn * 1.0001f + 1e-30f))
             { fail(r, "%s %d: impulses outside the friction cone or beyond range", what, i); break; }
+        // Within the bounds of its two parts (as a whole: the normal has turned since they were
+        // split, when the escape moved the bodies).
+        float roll_max, twist_max;
+        kyu_contact_spin_limits(w, c, &roll_max, &twist_max);
+        if (!kyu_finite3(c->jr) || !(glms_vec3_norm(c->jr) <= sqrtf(roll_max * roll_max + twist_max * twist_max) * 1.001f + 1e-30f))
+            { fail(r, "%s %d: the rolling or twisting resistance's impulse %g is beyond its bound %g, %g (jn %g)", what, i, (double)glms_vec3_norm(c->jr), (double)roll_max, (double)twist_max, (double)c->jn); break; }
         vec3s normal = c->normal;
         c->gap = kyu_contact_gap(w, c, &normal);
     }

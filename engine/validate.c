@@ -34,13 +34,20 @@ static int check_bodies(const kyu_world *w, checker *c) {
         if (b->generation[i] == 0) return fail_at(c, "body %d: live with generation 0", i);
         if (!kyu_finite3(b->pos[i]) || !kyu_finite3(b->vel[i]) || !kyu_finite3(b->prev[i]))
             return fail_at(c, "body %d: position or velocity not finite", i);
+        if (!kyu_finite3(b->ang[i]) || !(b->inv_inertia[i] >= 0.0f) || !isfinite(b->inv_inertia[i]))
+            return fail_at(c, "body %d: angular velocity not finite or inverse inertia %g", i, (double)b->inv_inertia[i]);
+        if (b->inv_inertia[i] == 0.0f && (b->ang[i].x != 0.0f || b->ang[i].y != 0.0f || b->ang[i].z != 0.0f))
+            return fail_at(c, "body %d: fixed rotation with an angular velocity", i);
+        float q2 = glms_vec4_norm2((vec4s){{b->rot[i].x, b->rot[i].y, b->rot[i].z, b->rot[i].w}});
+        if (!(fabsf(q2 - 1.0f) < 1e-5f)) return fail_at(c, "body %d: rotation not unit (|q|^2 = %g)", i, (double)q2);
         if (!(b->radius[i] > 0.0f) || !(b->mass[i] > 0.0f) || b->inv_mass[i] != 1.0f / b->mass[i])
             return fail_at(c, "body %d: radius %g, mass %g, inverse mass %g", i, (double)b->radius[i],
                            (double)b->mass[i], (double)b->inv_mass[i]);
         if (b->awake[i] > 1) return fail_at(c, "body %d: awake flag %u", i, b->awake[i]);
         if (!b->awake[i]) {
-            if (b->vel[i].x != 0.0f || b->vel[i].y != 0.0f || b->vel[i].z != 0.0f)
-                return fail_at(c, "body %d: asleep with a velocity", i);
+            if (b->vel[i].x != 0.0f || b->vel[i].y != 0.0f || b->vel[i].z != 0.0f ||
+                b->ang[i].x != 0.0f || b->ang[i].y != 0.0f || b->ang[i].z != 0.0f)
+                return fail_at(c, "body %d: asleep with a velocity or an angular velocity", i);
             if (b->island[i] >= (uint32_t)w->island_high) return fail_at(c, "body %d: asleep in no island", i);
             const sleep_island *isl = &w->islands[b->island[i]];
             int found = 0;

@@ -54,6 +54,7 @@ kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacit
     } range[] = {
         {"fixed_dt", d->fixed_dt, KYU_MIN_DT, KYU_MAX_DT},
         {"restitution_threshold", d->restitution_threshold, 0.0f, 1e6f},
+        {"tangential_restitution", d->tangential_restitution, -1.0f, 1.0f},
         {"linear_slop", d->linear_slop, 0.0f, 1e3f},
         {"contact_margin", d->contact_margin, 0.0f, 1e3f},
         {"cell_size", d->cell_size, 0.0f, 1e6f},
@@ -176,6 +177,7 @@ static void forces_task(int begin, int end, int worker, void *ctx) {
         vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
         if (s->damping[i] > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * s->damping[i]));
         s->vel[i] = v;
+        if (s->ang_damping[i] > 0.0f) s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * s->ang_damping[i]));
     }
 }
 
@@ -342,6 +344,13 @@ int kyu_world_get_bodies(const kyu_world *w, kyu_body_id *out, int capacity) {
 
 int kyu_world_sleeping_body_count(const kyu_world *w) { return w ? kyu_islands_body_count_asleep(w) : 0; }
 
+// 1/2 I w^2 of body i (0 for a body of fixed rotation).
+static double spin_energy(const body_store *b, int i) {
+    if (!(b->inv_inertia[i] > 0.0f)) return 0.0;
+    vec3s a = b->ang[i];
+    return 0.5 / b->inv_inertia[i] * ((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z);
+}
+
 double kyu_world_kinetic_energy(const kyu_world *w) {
     if (!w) return 0.0;
     double e = 0.0;
@@ -349,7 +358,16 @@ double kyu_world_kinetic_energy(const kyu_world *w) {
         if (w->bodies.alive[i]) {
             vec3s v = w->bodies.vel[i];
             e += 0.5 * w->bodies.mass[i] * ((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
+            e += spin_energy(&w->bodies, i);
         }
+    return e;
+}
+
+double kyu_world_rotational_energy(const kyu_world *w) {
+    if (!w) return 0.0;
+    double e = 0.0;
+    for (int i = 0; i < w->bodies.high; i++)
+        if (w->bodies.alive[i]) e += spin_energy(&w->bodies, i);
     return e;
 }
 
@@ -360,6 +378,24 @@ kyu_status kyu_world_momentum(const kyu_world *w, double out[3]) {
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i])
             for (int k = 0; k < 3; k++) out[k] += (double)w->bodies.mass[i] * w->bodies.vel[i].raw[k];
+    return KYU_OK;
+}
+
+kyu_status kyu_world_angular_momentum(const kyu_world *w, double out[3]) {
+    if (!w) return KYU_ERR_NULL;
+    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "kyu_world_angular_momentum: out is NULL");
+    out[0] = out[1] = out[2] = 0.0;
+    const body_store *b = &w->bodies;
+    for (int i = 0; i < b->high; i++) {
+        if (!b->alive[i]) continue;
+        double m = b->mass[i], x[3], v[3];
+        for (int k = 0; k < 3; k++) x[k] = b->pos[i].raw[k], v[k] = b->vel[i].raw[k];
+        out[0] += m * (x[1] * v[2] - x[2] * v[1]);
+        out[1] += m * (x[2] * v[0] - x[0] * v[2]);
+        out[2] += m * (x[0] * v[1] - x[1] * v[0]);
+        if (b->inv_inertia[i] > 0.0f)
+            for (int k = 0; k < 3; k++) out[k] += (double)b->ang[i].raw[k] / b->inv_inertia[i];
+    }
     return KYU_OK;
 }
 
@@ -379,6 +415,18 @@ uint64_t kyu_world_state_hash(const kyu_world *w) {
             memcpy(&p, &w->bodies.pos[i].raw[k], 4);
             memcpy(&v, &w->bodies.vel[i].raw[k], 4);
             h = mix(mix(h, p), v);
+        }
+        if (w->bodies.inv_inertia[i] > 0.0f) { // a body of fixed rotation hashes as kyu did before spin
+            for (int k = 0; k < 3; k++) {
+                uint32_t a;
+                memcpy(&a, &w->bodies.ang[i].raw[k], 4);
+                h = mix(h, a);
+            }
+            for (int k = 0; k < 4; k++) {
+                uint32_t q;
+                memcpy(&q, &w->bodies.rot[i].raw[k], 4);
+                h = mix(h, q);
+            }
         }
     }
     return h;

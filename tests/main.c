@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
     suite_robustness();
     suite_rest();
     suite_bulk();
+    suite_spin();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

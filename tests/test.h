@@ -86,5 +86,6 @@ void suite_removal(void);
 void suite_robustness(void);
 void suite_rest(void);
 void suite_bulk(void);
+void suite_spin(void);
 
 #endif

@@ -285,7 +285,7 @@ static void test_flat_events_equal_the_event_structs(void) {
         kyu_body_id body[CAP], other[CAP];
         kyu_collider_id coll[CAP];
         uint8_t sensor[CAP];
-        float point[3 * CAP], normal[3 * CAP], speed[CAP], t[CAP];
+        float point[3 * CAP], normal[3 * CAP], speed[CAP], t[CAP], jn[CAP], jt[3 * CAP];
         int step[CAP];
         kyu_contact_event_arrays ca = {body, other, coll, sensor, step};
         ENSURE(nb <= CAP && ne <= CAP && ni <= CAP);
@@ -297,16 +297,17 @@ static void test_flat_events_equal_the_event_structs(void) {
         for (int i = 0; i < ne; i++)
             ENSURE(same_bits(&body[i], &ee[i].body, 12) && same_bits(&other[i], &ee[i].other, 12) &&
                    same_bits(&coll[i], &ee[i].collider, 12));
-        kyu_impact_event_arrays ia = {body, other, coll, point, normal, speed, t, step};
+        kyu_impact_event_arrays ia = {body, other, coll, point, normal, speed, t, step, jn, jt};
         ENSURE(kyu_world_get_impact_events_flat(w, &ia, CAP) == ni);
         for (int i = 0; i < ni; i++)
             ENSURE(same_bits(&body[i], &ie[i].body, 12) && same_bits(&other[i], &ie[i].other, 12) &&
                    same_bits(&coll[i], &ie[i].collider, 12) && same_bits(&point[3 * i], ie[i].point.raw, 12) &&
                    same_bits(&normal[3 * i], ie[i].normal.raw, 12) && speed[i] == ie[i].approach_speed &&
-                   t[i] == ie[i].time && step[i] == ie[i].step);
+                   t[i] == ie[i].time && step[i] == ie[i].step && jn[i] == ie[i].normal_impulse &&
+                   same_bits(&jt[3 * i], ie[i].tangent_impulse.raw, 12));
         if (ni >= 2) { // capacity 1 with only the speeds asked: one written
             float one[2] = {-7.0f, -7.0f};
-            kyu_impact_event_arrays only = {NULL, NULL, NULL, NULL, NULL, one, NULL, NULL};
+            kyu_impact_event_arrays only = {NULL, NULL, NULL, NULL, NULL, one, NULL, NULL, NULL, NULL};
             ENSURE(kyu_world_get_impact_events_flat(w, &only, 1) == ni);
             ENSURE(one[0] == ie[0].approach_speed && one[1] == -7.0f);
         }

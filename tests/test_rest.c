@@ -258,6 +258,7 @@ static void test_new_body_finds_its_contacts_before_it_moves(void) {
     add_support(w, SUPPORT_PLANE, 0.0f);
     kyu_body_def bd = kyu_body_def_default();
     bd.position = v3(0, 0.5f, 0), bd.velocity = v3(3, 0, 0), bd.friction = 0.5f;
+    bd.fixed_rotation = true;
     kyu_body_create(w, &bd, &b);
     double mu_g = 0.5 * 9.81, stop = 3.0 / mu_g;
     int s = 0;
@@ -397,7 +398,8 @@ static void test_restitution_and_friction_mix_rules(void) {
     wd.friction_mix = (kyu_mix_rule)42;
     char msg[128];
     ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT && strstr(msg, "friction_mix"));
-    // Friction by the rule: a ball (mu 0.8) sliding on a floor (mu 0.2) stops after v^2 / (2 mu g).
+    // Friction by the rule: a ball of fixed rotation (mu 0.8) sliding on a floor (mu 0.2) stops
+    // after v^2 / (2 mu g).
     const struct {
         kyu_mix_rule rule;
         double mu;
@@ -412,7 +414,7 @@ static void test_restitution_and_friction_mix_rules(void) {
         floor.friction = 0.2f;
         kyu_collider_create(w, &floor, NULL);
         kyu_body_def bd = kyu_body_def_default();
-        bd.position = v3(0, 0.5f, 0), bd.velocity = v3(2, 0, 0), bd.friction = 0.8f;
+        bd.position = v3(0, 0.5f, 0), bd.velocity = v3(2, 0, 0), bd.friction = 0.8f, bd.fixed_rotation = true;
         kyu_body_id b;
         kyu_body_create(w, &bd, &b);
         for (int s = 0; s < 480; s++) kyu_world_step(w);

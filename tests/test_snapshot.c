@@ -106,6 +106,7 @@ static void test_snapshot_resumed_at_300_matches_600_uninterrupted(void) {
     ENSURE(kyu_world_create(&wd, &b) == KYU_OK);
     kyu_status st = kyu_world_load_memory(b, snap, n);
     free(snap);
+    if (st != KYU_OK) printf("    load: %s\n", kyu_world_last_error(b));
     ENSURE(st == KYU_OK);
     ENSURE(kyu_world_body_count(b) == kyu_world_body_count(a) - 1);
     fire(b);

@@ -283,13 +283,13 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
         r->vtk_dir = "frames";
     }
     if (r->csv)
-        fputs("step,t,id,x,y,z,vx,vy,vz,r,awake\n", r->csv);
+        fputs("step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz\n", r->csv);
     if (r->jsonl) {
         fputs("{\"kyu_recording\":1,\"scene\":", r->jsonl);
         put_json_string(r->jsonl, o->scene);
         fprintf(r->jsonl, ",\"dt\":%.9g,\"every\":%d}\n", (double)wd->fixed_dt, every);
     }
-    fputs("step,t,kinetic,potential,total,px,py,pz,bodies,awake,sleeping,contacts,max_overlap\n",
+    fputs("step,t,kinetic,potential,total,px,py,pz,bodies,awake,sleeping,contacts,max_overlap,rotational\n",
           r->series);
     return 0;
 }
@@ -328,21 +328,22 @@ static int wanted(const uint32_t *only, int only_count, uint32_t id) {
 }
 
 static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, double t) {
-    vec3s p, v;
+    vec3s p, v, a;
     float rad;
     kyu_body_get_position(w, id, &p);
     kyu_body_get_velocity(w, id, &v);
+    kyu_body_get_angular_velocity(w, id, &a);
     kyu_body_get_radius(w, id, &rad);
     int awake = kyu_body_is_awake(w, id);
     if (r->csv)
-        fprintf(r->csv, "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", step, t, id.index1,
+        fprintf(r->csv, "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%.9g\n", step, t, id.index1,
                 (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
-                (double)rad, awake);
+                (double)rad, awake, (double)a.x, (double)a.y, (double)a.z);
     if (r->jsonl)
         fprintf(r->jsonl, "{\"step\":%ld,\"t\":%.9g,\"id\":%u,\"p\":[%.9g,%.9g,%.9g],"
-                "\"v\":[%.9g,%.9g,%.9g],\"r\":%.9g,\"awake\":%s}\n", step, t, id.index1,
+                "\"v\":[%.9g,%.9g,%.9g],\"r\":%.9g,\"awake\":%s,\"w\":[%.9g,%.9g,%.9g]}\n", step, t, id.index1,
                 (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
-                (double)rad, awake ? "true" : "false");
+                (double)rad, awake ? "true" : "false", (double)a.x, (double)a.y, (double)a.z);
 }
 
 static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
@@ -351,9 +352,9 @@ static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
     kyu_world_momentum(w, mom);
     kyu_step_stats st = kyu_world_stats(w);
     int n = kyu_world_body_count(w), sleeping = kyu_world_sleeping_body_count(w);
-    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g\n", step, t,
+    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g,%.17g\n", step, t,
             ke, pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, st.contacts,
-            (double)st.max_overlap);
+            (double)st.max_overlap, kyu_world_rotational_energy(w));
 }
 
 // Room for n recorded bodies in the gather arrays. 0, or -1 out of memory.
@@ -618,7 +619,7 @@ static int run(kyu_scene *s, const options *o, recorder *rec, int format, int ev
 
 typedef struct figures {
     int bodies, sleeping, contacts, touching;
-    double ke, pe, mom[3];
+    double ke, rot, pe, mom[3];
     float overlap;
     uint64_t hash;
 } figures;
@@ -666,6 +667,7 @@ static figures measure(kyu_scene *s) {
     f.touching = count_touching(w);
     f.overlap = st.max_overlap;
     f.ke = kyu_world_kinetic_energy(w);
+    f.rot = kyu_world_rotational_energy(w);
     f.pe = kyu_scene_potential_energy(s);
     kyu_world_momentum(w, f.mom);
     f.hash = kyu_world_state_hash(w);
@@ -708,6 +710,7 @@ static int write_summary(kyu_scene *s, const options *o, const run_result *r, co
             f->touching, f->contacts);
     // A world that blew up has NaN energies, which JSON cannot hold: they are written as null.
     put_field(out, "kinetic_energy", f->ke, 17);
+    put_field(out, "rotational_energy", f->rot, 17); // the part of kinetic_energy in spin
     put_field(out, "potential_energy", f->pe, 17);
     put_field(out, "total_energy", total, 17);
     put_field(out, "total_energy_start", r->e0, 17);
@@ -736,8 +739,8 @@ static void print_summary(const options *o, const run_result *r, const figures *
            r->wall, steps > 0 ? 1e3 * r->step_wall / steps : 0.0);
     printf("  bodies %d (%d sleeping), contacts %d, max overlap %.3g m\n", f->bodies, f->sleeping,
            f->touching, (double)f->overlap);
-    printf("  energy %.6g J (kinetic %.6g, potential %.6g; %.6g at the start)\n", f->ke + f->pe,
-           f->ke, f->pe, r->e0);
+    printf("  energy %.6g J (kinetic %.6g of which rotational %.6g, potential %.6g; %.6g at the start)\n",
+           f->ke + f->pe, f->ke, f->rot, f->pe, r->e0);
     printf("  momentum (%.6g, %.6g, %.6g) kg m/s, state hash %016llx\n", f->mom[0], f->mom[1],
            f->mom[2], (unsigned long long)f->hash);
     printf("  output in %s/\n", o->out);

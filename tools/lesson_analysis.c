@@ -105,7 +105,10 @@ static int other_impacts(const ls_capture *c) {
     return n;
 }
 
-// The impulse of engine/response.c written out: normal part with restitution, friction capped.
+// The impulse of engine/response.c written out: normal part with restitution; friction at the
+// contact point, whose velocity includes the spins (v + w x r), through the tangential effective
+// mass kt = 1 / (1/mA + 1/mB + rA^2/IA + rB^2/IB), taking the slip to -beta times itself unless
+// that needs more than mu j; the friction impulse turns both bodies.
 static void reflect(ls_capture *c) {
     ls_reflect *r = &c->refl;
     const ls_body *A = &c->b[c->ia], *B = c->ib >= 0 ? &c->b[c->ib] : NULL;
@@ -115,19 +118,30 @@ static void reflect(ls_capture *c) {
     r->vb = B ? vel_at(B, s) : c->wall_v;
     float eb = B ? B->e : c->wall_e, mub = B ? B->mu : c->wall_mu;
     float ia = 1.0f / A->m, ib = B ? 1.0f / B->m : 0.0f, k = 1.0f / (ia + ib);
+    float iia = 1.0f / A->inertia, iib = B ? 1.0f / B->inertia : 0.0f, rb = B ? B->r : 0.0f;
+    r->wa = A->w0, r->wb = B ? B->w0 : glms_vec3_zero(); // no torque in flight: w is constant
     r->vrel = glms_vec3_sub(r->va, r->vb);
     r->vn = glms_vec3_dot(r->vrel, r->n);
     r->vN = glms_vec3_scale(r->n, r->vn);
     r->vT = glms_vec3_sub(r->vrel, r->vN);
+    // A's contact point is at -rA n from its centre, B's at +rB n: their relative velocity is
+    // vrel + wA x (-rA n) - wB x (rB n) = vrel + n x (rA wA + rB wB).
+    vec3s vc = glms_vec3_add(r->vrel, glms_vec3_cross(r->n, glms_vec3_add(glms_vec3_scale(r->wa, A->r), glms_vec3_scale(r->wb, rb))));
+    r->vslip = glms_vec3_sub(vc, glms_vec3_scale(r->n, glms_vec3_dot(vc, r->n)));
     r->e = -r->vn < c->def.restitution_threshold ? 0.0f : fmaxf(A->e, eb);
     r->mu = sqrtf(A->mu * mub);
+    r->beta = c->def.tangential_restitution;
     r->jn = -(1.0f + r->e) * r->vn * k;
-    vec3s impulse = glms_vec3_scale(r->n, r->jn);
-    float vt = glms_vec3_norm(r->vT);
-    r->jt = vt > 0.0f && r->mu > 0.0f ? fminf(r->mu * r->jn, vt * k) : 0.0f;
-    if (r->jt > 0.0f) impulse = glms_vec3_sub(impulse, glms_vec3_scale(r->vT, r->jt / vt));
+    r->kt = 1.0f / (ia + ib + A->r * A->r * iia + rb * rb * iib);
+    vec3s impulse = glms_vec3_scale(r->n, r->jn), pt = glms_vec3_zero();
+    float vt = glms_vec3_norm(r->vslip);
+    r->jt = vt > 0.0f && r->mu > 0.0f ? fminf(r->mu * r->jn, (1.0f + r->beta) * vt * r->kt) : 0.0f;
+    if (r->jt > 0.0f) pt = glms_vec3_scale(r->vslip, r->jt / vt), impulse = glms_vec3_sub(impulse, pt);
     r->va_after = glms_vec3_add(r->va, glms_vec3_scale(impulse, ia));
     r->vb_after = glms_vec3_sub(r->vb, glms_vec3_scale(impulse, ib));
+    vec3s turn = glms_vec3_cross(r->n, pt); // -pt on A at -rA n and +pt on B at rB n: both turn by n x pt
+    r->wa_after = glms_vec3_add(r->wa, glms_vec3_scale(turn, A->r * iia));
+    r->wb_after = glms_vec3_add(r->wb, glms_vec3_scale(turn, rb * iib));
     r->vrel_after = glms_vec3_sub(r->va_after, r->vb_after);
     r->approach_engine = c->imp.approach_speed;
 }
@@ -159,10 +173,12 @@ static void reflect_compare(ls_capture *c) {
     r->single = other_impacts(c) == 0;
     vec3s expect = glms_vec3_add(r->va_after, glms_vec3_scale(A->accel, rest));
     r->diff = glms_vec3_norm(glms_vec3_sub(expect, A->v1));
+    r->diff = fmax(r->diff, A->r * glms_vec3_norm(glms_vec3_sub(r->wa_after, A->w1))); // as a surface speed
     if (c->ib >= 0) {
         const ls_body *B = &c->b[c->ib];
         vec3s eb = glms_vec3_add(r->vb_after, glms_vec3_scale(B->accel, rest));
         r->diff = fmax(r->diff, glms_vec3_norm(glms_vec3_sub(eb, B->v1)));
+        r->diff = fmax(r->diff, B->r * glms_vec3_norm(glms_vec3_sub(r->wb_after, B->w1)));
     }
     r->agree = r->single && r->diff <= 1e-4 && fabsf(-r->vn - r->approach_engine) <= 1e-3f;
 }

@@ -209,6 +209,8 @@ static void read_state(run_ctx *x, bool after) {
         ls_body *b = &x->c->b[i];
         kyu_body_get_position(x->w, b->id, after ? &b->p1 : &b->p0);
         kyu_body_get_velocity(x->w, b->id, after ? &b->v1 : &b->v0);
+        kyu_body_get_angular_velocity(x->w, b->id, after ? &b->w1 : &b->w0);
+        kyu_body_get_inertia(x->w, b->id, &b->inertia);
         if (after) b->awake1 = kyu_body_is_awake(x->w, b->id);
         else b->awake0 = kyu_body_is_awake(x->w, b->id);
     }

@@ -21,6 +21,8 @@ typedef struct ls_body {
     char name[8];
     float r, m, e, mu;
     vec3s p0, v0, p1, v1; // before and after the step
+    vec3s w0, w1;         // angular velocity before and after the step
+    float inertia;        // moment of inertia (INFINITY: fixed rotation)
     vec3s accel;          // the acceleration of its path during the step (see lesson_capture.c)
     bool awake0, awake1;
     int sleep_step;       // the step at whose end it fell asleep (after the lesson's step), or -1
@@ -89,7 +91,11 @@ typedef struct ls_reflect {
     vec3s n, point;           // the engine's impact normal (B to A) and point
     vec3s va, vb;             // velocities at the impact (vb: the wall's velocity)
     vec3s vrel, vN, vT;       // relative velocity and its normal and tangential parts
+    vec3s wa, wb;             // angular velocities at the impact (wb: the wall turns not)
+    vec3s vslip;              // the contact points' tangential relative velocity, spin included
     float vn, e, mu, jn, jt;  // normal speed, restitution used, friction, impulses
+    float kt, beta;           // tangential effective mass; the world's tangential restitution
+    vec3s wa_after, wb_after; // the lesson's angular velocities after the impact
     vec3s vrel_after;         // vT' - e vN (+ friction), relative
     vec3s va_after, vb_after; // the lesson's world velocities after the impact
     float approach_engine;    // kyu_impact_event.approach_speed

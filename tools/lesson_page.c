@@ -355,20 +355,30 @@ static void stage_velocity(FILE *f, const ls_capture *c) {
                "<span class=\"k vn-k\">vN = (v&#183;n) n</span> and <span class=\"k vt-k\">vT = v &#8722; vN</span>. "
                "The impact turns vN around and scales it by the restitution e: <span class=\"k vr-k\">v' = vT &#8722; e vN</span> "
                "(<span class=\"k v-k\">v</span> before). As an impulse: j = &#8722;(1+e) v&#183;n / (1/mA + 1/mB), a wall's 1/m "
-               "being 0; friction takes up to &#956; j off vT. The pair's e is the larger of the two (%.2f), &#956; = "
-               "&#8730;(&#956;A &#956;B) = %.3f; impacts slower than %.2f m/s are inelastic.</p>\n",
-            r->e, r->mu, c->def.restitution_threshold);
+               "being 0. The pair's e is the larger of the two (%.2f), &#956; = "
+               "&#8730;(&#956;A &#956;B) = %.3f; impacts slower than %.2f m/s are inelastic.</p>\n"
+               "<p>Friction acts where the surfaces touch, and the spheres spin, so it sees the slip of the contact "
+               "points: vslip = the tangential part of v + n &#215; (rA &#969;A + rB &#969;B). The friction impulse jt takes "
+               "the slip to &#8722;&#946; times itself (&#946; = %.2f, the tangential restitution) through the tangential "
+               "effective mass kt = 1 / (1/mA + 1/mB + rA&#178;/IA + rB&#178;/IB) = %.4f kg, or slides with at most "
+               "&#956; j. It acts at the contact point, off the centre, so it also turns each sphere: &#916;&#969;A = "
+               "rA (n &#215; jt) / IA, with I = 2/5 m r&#178; for a solid sphere.</p>\n",
+            r->e, r->mu, c->def.restitution_threshold, r->beta, r->kt);
     fprintf(f, "<table class=\"nums\"><tr><td>vA at t</td><td>%s</td></tr><tr><td>vB at t (%s)</td><td>%s</td></tr>"
                "<tr><td>v = vA &#8722; vB</td><td>%s</td></tr><tr><td>v&#183;n</td><td>%.6f</td></tr>"
                "<tr><td>vN</td><td>%s</td></tr><tr><td>vT</td><td>%s</td></tr>"
                "<tr><td>j (normal), jt (friction)</td><td>%.6f, %.6f N s</td></tr>"
                "<tr><td>v' relative, after</td><td>%s</td></tr>"
-               "<tr><td>vA after (lesson)</td><td>%s</td></tr>",
+               "<tr><td>vA after (lesson)</td><td>%s</td></tr>"
+               "<tr><td>&#969;A at t; slip of the contact points</td><td>%s rad/s; %s</td></tr>"
+               "<tr><td>&#969;A after (lesson)</td><td>%s rad/s</td></tr>",
             V(r->va), side_name(c, c->ib), V(r->vb), V(r->vrel), r->vn, V(r->vN), V(r->vT), r->jn, r->jt,
-            V(r->vrel_after), V(r->va_after));
+            V(r->vrel_after), V(r->va_after), V(r->wa), V(r->vslip), V(r->wa_after));
     if (c->ib >= 0) fprintf(f, "<tr><td>vB after (lesson)</td><td>%s</td></tr>", V(r->vb_after));
     fprintf(f, "<tr><td>vA at the end of the step (engine)</td><td id=\"s%d-v-engine\">%s</td></tr>", c->scenario,
             V(c->b[c->ia].v1));
+    fprintf(f, "<tr><td>&#969;A at the end of the step (engine)</td><td id=\"s%d-w-engine\">%s rad/s</td></tr>", c->scenario,
+            V(c->b[c->ia].w1));
     if (c->ib >= 0) fprintf(f, "<tr><td>vB at the end of the step (engine)</td><td>%s</td></tr>", V(c->b[c->ib].v1));
     fprintf(f, "</table>\n");
     char detail[220];

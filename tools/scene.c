@@ -417,8 +417,9 @@ static double available_bytes(void) {
 
 static const char *const BODY_MATERIAL_KEYS[] = {
     "radius", "mass", "density", "restitution", "friction", "linear_damping", "gravity_scale",
-    "category", "mask", "group", "sensor", "allow_sleep", NULL};
-static const char *const BODY_PLACE_KEYS[] = {"position", "velocity", NULL};
+    "category", "mask", "group", "sensor", "allow_sleep", "rolling_resistance", "angular_damping",
+    "inertia_scale", "fixed_rotation", NULL};
+static const char *const BODY_PLACE_KEYS[] = {"position", "velocity", "angular_velocity", NULL};
 
 // The material fields of a body object on top of tpl (defaults, then overrides).
 static int parse_material(ctx *c, const cJSON *o, const char *path, body_tpl *tpl) {
@@ -435,6 +436,13 @@ static int parse_material(ctx *c, const cJSON *o, const char *path, body_tpl *tp
                   "must be in [0, 1e6]") ||
         opt_float(c, o, path, "gravity_scale", &d->gravity_scale, -1e3, 1e3, 0,
                   "must be in [-1000, 1000]") ||
+        opt_float(c, o, path, "rolling_resistance", &d->rolling_resistance, 0, 1e3, 0,
+                  "must be in [0, 1000]") ||
+        opt_float(c, o, path, "angular_damping", &d->angular_damping, 0, 1e6, 0,
+                  "must be in [0, 1e6]") ||
+        opt_float(c, o, path, "inertia_scale", &d->inertia_scale, 0, 1e6, 1,
+                  "must be > 0 and <= 1e6 (1: a solid sphere, 5/3: a thin shell)") ||
+        opt_bool(c, o, path, "fixed_rotation", &d->fixed_rotation) ||
         opt_long(c, o, path, "category", &cat, 0, 4294967295.0) ||
         opt_long(c, o, path, "mask", &mask, 0, 4294967295.0) ||
         opt_long(c, o, path, "group", &group, -2147483648.0, 2147483647.0) ||
@@ -527,7 +535,8 @@ static int parse_bodies(ctx *c, kyu_scene *s, const cJSON *arr, const body_tpl *
         if (need_object(c, o, k.s) || check_keys(c, o, k.s, BODY_PLACE_KEYS, BODY_MATERIAL_KEYS) ||
             need(c, o, k.s, "position") || parse_material(c, o, k.s, &tpl) ||
             opt_vec3(c, o, k.s, "position", &tpl.def.position, COORD_LIMIT) ||
-            opt_vec3(c, o, k.s, "velocity", &v, COORD_LIMIT))
+            opt_vec3(c, o, k.s, "velocity", &v, COORD_LIMIT) ||
+            opt_vec3(c, o, k.s, "angular_velocity", &tpl.def.angular_velocity, 1e6))
             return -1;
         if (add_body_ctx(c, s, &tpl, tpl.def.position, v, tpl.def.radius, k.s) != 0)
             return -1;
@@ -540,7 +549,8 @@ static int parse_bodies(ctx *c, kyu_scene *s, const cJSON *arr, const body_tpl *
 static const char *const SHAPE_NAMES[] = {"plane", "box", "capsule", "hull", "mesh", NULL};
 static const char *const MOTION_NAMES[] = {"static", "kinematic", NULL};
 static const char *const COLLIDER_KEYS[] = {"type", "motion", "velocity", "position", "restitution",
-                                            "friction", "category", "mask", NULL};
+                                            "friction", "category", "mask", "angular_velocity",
+                                            "surface_velocity", "rolling_resistance", NULL};
 static const char *const PLANE_KEYS[] = {"normal", NULL};
 static const char *const BOX_KEYS[] = {"half_extents", "rotation", NULL};
 static const char *const CAPSULE_KEYS[] = {"a", "b", "radius", "rotation", NULL};
@@ -701,6 +711,10 @@ static int parse_collider(ctx *c, const cJSON *o, const char *path, kyu_collider
         opt_vec3(c, o, path, "velocity", &d->velocity, COORD_LIMIT) ||
         opt_float(c, o, path, "restitution", &d->restitution, 0, 1, 0, "must be in [0, 1]") ||
         opt_float(c, o, path, "friction", &d->friction, 0, 1e3, 0, "must be in [0, 1000]") ||
+        opt_float(c, o, path, "rolling_resistance", &d->rolling_resistance, 0, 1e3, 0,
+                  "must be in [0, 1000]") ||
+        opt_vec3(c, o, path, "angular_velocity", &d->angular_velocity, 1e6) ||
+        opt_vec3(c, o, path, "surface_velocity", &d->surface_velocity, COORD_LIMIT) ||
         opt_long(c, o, path, "category", &cat, 0, 4294967295.0) ||
         opt_long(c, o, path, "mask", &mask, 0, 4294967295.0) ||
         parse_rotation(c, o, path, &d->rotation))
@@ -708,6 +722,9 @@ static int parse_collider(ctx *c, const cJSON *o, const char *path, kyu_collider
     if (motion == 0 && item(o, "velocity") != NULL)
         return fail(c, kp_key(path, "velocity").s, "only a collider with \"motion\": "
                     "\"kinematic\" moves");
+    if (motion == 0 && item(o, "angular_velocity") != NULL)
+        return fail(c, kp_key(path, "angular_velocity").s, "only a collider with \"motion\": "
+                    "\"kinematic\" turns (a static one may have a \"surface_velocity\")");
     d->type = (kyu_shape_type)(KYU_SHAPE_PLANE + shape);
     d->motion = motion ? KYU_KINEMATIC : KYU_STATIC;
     d->category_bits = (uint32_t)cat;
@@ -1068,7 +1085,7 @@ static int run_emitters(kyu_scene *s, long step) {
 static const char *const WORLD_KEYS[] = {
     "gravity", "fixed_dt", "max_steps_per_update", "restitution_threshold", "solver_iterations",
     "linear_slop", "contact_margin", "max_events_per_step", "cell_size", "threads", "enable_sleep",
-    "enable_impact_events", "sleep_speed", "sleep_time", NULL};
+    "enable_impact_events", "sleep_speed", "sleep_time", "tangential_restitution", NULL};
 
 static int parse_world(ctx *c, const cJSON *o, kyu_world_def *d) {
     const char *p = "world";
@@ -1092,7 +1109,9 @@ static int parse_world(ctx *c, const cJSON *o, kyu_world_def *d) {
         opt_bool(c, o, p, "enable_sleep", &d->enable_sleep) ||
         opt_bool(c, o, p, "enable_impact_events", &d->enable_impact_events) ||
         opt_float(c, o, p, "sleep_speed", &d->sleep_speed, 0, 1e6, 0, "must be in [0, 1e6] m/s") ||
-        opt_float(c, o, p, "sleep_time", &d->sleep_time, 0, 1e6, 0, "must be in [0, 1e6] s"))
+        opt_float(c, o, p, "sleep_time", &d->sleep_time, 0, 1e6, 0, "must be in [0, 1e6] s") ||
+        opt_float(c, o, p, "tangential_restitution", &d->tangential_restitution, -1, 1, 0,
+                  "must be in [-1, 1] (-1 smooth, 0 no slip after, 1 perfectly rough)"))
         return -1;
     d->max_steps_per_update = (int)steps;
     d->solver_iterations = (int)iters;

@@ -47,6 +47,17 @@ int kyu_world_get_velocities(const kyu_world *world, float *out_xyz, int capacit
 /// `kyu_body_get_interpolated_position`), 3 floats per body. Returns the live body count, or -1.
 int kyu_world_get_interpolated_positions(const kyu_world *world, float *out_xyz, int capacity);
 
+/// Angular velocities (rad/s, world frame), 3 floats per body. Returns the live body count, or -1.
+int kyu_world_get_angular_velocities(const kyu_world *world, float *out_xyz, int capacity);
+
+/// Orientations, unit quaternions as (x, y, z, w): 4 floats per body. Returns the live body count,
+/// or -1.
+int kyu_world_get_rotations(const kyu_world *world, float *out_xyzw, int capacity);
+
+/// Orientations for drawing, as `kyu_body_get_interpolated_rotation`: 4 floats per body (x, y, z,
+/// w). Returns the live body count, or -1.
+int kyu_world_get_interpolated_rotations(const kyu_world *world, float *out_xyzw, int capacity);
+
 /// Radii (m), 1 float per body. Returns the live body count, or -1.
 int kyu_world_get_radii(const kyu_world *world, float *out, int capacity);
 
@@ -69,6 +80,13 @@ kyu_status kyu_bodies_get_positions(const kyu_world *world, const kyu_body_id *i
 kyu_status kyu_bodies_get_velocities(const kyu_world *world, const kyu_body_id *ids, int count,
                                      float *out_xyz);
 
+/// Angular velocities of `count` bodies (rad/s), 3 floats each. Errors as `kyu_bodies_get_positions`.
+kyu_status kyu_bodies_get_angular_velocities(const kyu_world *world, const kyu_body_id *ids, int count,
+                                             float *out_xyz);
+
+/// Orientations of `count` bodies, 4 floats each (x, y, z, w). Errors as `kyu_bodies_get_positions`.
+kyu_status kyu_bodies_get_rotations(const kyu_world *world, const kyu_body_id *ids, int count, float *out_xyzw);
+
 /// Radii of `count` bodies (m), 1 float each. Errors as `kyu_bodies_get_positions`.
 kyu_status kyu_bodies_get_radii(const kyu_world *world, const kyu_body_id *ids, int count, float *out);
 
@@ -83,6 +101,11 @@ kyu_status kyu_bodies_set_positions(kyu_world *world, const kyu_body_id *ids, in
 /// one. Values finite with |v| <= 1e9 and within the speed limit of kyu_body_create. All or nothing,
 /// as `kyu_bodies_set_positions`.
 kyu_status kyu_bodies_set_velocities(kyu_world *world, const kyu_body_id *ids, int count, const float *xyz);
+
+/// Sets the angular velocities of `count` bodies (rad/s, 3 floats each), as
+/// `kyu_body_set_angular_velocity` does for one (a body of fixed rotation takes only zero). All or
+/// nothing, as `kyu_bodies_set_positions`.
+kyu_status kyu_bodies_set_angular_velocities(kyu_world *world, const kyu_body_id *ids, int count, const float *xyz);
 
 // ---- events as parallel arrays ----------------------------------------------------------------------
 
@@ -108,6 +131,8 @@ typedef struct kyu_impact_event_arrays {
     float *approach_speed; ///< m/s
     float *time;           ///< fraction of the step
     int *step;             ///< which step of the last kyu_world_update
+    float *normal_impulse; ///< N s, on `body` along `normal`
+    float *tangent_impulse;///< N s, friction's impulse on `body`, 3 floats per event
 } kyu_impact_event_arrays;
 
 /// The begin events of the last step: writes the first min(count, capacity) to the arrays of `out`

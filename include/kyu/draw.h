@@ -42,6 +42,8 @@ typedef enum kyu_draw_flags {
     KYU_DRAW_PAIRS = 1u << 8,      ///< touching pairs as centre-to-centre segments, new vs kept
     KYU_DRAW_VELOCITIES = 1u << 9, ///< velocity arrows (segments of length v * velocity_scale)
     KYU_DRAW_TEXT = 1u << 10,      ///< numbers beside contacts and impacts (depth, time of impact)
+    KYU_DRAW_ORIENTATION = 1u << 11, ///< a marker turning with each sphere: a segment from its centre
+                                   ///< to its surface along its own x axis (red) and y axis (green)
 } kyu_draw_flags;
 
 /// Callbacks and settings for kyu_world_draw. Make it with kyu_debug_draw_default().

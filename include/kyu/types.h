@@ -118,6 +118,11 @@ typedef struct kyu_world_def {
                                    ///< that a step moves something (below 1e-6 s float positions stop
                                    ///< changing) and gravity's parabola over one step stays exact
     int max_steps_per_update;      ///< cap of steps one `kyu_world_update` may run, default 8
+    float tangential_restitution;  ///< [-1, 1], default 0: Walton's rough-sphere coefficient for an
+                                   ///< impact that sticks (the Coulomb bound allows it): the contact
+                                   ///< points' tangential relative velocity becomes -beta times itself.
+                                   ///< -1 is perfectly smooth (no tangential impulse), 0 ends the slip,
+                                   ///< 1 is perfectly rough and elastic (energy kept at e = 1)
     float restitution_threshold;   ///< m/s, default 0.1: under gravity, a touching pair closing or
                                    ///< parting slower than this rests (the solver holds it, no bounce),
                                    ///< and an impact slower than this is inelastic, which ends a ball's
@@ -160,16 +165,29 @@ typedef struct kyu_world_def {
     uint32_t internal_cookie;      ///< set by `kyu_world_def_default`; do not touch
 } kyu_world_def;
 
-/// A particle: a rigid sphere that translates (it does not rotate).
+/// A particle: a rigid sphere that moves and spins. Friction acts at the contact point, so it
+/// turns the sphere: a ball rolls down a slope at 5/7 g sin(theta), a struck billiard ball slides,
+/// then rolls at 5/7 of its speed.
 typedef struct kyu_body_def {
     vec3s position;          ///< m, centre
     vec3s velocity;          ///< m/s
+    vec3s angular_velocity;  ///< rad/s, world frame, default 0
+    versors rotation;        ///< orientation, a unit quaternion (normalised on create), default identity
     float radius;            ///< m, > 0, default 0.5
     float mass;              ///< kg, > 0, default 1
     float restitution;       ///< [0, 1], default 0; a pair mixes its two values (kyu_world_def.restitution_mix)
     float friction;          ///< >= 0, default 0.5; a pair mixes its two values (kyu_world_def.friction_mix)
     uint32_t material;       ///< your id for the mix callbacks (kyu_mix_fn), default 0
     float linear_damping;    ///< 1/s, >= 0, default 0: v *= 1 / (1 + dt * damping) each step
+    float angular_damping;   ///< 1/s, >= 0, default 0: w *= 1 / (1 + dt * damping) each step
+    float inertia_scale;     ///< > 0, default 1: the moment of inertia is inertia_scale * 2/5 m r^2
+                             ///< (1: a solid sphere; 5/3: a thin shell, 2/3 m r^2)
+    float rolling_resistance;///< >= 0, default 0 (dimensionless): a contact resists rolling and
+                             ///< spinning with a torque of at most rolling_resistance * r * normal
+                             ///< force (Box2D v3's rollingResistance); a ball rests on a slope of
+                             ///< tan(theta) <= rolling_resistance. A pair uses the larger value
+    bool fixed_rotation;     ///< true: the body never turns (a sliding point mass: friction slows it
+                             ///< but cannot spin it); default false
     float gravity_scale;     ///< default 1
     void *user_data;         ///< yours, kyu never reads it
     uint32_t category_bits;  ///< what this body is, default 1
@@ -210,9 +228,20 @@ typedef struct kyu_collider_def {
     const int32_t *indices; ///< mesh: 3 vertex indices per triangle (copied on create)
     int triangle_count;  ///< mesh: >= 1
     vec3s normal;        ///< plane normal (normalised on create), pointing out of the solid side
-    vec3s velocity;      ///< m/s, kinematic colliders only (translation; no spin yet)
+    vec3s velocity;      ///< m/s, kinematic colliders only (translation)
     float restitution;   ///< [0, 1], default 0
     float friction;      ///< >= 0, default 0.5
+    float rolling_resistance; ///< >= 0, default 0 (see kyu_body_def; a pair uses the larger value)
+    vec3s angular_velocity;   ///< rad/s, kinematic colliders only: it turns about its position (a
+                              ///< turntable, a drum mixer, a paddle) and carries what it touches by
+                              ///< friction; contacts and impacts see its surface's velocity
+                              ///< v + w x (point - position). Its sweeps do not: within a step its
+                              ///< shape moves with its linear velocity, and the turn is applied at
+                              ///< the end of the step, so keep the turn's travel |w| d dt at its
+                              ///< farthest point d below the radius of what it touches (a shape
+                              ///< turning within itself, a disc about its axis, a drum, is exact)
+    vec3s surface_velocity;   ///< m/s, world frame: its surface moves at this velocity (a conveyor
+                              ///< belt) without the collider moving; acts through friction
     uint32_t material;   ///< your id for the mix callbacks (kyu_mix_fn), default 0
     void *user_data;
     uint32_t category_bits; ///< default 1
@@ -241,6 +270,9 @@ typedef struct kyu_impact_event {
     vec3s point;
     vec3s normal;
     float approach_speed; ///< m/s, > 0
+    float normal_impulse; ///< N s, the impulse on `body` along `normal` (>= 0)
+    vec3s tangent_impulse;///< N s, friction's impulse on `body` (perpendicular to `normal`): it
+                          ///< turns the body by (point - centre) x impulse / I
     float time;           ///< when in the step, as a fraction in [0, 1]
     int step;             ///< which step of the last kyu_world_update (0 first; 0 after kyu_world_step)
 } kyu_impact_event;

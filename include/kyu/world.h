@@ -83,8 +83,15 @@ int kyu_world_get_bodies(const kyu_world *world, kyu_body_id *out, int capacity)
 /// Live bodies whose island sleeps.
 int kyu_world_sleeping_body_count(const kyu_world *world);
 
-/// Total kinetic energy of the bodies, in joules (summed in double, in slot order).
+/// Total kinetic energy of the bodies, in joules (summed in double, in slot order): translation
+/// and rotation (1/2 I w^2).
 double kyu_world_kinetic_energy(const kyu_world *world);
+
+/// Rotational kinetic energy alone, in joules.
+double kyu_world_rotational_energy(const kyu_world *world);
+
+/// Total angular momentum about the origin (orbital m r x v plus spin I w), summed in double.
+kyu_status kyu_world_angular_momentum(const kyu_world *world, double out_angular_momentum[3]);
 
 /// Total linear momentum of the bodies (summed in double).
 kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
@@ -161,6 +168,28 @@ kyu_status kyu_body_set_velocity(kyu_world *world, kyu_body_id body, vec3s veloc
 kyu_status kyu_body_apply_impulse(kyu_world *world, kyu_body_id body, vec3s impulse);
 /// Position for drawing: between the last two steps run by `kyu_world_update`, by `alpha`.
 kyu_status kyu_body_get_interpolated_position(const kyu_world *world, kyu_body_id body, vec3s *out);
+
+/// Angular velocity (rad/s, world frame).
+kyu_status kyu_body_get_angular_velocity(const kyu_world *world, kyu_body_id body, vec3s *out);
+/// Sets the angular velocity (finite, |w| r dt within the speed limit of kyu_body_create); a
+/// fixed_rotation body refuses anything but zero (KYU_ERR_INVALID_ARGUMENT).
+kyu_status kyu_body_set_angular_velocity(kyu_world *world, kyu_body_id body, vec3s angular_velocity);
+/// Orientation (unit quaternion), integrated from the angular velocity every step (exactly: the
+/// turn of each stretch of constant angular velocity, between impacts, is applied whole).
+kyu_status kyu_body_get_rotation(const kyu_world *world, kyu_body_id body, versors *out);
+/// Sets the orientation (normalised; finite and not zero). A sphere's shape does not change, so
+/// this moves nothing and wakes nothing: it only turns what you draw.
+kyu_status kyu_body_set_rotation(kyu_world *world, kyu_body_id body, versors rotation);
+/// Orientation for drawing, `alpha` of a step after the last step's start: the orientation turned
+/// back by (1 - alpha) steps of the present angular velocity (exact while it did not change).
+kyu_status kyu_body_get_interpolated_rotation(const kyu_world *world, kyu_body_id body, versors *out);
+/// An impulse (N s) at a world point: v += J / m, w += I^-1 (point - centre) x J.
+kyu_status kyu_body_apply_impulse_at_point(kyu_world *world, kyu_body_id body, vec3s impulse, vec3s point);
+/// An angular impulse (N m s): w += I^-1 L.
+kyu_status kyu_body_apply_angular_impulse(kyu_world *world, kyu_body_id body, vec3s angular_impulse);
+/// Moment of inertia (kg m^2) about any axis through the centre: inertia_scale 2/5 m r^2, or
+/// INFINITY for a body of fixed rotation.
+kyu_status kyu_body_get_inertia(const kyu_world *world, kyu_body_id body, float *out);
 kyu_status kyu_body_get_radius(const kyu_world *world, kyu_body_id body, float *out);
 kyu_status kyu_body_get_mass(const kyu_world *world, kyu_body_id body, float *out);
 kyu_status kyu_body_get_user_data(const kyu_world *world, kyu_body_id body, void **out);
@@ -187,6 +216,14 @@ kyu_status kyu_collider_set_velocity(kyu_world *world, kyu_collider_id collider,
 kyu_status kyu_collider_set_transform(kyu_world *world, kyu_collider_id collider, vec3s position,
                                       versors rotation);
 kyu_status kyu_collider_get_position(const kyu_world *world, kyu_collider_id collider, vec3s *out);
+/// Orientation (a kinematic collider with an angular velocity turns every step).
+kyu_status kyu_collider_get_rotation(const kyu_world *world, kyu_collider_id collider, versors *out);
+/// Angular velocity (rad/s) of a kinematic collider, about its position; a static collider refuses
+/// anything but zero. Wakes what rests on it.
+kyu_status kyu_collider_set_angular_velocity(kyu_world *world, kyu_collider_id collider, vec3s angular_velocity);
+/// Surface velocity (m/s, its tangential part acts, through friction): a conveyor belt. Any
+/// collider, static ones too. Wakes what rests on it.
+kyu_status kyu_collider_set_surface_velocity(kyu_world *world, kyu_collider_id collider, vec3s surface_velocity);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,27 @@ static unsigned sphere_list(int slices, int stacks) {
     return id;
 }
 
+// A band of half width w (radians) round the equator of a sphere of radius 1.004 (just outside
+// the sphere, so it is never hidden by its own faces): drawn in a darker shade of the sphere's colour,
+// it turns with the body, so a rolling ball is seen to roll.
+static unsigned stripe_list(int slices, float w) {
+    unsigned id = glGenLists(1);
+    glNewList(id, GL_COMPILE);
+    glBegin(GL_TRIANGLE_STRIP);
+    for (int j = 0; j <= slices; j++) {
+        float p = 2.0f * PI_F * (float)j / (float)slices;
+        for (int k = 0; k < 2; k++) {
+            float t = PI_F / 2.0f + (k ? w : -w);
+            float x = sinf(t) * cosf(p), y = cosf(t), z = sinf(t) * sinf(p);
+            glNormal3f(x, y, z);
+            glVertex3f(1.004f * x, 1.004f * y, 1.004f * z);
+        }
+    }
+    glEnd();
+    glEndList();
+    return id;
+}
+
 // A cylinder of radius 1 from z = 0 to z = 1 (no caps: capsules close it with spheres).
 static unsigned cylinder_list(int slices) {
     unsigned id = glGenLists(1);
@@ -57,9 +78,11 @@ int render_init(renderer *r) {
     memset(r, 0, sizeof *r);
     r->sphere_list[0] = sphere_list(20, 14);
     r->sphere_list[1] = sphere_list(10, 7);
+    r->stripe_list[0] = stripe_list(40, 0.12f);
+    r->stripe_list[1] = stripe_list(20, 0.16f);
     r->cylinder_list = cylinder_list(16);
     r->interpolate = 1;
-    return r->sphere_list[0] && r->sphere_list[1] && r->cylinder_list ? 0 : -1;
+    return r->sphere_list[0] && r->sphere_list[1] && r->stripe_list[0] && r->stripe_list[1] && r->cylinder_list ? 0 : -1;
 }
 
 void render_free(renderer *r) {
@@ -107,6 +130,20 @@ void render_begin(renderer *r, const camera *cam, int width, int height) {
     r->sample_count = 0;
 }
 
+void render_mark_visible(renderer *r) {
+    float A = r->proj.m22, B = r->proj.m32; // perspective: window depth d gives eye distance B / (2d - 1 + A)
+    for (int i = 0; i < r->sample_count; i++) {
+        screen_sphere *s = &r->samples[i];
+        int px = (int)s->x, py = r->height - 1 - (int)s->y;
+        float d = 1.0f;
+        s->visible = 0;
+        if (px < 0 || py < 0 || px >= r->width || py >= r->height) continue;
+        glReadPixels(px, py, 1, 1, GL_DEPTH_COMPONENT, GL_FLOAT, &d);
+        float seen = B / (2.0f * d - 1.0f + A);
+        s->visible = seen >= s->distance - 1.5f * s->metres; // its own front is at distance - metres
+    }
+}
+
 int render_project(const renderer *r, vec3s p, float *x, float *y) {
     vec4s c = glms_mat4_mulv(glms_mat4_mul(r->proj, r->view), (vec4s){{p.x, p.y, p.z, 1.0f}});
     if (!(c.w > 1e-6f)) return 0;
@@ -128,14 +165,29 @@ static void sphere_at(const renderer *r, vec3s c, float radius) {
 }
 
 // Where the k-th sphere of the frame is drawn: its body's interpolated position, if the k-th body
-// is where the sphere is (anything else means the order assumption broke: keep the given centre).
-static vec3s body_center(renderer *r, vec3s c) {
+// is where the sphere is (anything else means the order assumption broke: keep the given centre),
+// and its orientation (identity when unknown).
+static vec3s body_center(renderer *r, vec3s c, versors *rot) {
     int k = r->sphere_index++;
-    if (!r->interpolate || k >= r->body_count) return c;
+    *rot = glms_quat_identity();
     vec3s p, q;
-    if (kyu_body_get_position(r->world, r->bodies[k], &p) != KYU_OK || !glms_vec3_eqv(p, c)) return c;
-    if (kyu_body_get_interpolated_position(r->world, r->bodies[k], &q) != KYU_OK) return c;
+    if (k >= r->body_count || kyu_body_get_position(r->world, r->bodies[k], &p) != KYU_OK || !glms_vec3_eqv(p, c)) return c;
+    if (r->interpolate ? kyu_body_get_interpolated_rotation(r->world, r->bodies[k], rot) != KYU_OK
+                       : kyu_body_get_rotation(r->world, r->bodies[k], rot) != KYU_OK)
+        *rot = glms_quat_identity();
+    if (!r->interpolate || kyu_body_get_interpolated_position(r->world, r->bodies[k], &q) != KYU_OK) return c;
     return q;
+}
+
+static void stripe_at(const renderer *r, vec3s c, float radius, versors rot, kyu_color col) {
+    glColor4f(0.55f * col.r, 0.55f * col.g, 0.55f * col.b, col.a);
+    mat4s m = glms_quat_mat4(rot);
+    glPushMatrix();
+    glTranslatef(c.x, c.y, c.z);
+    glMultMatrixf(m.raw[0]);
+    glScalef(radius, radius, radius);
+    glCallList(r->stripe_list[r->coarse]);
+    glPopMatrix();
 }
 
 static void remember_sphere(renderer *r, vec3s c, float radius, kyu_color col) {
@@ -143,14 +195,17 @@ static void remember_sphere(renderer *r, vec3s c, float radius, kyu_color col) {
     if (r->sample_count >= RENDER_MAX_SAMPLES || !render_project(r, c, &x, &y)) return;
     vec3s right = {{r->view.m00, r->view.m10, r->view.m20}}; // the camera's right axis in the world
     if (!render_project(r, glms_vec3_add(c, glms_vec3_scale(right, radius)), &x2, &y2)) return;
-    r->samples[r->sample_count++] = (screen_sphere){x, y, hypotf(x2 - x, y2 - y), col};
+    vec4s eye = glms_mat4_mulv(r->view, (vec4s){{c.x, c.y, c.z, 1.0f}});
+    r->samples[r->sample_count++] = (screen_sphere){x, y, hypotf(x2 - x, y2 - y), -eye.z, radius, 0, col};
 }
 
 static void cb_sphere(vec3s c, float radius, kyu_color col, void *ctx) {
     renderer *r = ctx;
-    c = body_center(r, c);
+    versors rot;
+    c = body_center(r, c, &rot);
     color(col);
     sphere_at(r, c, radius);
+    stripe_at(r, c, radius, rot, col);
     remember_sphere(r, c, radius, col);
 }
 

@@ -19,6 +19,9 @@ typedef struct camera {
 // A sphere as it reached the screen: for the test's report (where spheres must be, which colour).
 typedef struct screen_sphere {
     float x, y, radius; // window pixels, top-left origin
+    float distance;     // m, from the eye to its centre along the view direction
+    float metres;       // its radius in the world
+    int visible;        // its centre pixel shows it (nothing nearer drawn there): render_mark_visible
     kyu_color color;
 } screen_sphere;
 
@@ -26,6 +29,7 @@ typedef struct renderer {
     int width, height;
     mat4s view, proj;
     unsigned sphere_list[2], cylinder_list; // display lists: fine and coarse sphere, unit cylinder
+    unsigned stripe_list[2];                // a band round each sphere's equator: it shows the spin
     int coarse;                             // many bodies: the coarse sphere
     int interpolate;                        // draw bodies at kyu_body_get_interpolated_position
     // The bodies of the frame in slot order: kyu_world_draw calls draw_sphere once per body in that
@@ -56,5 +60,8 @@ float render_text_width(const char *s, float scale);
 void render_world_texts(const renderer *r);
 // Window coordinates of a world point; 0 when it is behind the camera.
 int render_project(const renderer *r, vec3s p, float *x, float *y);
+// Reads the depth buffer (before the frame is swapped) at each remembered sphere's centre and marks
+// the spheres that nothing nearer hides there.
+void render_mark_visible(renderer *r);
 
 #endif

@@ -220,7 +220,7 @@ static int by_radius(const void *x, const void *y) {
     return a < b ? 1 : a > b ? -1 : 0;
 }
 
-// The largest spheres well inside the window (the nearest: the least likely to be hidden).
+// The largest spheres well inside the window that nothing hides at their centre.
 static void report(app *a) {
     int wx, wy;
     SDL_GetWindowPosition(a->window, &wx, &wy);
@@ -230,7 +230,7 @@ static void report(app *a) {
     qsort(r->samples, (size_t)r->sample_count, sizeof *r->samples, by_radius);
     for (int i = 0, n = 0; i < r->sample_count && n < 8; i++) {
         const screen_sphere *p = &r->samples[i];
-        if (p->radius < 3.0f || p->x < 40 || p->y < 70 || p->x > r->width - 200 || p->y > r->height - 30) continue;
+        if (!p->visible || p->radius < 3.0f || p->x < 40 || p->y < 70 || p->x > r->width - 200 || p->y > r->height - 30) continue;
         printf("sphere %d %d %.1f %.3f %.3f %.3f\n", wx + (int)p->x, wy + (int)p->y, (double)p->radius,
                (double)p->color.r, (double)p->color.g, (double)p->color.b);
         n++;
@@ -281,6 +281,7 @@ static void frame(app *a, float frame_dt) {
     advance(a, frame_dt);
     render_begin(&a->r, &a->cam, w, h);
     render_world(&a->r, a->s.world, a->flags);
+    if (a->frame + 1 == a->opt.report_frame) render_mark_visible(&a->r); // before the debug texts and the swap
     render_world_texts(&a->r);
     draw_hud(a);
     if (a->opt.screenshot && a->frame + 1 == a->opt.frames) save_screenshot(a, a->opt.screenshot);

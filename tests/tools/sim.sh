@@ -148,16 +148,16 @@ if [ "$csv" = 45 ] && [ "$jsonl" = 45 ] && [ "$series" = 12 ] && [ "$(field "$ou
 else
     no "record_row_counts" "csv $csv, jsonl $jsonl, series $series lines; want 45, 45, 12"
 fi
-if [ "$(head -n 1 "$out/frames.csv")" = "step,t,id,x,y,z,vx,vy,vz,r,awake" ] &&
+if [ "$(head -n 1 "$out/frames.csv")" = "step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz" ] &&
     head -n 1 "$out/frames.jsonl" | grep -q '^{"kyu_recording":1,"scene":"samples/scenes/bounce.json","dt":0.0041666[0-9]*,"every":10}$' &&
-    sed -n 2p "$out/frames.jsonl" | grep -q '^{"step":0,"t":0,"id":1,"p":\[0,2.0999999[0-9]*,0\],"v":\[0,0,0\],"r":0.100000001[0-9]*,"awake":true}$'; then
+    sed -n 2p "$out/frames.jsonl" | grep -q '^{"step":0,"t":0,"id":1,"p":\[0,2.0999999[0-9]*,0\],"v":\[0,0,0\],"r":0.100000001[0-9]*,"awake":true,"w":\[0,0,0\]}$'; then
     ok "record_format"
 else
     no "record_format" "$(head -n 2 "$out/frames.jsonl")"
 fi
 # The same frame in CSV and JSONL.
 last_csv=$(tail -n 1 "$out/frames.csv")
-last_json=$(tail -n 1 "$out/frames.jsonl" | sed -e 's/"[a-z]*"://g' -e 's/[][{}]//g' -e 's/true$/1/' -e 's/false$/0/')
+last_json=$(tail -n 1 "$out/frames.jsonl" | sed -e 's/"[a-z]*"://g' -e 's/[][{}]//g' -e 's/true,/1,/' -e 's/false,/0,/')
 [ "$last_csv" = "$last_json" ] && ok "record_csv_matches_jsonl" ||
     no "record_csv_matches_jsonl" "$last_csv vs $last_json"
 # Only the records asked for.
