@@ -56,6 +56,8 @@ int kyu_world_body_count(const kyu_world *world);
 int kyu_world_get_bodies(const kyu_world *world, kyu_body_id *out, int capacity);
 int kyu_world_sleeping_body_count(const kyu_world *world);
 double kyu_world_kinetic_energy(const kyu_world *world);
+double kyu_world_rotational_energy(const kyu_world *world);
+kyu_status kyu_world_angular_momentum(const kyu_world *world, double out_angular_momentum[3]);
 kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
 uint64_t kyu_world_state_hash(const kyu_world *world);
 kyu_status kyu_world_save(const kyu_world *world, const char *path);
@@ -78,6 +80,12 @@ kyu_status kyu_body_time_to_collision(const kyu_world *world, kyu_body_id a, kyu
 /* bulk.h */
 int kyu_world_get_positions(const kyu_world *world, float *out_xyz, int capacity);
 int kyu_world_get_velocities(const kyu_world *world, float *out_xyz, int capacity);
+int kyu_world_get_angular_velocities(const kyu_world *world, float *out_xyz, int capacity);
+int kyu_world_get_rotations(const kyu_world *world, float *out_xyzw, int capacity);
+int kyu_world_get_interpolated_rotations(const kyu_world *world, float *out_xyzw, int capacity);
+kyu_status kyu_bodies_get_angular_velocities(const kyu_world *world, const kyu_body_id *ids, int count, float *out_xyz);
+kyu_status kyu_bodies_get_rotations(const kyu_world *world, const kyu_body_id *ids, int count, float *out_xyzw);
+kyu_status kyu_bodies_set_angular_velocities(kyu_world *world, const kyu_body_id *ids, int count, const float *xyz);
 int kyu_world_get_interpolated_positions(const kyu_world *world, float *out_xyz, int capacity);
 int kyu_world_get_radii(const kyu_world *world, float *out, int capacity);
 int kyu_world_get_masses(const kyu_world *world, float *out, int capacity);
@@ -125,17 +133,20 @@ typedef struct kyupy_world_def {
     int solver_iterations; float linear_slop, contact_margin;
     int max_events_per_step, body_capacity, max_bodies, max_colliders; float cell_size; int worker_count;
     int enable_sleep, enable_impact_events; float sleep_speed, sleep_time;
+    float tangential_restitution;
 } kyupy_world_def;
 typedef struct kyupy_body_def {
     float position[3], velocity[3];
     float radius, mass, restitution, friction, linear_damping, gravity_scale;
     uint32_t category_bits, mask_bits; int32_t group; int is_sensor, allow_sleep;
+    float angular_velocity[3]; float angular_damping, inertia_scale, rolling_resistance; int fixed_rotation;
 } kyupy_body_def;
 typedef struct kyupy_collider_def {
     int type, motion;
     float position[3], rotation[4], half_extents[3], capsule_a[3], capsule_b[3]; float radius;
     const float *points; int point_count; const int32_t *indices; int triangle_count;
     float normal[3], velocity[3]; float restitution, friction; uint32_t category_bits, mask_bits;
+    float angular_velocity[3], surface_velocity[3]; float rolling_resistance;
 } kyupy_collider_def;
 typedef struct kyupy_filter {
     uint32_t category_bits, mask_bits; int skip_colliders; kyu_body_id ignore_body;

@@ -30,6 +30,7 @@ static void world_def_out(const kyu_world_def *d, kyupy_world_def *o) {
     o->enable_impact_events = d->enable_impact_events;
     o->sleep_speed = d->sleep_speed;
     o->sleep_time = d->sleep_time;
+    o->tangential_restitution = d->tangential_restitution;
 }
 
 void kyupy_world_def_default(kyupy_world_def *out) {
@@ -61,6 +62,7 @@ int kyupy_world_create(const kyupy_world_def *o, kyu_world **out) {
     d.enable_impact_events = o->enable_impact_events != 0;
     d.sleep_speed = o->sleep_speed;
     d.sleep_time = o->sleep_time;
+    d.tangential_restitution = o->tangential_restitution;
     return kyu_world_create(&d, out);
 }
 
@@ -83,6 +85,11 @@ void kyupy_body_def_default(kyupy_body_def *o) {
     o->group = d.group;
     o->is_sensor = d.is_sensor;
     o->allow_sleep = d.allow_sleep;
+    put3(o->angular_velocity, d.angular_velocity);
+    o->angular_damping = d.angular_damping;
+    o->inertia_scale = d.inertia_scale;
+    o->rolling_resistance = d.rolling_resistance;
+    o->fixed_rotation = d.fixed_rotation;
 }
 
 static kyu_body_def body_def_in(const kyupy_body_def *o) {
@@ -100,6 +107,11 @@ static kyu_body_def body_def_in(const kyupy_body_def *o) {
     d.group = o->group;
     d.is_sensor = o->is_sensor != 0;
     d.allow_sleep = o->allow_sleep != 0;
+    d.angular_velocity = v3(o->angular_velocity);
+    d.angular_damping = o->angular_damping;
+    d.inertia_scale = o->inertia_scale;
+    d.rolling_resistance = o->rolling_resistance;
+    d.fixed_rotation = o->fixed_rotation != 0;
     return d;
 }
 
@@ -173,6 +185,9 @@ void kyupy_collider_def_default(kyupy_collider_def *o) {
     o->friction = d.friction;
     o->category_bits = d.category_bits;
     o->mask_bits = d.mask_bits;
+    put3(o->angular_velocity, d.angular_velocity);
+    put3(o->surface_velocity, d.surface_velocity);
+    o->rolling_resistance = d.rolling_resistance;
 }
 
 int kyupy_collider_create(kyu_world *w, const kyupy_collider_def *o, kyu_collider_id *out) {
@@ -195,6 +210,9 @@ int kyupy_collider_create(kyu_world *w, const kyupy_collider_def *o, kyu_collide
     d.friction = o->friction;
     d.category_bits = o->category_bits;
     d.mask_bits = o->mask_bits;
+    d.angular_velocity = v3(o->angular_velocity);
+    d.surface_velocity = v3(o->surface_velocity);
+    d.rolling_resistance = o->rolling_resistance;
     return kyu_collider_create(w, &d, out);
 }
 

@@ -25,6 +25,7 @@ typedef struct kyupy_world_def {
     int worker_count;
     int enable_sleep, enable_impact_events;
     float sleep_speed, sleep_time;
+    float tangential_restitution;
 } kyupy_world_def;
 
 typedef struct kyupy_body_def {
@@ -33,6 +34,9 @@ typedef struct kyupy_body_def {
     uint32_t category_bits, mask_bits;
     int32_t group;
     int is_sensor, allow_sleep;
+    float angular_velocity[3];
+    float angular_damping, inertia_scale, rolling_resistance;
+    int fixed_rotation;
 } kyupy_body_def;
 
 typedef struct kyupy_collider_def {
@@ -46,6 +50,8 @@ typedef struct kyupy_collider_def {
     float normal[3], velocity[3];
     float restitution, friction;
     uint32_t category_bits, mask_bits;
+    float angular_velocity[3], surface_velocity[3];
+    float rolling_resistance;
 } kyupy_collider_def;
 
 typedef struct kyupy_filter {

@@ -197,7 +197,7 @@ _SHAPE_ARGS = {"plane": {"normal"}, "box": {"half_extents", "rotation"}, "capsul
 _SETTINGS = ["gravity", "fixed_dt", "max_steps_per_update", "restitution_threshold", "solver_iterations",
              "linear_slop", "contact_margin", "max_events_per_step", "body_capacity", "max_bodies",
              "max_colliders", "cell_size", "worker_count", "enable_sleep", "enable_impact_events", "sleep_speed",
-             "sleep_time"]
+             "sleep_time", "tangential_restitution"]
 
 
 class World:
@@ -235,6 +235,7 @@ class World:
         sleep_speed: Optional[float] = None,
         sleep_time: Optional[float] = None,
         max_steps_per_update: Optional[int] = None,
+        tangential_restitution: Optional[float] = None,
     ) -> None:
         self._w: Any = ffi.NULL
         self._scene: Any = ffi.NULL
@@ -246,7 +247,8 @@ class World:
                      solver_iterations=solver_iterations, linear_slop=linear_slop, contact_margin=contact_margin,
                      max_events_per_step=max_events_per_step, body_capacity=body_capacity, max_bodies=max_bodies,
                      max_colliders=max_colliders, cell_size=cell_size, sleep_speed=sleep_speed,
-                     sleep_time=sleep_time, max_steps_per_update=max_steps_per_update)
+                     sleep_time=sleep_time, max_steps_per_update=max_steps_per_update,
+                     tangential_restitution=tangential_restitution)
         for key, value in given.items():
             if value is None:
                 continue
@@ -386,9 +388,9 @@ class World:
         for key, value in kw.items():
             if value is None:
                 continue
-            if key in ("position", "velocity"):
+            if key in ("position", "velocity", "angular_velocity"):
                 setattr(d, key, _vec(value, key))
-            elif key in ("sensor", "allow_sleep"):
+            elif key in ("sensor", "allow_sleep", "fixed_rotation"):
                 setattr(d, names.get(key, key), 1 if value else 0)
             else:
                 try:
@@ -413,15 +415,23 @@ class World:
         group: Optional[int] = None,
         sensor: Optional[bool] = None,
         allow_sleep: Optional[bool] = None,
+        angular_velocity: Optional[Vec3] = None,
+        angular_damping: Optional[float] = None,
+        inertia_scale: Optional[float] = None,
+        rolling_resistance: Optional[float] = None,
+        fixed_rotation: Optional[bool] = None,
     ) -> BodyId:
-        """Adds a body: a rigid sphere. Units: m, m/s, kg. None takes kyu's default (radius 0.5 m,
-        mass 1 kg, restitution 0, friction 0.5, damping 0, gravity scale 1, all category and mask
-        bits, group 0, not a sensor, may sleep). Raises InvalidArgumentError for a bad value, with
-        kyu's message (``radius -1 (allowed: (0, 1e6])``)."""
+        """Adds a body: a rigid sphere that spins. Units: m, m/s, kg, rad/s. None takes kyu's
+        default (radius 0.5 m, mass 1 kg, restitution 0, friction 0.5, damping 0, gravity scale 1,
+        all category and mask bits, group 0, not a sensor, may sleep; no spin, inertia_scale 1 (a
+        solid sphere, I = 2/5 m r^2), rolling_resistance 0, turning). Raises InvalidArgumentError for
+        a bad value, with kyu's message (``radius -1 (allowed: (0, 1e6])``)."""
         d = self._body_def(dict(position=position, velocity=velocity, radius=radius, mass=mass,
                                 restitution=restitution, friction=friction, linear_damping=linear_damping,
                                 gravity_scale=gravity_scale, category=category, mask=mask, group=group,
-                                sensor=sensor, allow_sleep=allow_sleep))
+                                sensor=sensor, allow_sleep=allow_sleep, angular_velocity=angular_velocity,
+                                angular_damping=angular_damping, inertia_scale=inertia_scale,
+                                rolling_resistance=rolling_resistance, fixed_rotation=fixed_rotation))
         out = ffi.new("kyu_body_id *")
         self._check(lib.kyupy_body_create(self._world, d, out))
         return BodyId(out.index1, out.world, out.generation)
@@ -451,7 +461,8 @@ class World:
             elif value is not None:
                 common[key] = value
         unknown = set(common) - {"radius", "mass", "restitution", "friction", "linear_damping", "gravity_scale",
-                                 "category", "mask", "group", "sensor", "allow_sleep"}
+                                 "category", "mask", "group", "sensor", "allow_sleep", "angular_damping",
+                                 "inertia_scale", "rolling_resistance", "fixed_rotation"}
         if unknown:
             raise TypeError(f"add_bodies() got unexpected keyword arguments {sorted(unknown)}")
         d = self._body_def(common)
@@ -589,6 +600,40 @@ class World:
             return self._all3(lib.kyu_world_get_velocities, out)
         return self._list3(lib.kyu_bodies_get_velocities, ids, out)
 
+    def angular_velocities(self, ids: Any = None, *, out: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]:
+        """Angular velocities, rad/s (world frame), as an (N, 3) float32 array (as :meth:`positions`)."""
+        if ids is None:
+            return self._all3(lib.kyu_world_get_angular_velocities, out)
+        return self._list3(lib.kyu_bodies_get_angular_velocities, ids, out)
+
+    def rotations(self, ids: Any = None) -> npt.NDArray[np.float32]:
+        """Orientations as unit quaternions (x, y, z, w), an (N, 4) float32 array: every body in slot
+        order, or the bodies `ids`."""
+        if ids is None:
+            n = lib.kyu_world_body_count(self._world)
+            out = np.empty((n, 4), dtype=np.float32)
+            lib.kyu_world_get_rotations(self._w, _fp(out), n)
+            return out
+        ids = as_body_ids(ids)
+        out = np.empty((len(ids), 4), dtype=np.float32)
+        self._check(lib.kyu_bodies_get_rotations(self._world, _ip(ids), len(ids), _fp(out)))
+        return out
+
+    def set_angular_velocities(self, values: Any, ids: Any = None) -> None:
+        """Sets angular velocities, rad/s, as :meth:`set_positions` sets positions (a body of fixed
+        rotation takes only zero)."""
+        self._set3(lib.kyu_bodies_set_angular_velocities, values, ids, "values")
+
+    def rotational_energy(self) -> float:
+        """The energy of spin, J (part of :meth:`kinetic_energy`)."""
+        return float(lib.kyu_world_rotational_energy(self._world))
+
+    def angular_momentum(self) -> Tuple[float, float, float]:
+        """Total angular momentum about the origin (orbital plus spin), kg m^2/s."""
+        out = ffi.new("double[3]")
+        self._check(lib.kyu_world_angular_momentum(self._world, out))
+        return (out[0], out[1], out[2])
+
     def interpolated_positions(self, *, out: Optional[npt.NDArray[np.float32]] = None) -> npt.NDArray[np.float32]:
         """Positions for drawing between the last two steps of :meth:`update`, by :attr:`alpha`."""
         return self._all3(lib.kyu_world_get_interpolated_positions, out)
@@ -655,6 +700,9 @@ class World:
         friction: Optional[float] = None,
         category: Optional[int] = None,
         mask: Optional[int] = None,
+        angular_velocity: Optional[Vec3] = None,
+        surface_velocity: Optional[Vec3] = None,
+        rolling_resistance: Optional[float] = None,
     ) -> ColliderId:
         """Adds a collider: level geometry the bodies collide with.
 
@@ -665,7 +713,9 @@ class World:
         - ``"mesh"``: triangles (K, 3) of vertex indices into `points` (two-sided).
 
         `rotation` is a quaternion (x, y, z, w) (see :func:`quat_from_axis_angle`); `motion`
-        ``"static"`` or ``"kinematic"`` (moves by `velocity`). A keyword the kind does not take is an
+        ``"static"`` or ``"kinematic"`` (moves by `velocity`, turns about `position` by
+        `angular_velocity`, rad/s: a turntable); any collider may have a `surface_velocity` (m/s, its
+        surface slides without it moving: a conveyor belt). A keyword the kind does not take is an
         error, as in scene files."""
         if kind not in _SHAPES:
             raise InvalidArgumentError(f"kind must be one of {', '.join(_SHAPES)}, got {kind!r}")
@@ -678,18 +728,21 @@ class World:
             raise InvalidArgumentError(f"motion must be 'static' or 'kinematic', got {motion!r}")
         if velocity is not None and motion != "kinematic":
             raise InvalidArgumentError("only a collider with motion='kinematic' moves: velocity needs it")
+        if angular_velocity is not None and motion != "kinematic":
+            raise InvalidArgumentError("only a collider with motion='kinematic' turns: angular_velocity needs it")
         d = ffi.new("kyupy_collider_def *")
         lib.kyupy_collider_def_default(d)
         d.type = _SHAPES[kind]
         d.motion = lib.KYU_KINEMATIC if motion == "kinematic" else lib.KYU_STATIC
         for key, value in (("position", position), ("normal", normal), ("half_extents", half_extents),
-                           ("capsule_a", a), ("capsule_b", b), ("velocity", velocity)):
+                           ("capsule_a", a), ("capsule_b", b), ("velocity", velocity),
+                           ("angular_velocity", angular_velocity), ("surface_velocity", surface_velocity)):
             if value is not None:
                 setattr(d, key, _vec(value, key))
         if rotation is not None:
             d.rotation = _vec(rotation, "rotation", 4)
         for key, value in (("radius", radius), ("restitution", restitution), ("friction", friction),
-                           ("category_bits", category), ("mask_bits", mask)):
+                           ("category_bits", category), ("mask_bits", mask), ("rolling_resistance", rolling_resistance)):
             if value is not None:
                 setattr(d, key, value)
         keep: List[Any] = []
@@ -786,7 +839,7 @@ class World:
         return int(lib.kyu_world_state_hash(self._world))
 
     def kinetic_energy(self) -> float:
-        """Total kinetic energy of the bodies, J."""
+        """Total kinetic energy of the bodies, translation and spin, J."""
         return float(lib.kyu_world_kinetic_energy(self._world))
 
     def momentum(self) -> npt.NDArray[np.float64]:

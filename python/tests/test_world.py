@@ -255,3 +255,47 @@ def test_stats_momentum_energy():
         assert w.momentum().tolist() == pytest.approx([2, 3, 0])
         stats = w.stats()
         assert stats["awake_bodies"] == 2 and stats["ms_total"] >= 0
+
+
+def test_a_ball_rolls_down_a_slope_at_five_sevenths_g_sin_theta():
+    """Spin from Python: a = 5/7 g sin(theta) on a 30 degree plane; w r = v (rolling); a ball of
+    fixed rotation on a frictionless plane slides at g sin(theta)."""
+    th = math.radians(30)
+    n = (math.sin(th), math.cos(th), 0.0)
+    down = np.array([math.cos(th), -math.sin(th), 0.0])
+    with kyu.World(gravity=(0, -G, 0), enable_sleep=False) as w:
+        w.add_collider("plane", normal=n, friction=0.5)
+        h = w.add_body(position=tuple(0.5 * c for c in n), radius=0.5, friction=0.5)
+        w.step(30)
+        v1 = float(w.velocities([h])[0] @ down)
+        w.step(60)
+        v2 = float(w.velocities([h])[0] @ down)
+        assert (v2 - v1) / 1.0 == pytest.approx(5 / 7 * G * math.sin(th), rel=0.01)
+        spin = w.angular_velocities()[0]
+        assert abs(float(np.linalg.norm(spin)) * 0.5 - v2) < 1e-3 * v2
+        q = w.rotations()
+        assert q.shape == (1, 4) and abs(float(np.linalg.norm(q[0])) - 1) < 1e-6
+        assert 0 < w.rotational_energy() < w.kinetic_energy()
+        assert w.rotational_energy() == pytest.approx(0.5 * 0.4 * 1 * 0.25 * float(spin @ spin), rel=1e-5)
+
+
+def test_spin_setters_turntables_and_bad_spin():
+    with kyu.World(gravity=(0, 0, 0), tangential_restitution=0.5) as w:
+        assert w.settings()["tangential_restitution"] == pytest.approx(0.5)
+        a = w.add_body(position=(0, 0, 0), angular_velocity=(0, 0, 2), inertia_scale=5 / 3)
+        b = w.add_body(position=(3, 0, 0), fixed_rotation=True)
+        w.set_angular_velocities([[1, 2, 3]], [a])
+        assert w.angular_velocities([a])[0].tolist() == [1, 2, 3]
+        lx, ly, lz = w.angular_momentum()
+        assert (lx, ly, lz) == pytest.approx((2 / 3 * 0.25, 4 / 3 * 0.25, 6 / 3 * 0.25), rel=1e-6)
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.set_angular_velocities([[0, 1, 0]], [b])  # fixed rotation takes only zero
+        with pytest.raises(kyu.KyuError):
+            w.add_body(position=(6, 0, 0), rolling_resistance=-1)
+        with pytest.raises(kyu.KyuError):
+            w.add_body(position=(6, 0, 0), angular_velocity=(math.nan, 0, 0))
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.add_collider("box", half_extents=(1, 1, 1), angular_velocity=(0, 1, 0))  # static
+        w.add_collider("box", position=(0, -5, 0), half_extents=(3, 0.1, 3), motion="kinematic",
+                       angular_velocity=(0, 1, 0), surface_velocity=(1, 0, 0), rolling_resistance=0.1)
+        assert w.body_count == 2
