@@ -333,9 +333,11 @@ static int add_world_bodies(renderer *r, const kyu_world *w) {
     for (int i = 0; i < n; i++) {
         vec3s p;
         float rad;
+        versors q;
         kyu_body_get_position(w, ids[i], &p);
         kyu_body_get_radius(w, ids[i], &rad);
-        rv_add_sphere(&r->scene, p, rad, rv_body_color((int)ids[i].index1 - 1, kyu_body_is_awake(w, ids[i])));
+        kyu_body_get_rotation(w, ids[i], &q);
+        rv_add_turned_sphere(&r->scene, p, rad, rv_body_color((int)ids[i].index1 - 1, kyu_body_is_awake(w, ids[i])), q);
     }
     free(ids);
     return 0;

@@ -110,6 +110,15 @@ void rv_add_sphere(rv_scene *s, vec3s c, float r, kyu_color color) {
     p->depth = view_depth(s, c);
 }
 
+void rv_add_turned_sphere(rv_scene *s, vec3s c, float r, kyu_color color, versors rotation) {
+    rv_add_sphere(s, c, r, color);
+    if (s->oom || s->count == 0) return;
+    rv_prim *p = &s->prims[s->count - 1];
+    p->p[1] = glms_quat_rotatev(rotation, (vec3s){{1.0f, 0.0f, 0.0f}}); // the stripe's plane: its
+    p->p[2] = glms_quat_rotatev(rotation, (vec3s){{0.0f, 0.0f, 1.0f}}); // own x and z axes
+    p->n = 1;
+}
+
 void rv_add_segment(rv_scene *s, vec3s a, vec3s b, kyu_color color) {
     rv_prim *p = push(s, RV_SEGMENT, color);
     if (!p) return;
@@ -273,6 +282,28 @@ static void paint_sphere(const rv_scene *s, cairo_t *cr, const rv_prim *p) {
     cairo_pattern_destroy(g);
     cairo_set_source_rgba(cr, 0.0, 0.0, 0.0, 0.35);
     cairo_set_line_width(cr, R > 6.0 ? 0.8 : 0.4);
+    cairo_stroke(cr);
+    if (p->n != 1 || R < 3.0) return;
+    // The stripe: the body's equator (its x-z plane), the half that faces the eye, so a rolling
+    // ball is seen to roll.
+    vec3s to_eye = s->cam.ortho ? glms_vec3_negate(s->cam.fwd) : glms_vec3_sub(s->cam.eye, p->p[0]);
+    cairo_set_source_rgba(cr, 0.35 * c.r, 0.35 * c.g, 0.35 * c.b, 1.0);
+    cairo_set_line_width(cr, fmax(1.0, 0.16 * R));
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+    bool drawing = false;
+    for (int k = 0; k <= 64; k++) {
+        double a = 2.0 * RV_PI * k / 64.0;
+        vec3s d = glms_vec3_add(glms_vec3_scale(p->p[1], (float)cos(a)), glms_vec3_scale(p->p[2], (float)sin(a)));
+        double px, py, pz;
+        bool front = glms_vec3_dot(d, to_eye) > 0.0f;
+        if (!front || !rv_project(&s->cam, glms_vec3_add(p->p[0], glms_vec3_scale(d, 0.999f * p->radius)), &px, &py, &pz)) {
+            drawing = false;
+            continue;
+        }
+        if (drawing) cairo_line_to(cr, px, py);
+        else cairo_move_to(cr, px, py);
+        drawing = true;
+    }
     cairo_stroke(cr);
 }
 

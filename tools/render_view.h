@@ -67,6 +67,8 @@ typedef struct rv_scene {
 void rv_scene_clear(rv_scene *s);
 void rv_scene_free(rv_scene *s);
 void rv_add_sphere(rv_scene *s, vec3s c, float r, kyu_color color);
+// A sphere with a stripe round its equator (its own x-z plane, turned by rotation): spin shows.
+void rv_add_turned_sphere(rv_scene *s, vec3s c, float r, kyu_color color, versors rotation);
 void rv_add_segment(rv_scene *s, vec3s a, vec3s b, kyu_color color);
 void rv_add_face(rv_scene *s, const vec3s *p, int n, kyu_color color, bool filled);
 

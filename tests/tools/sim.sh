@@ -280,6 +280,17 @@ fi
 
 # ---- plots ---------------------------------------------------------------------------------------
 
+# The marble run, in full: its marbles roll down all three ramps to the tray (x past 3 m at
+# y = -0.042), at 5/7 g (sin - rr cos) on the first ramp.
+"$SIM" "$SCENES/marble-run.json" --format csv --out "$T/marbles" --quiet
+down=$(awk -F, '$1 == 1920 && $4 > 3 && $5 < -0.04 { n++ } END { print n + 0 }' "$T/marbles/frames.csv")
+accel=$(awk -F, '$3 == 6 && ($1 == 48 || $1 == 144) { v = sqrt($7 * $7 + $8 * $8); if (t) printf "%.4f", (v - pv) / ($2 - t); pv = v; t = $2 }' "$T/marbles/frames.csv")
+if [ "$down" = 6 ] && awk -v a="$accel" 'BEGIN { exit !(a > 1.191 && a < 1.215) }'; then
+    ok "marble_run_rolls_to_the_tray (6 of 6, a = $accel m/s^2 on the first ramp, 1.2030 expected)"
+else
+    no "marble_run_rolls_to_the_tray" "$down of 6 on the tray, a = $accel m/s^2 (1.2030 expected)"
+fi
+
 if command -v gnuplot > /dev/null 2>&1; then
     if sh "$PLOT" "$T/bounce" --out "$T/plots" --id 2 > "$T/stdout" 2> "$T/stderr" &&
         for p in energy heights trajectory; do
