@@ -7,6 +7,8 @@
 //     physics-check bed [N] [LAYERS]  a deep polydisperse bed of glass beads (r 10-12 mm, 2500 kg/m^3)
 //     physics-check frictionless [N]  a frictionless pile (default 5000, 17 layers): does it sleep?
 //     physics-check gas N STEPS       an elastic gas at packing 0.3: energy drift and largest jump
+//     physics-check repose RR [N]     N (default 1500) 2 cm beads (mu 0.5) poured from a spout onto a
+//                                     2 m plate with rolling resistance RR: the heap's flank angle
 //
 // Every check prints one key=value line; `--workers W` sets the worker count.
 #include <math.h>
@@ -301,8 +303,66 @@ static int gas(int n, long steps) {
     return 0;
 }
 
+// A heap poured onto a square plate 2 m wide from a spout 0.8 m above its centre, four beads every
+// third step; when all sleep (or 1,200 steps after the last), the heap's surface: the highest
+// centre in rings 2 r wide, and the slope of those heights against the ring's radius over the
+// flank (above 3 r, below 85% of the peak).
+static int repose(float rolling, int n) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = workers;
+    kyu_world *w = NULL;
+    check(w, kyu_world_create(&wd, &w), "world");
+    kyu_collider_def c = kyu_collider_def_default();
+    c.type = KYU_SHAPE_BOX, c.position = (vec3s){{0, -0.5f, 0}}, c.half_extents = (vec3s){{1, 0.5f, 1}}, c.friction = 0.5f;
+    check(w, kyu_collider_create(w, &c, NULL), "plate");
+    const float r = 0.02f;
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = r, bd.mass = (float)(2500.0 * 4.0 / 3.0 * PI * r * r * r), bd.friction = 0.5f, bd.restitution = 0.3f;
+    bd.rolling_resistance = rolling, bd.velocity = (vec3s){{0, -1, 0}};
+    int made = 0, step = 0;
+    clock_t t0 = clock();
+    while (made < n || step < made / 4 * 3 + 1200) {
+        for (int k = 0; k < 4 && made < n && step % 3 == 0; k++, made++) {
+            bd.position = (vec3s){{0.03f * (float)(frand() - 0.5) + (k & 1 ? 0.025f : -0.025f), 0.8f,
+                                   0.03f * (float)(frand() - 0.5) + (k & 2 ? 0.025f : -0.025f)}};
+            check(w, kyu_body_create(w, &bd, NULL), "bead");
+        }
+        check(w, kyu_world_step(w), "step");
+        step++;
+        if (made == n && kyu_world_sleeping_body_count(w) == n) break;
+    }
+    double seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    kyu_body_id *ids = malloc((size_t)n * sizeof *ids);
+    if (!ids) return 1;
+    int count = kyu_world_get_bodies(w, ids, n), on = 0;
+    float top[64] = {0};
+    for (int i = 0; i < count; i++) {
+        vec3s p;
+        kyu_body_get_position(w, ids[i], &p);
+        if (p.y < 0.0f) continue;
+        on++;
+        int b = (int)(sqrtf(p.x * p.x + p.z * p.z) / (2 * r));
+        if (b < 64 && p.y > top[b]) top[b] = p.y;
+    }
+    free(ids);
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int m = 0;
+    for (int b = 1; b < 64; b++)
+        if (top[b] > 3 * r && top[b] < 0.85f * top[0]) {
+            double x = (b + 0.5) * 2 * r;
+            sx += x, sy += top[b], sxx += x * x, sxy += x * top[b], m++;
+        }
+    double slope = m > 1 ? -(m * sxy - sx * sy) / (m * sxx - sx * sx) : 0.0;
+    printf("repose rolling_resistance=%g poured=%d on_plate=%d asleep=%d steps=%d height_m=%.3f "
+           "height_diameters=%.1f flank_slope=%.3f angle_deg=%.1f rings=%d seconds=%.1f\n",
+           (double)rolling, n, on, kyu_world_sleeping_body_count(w), step, (double)top[0], top[0] / (2 * r), slope,
+           atan(slope) * 180.0 / PI, m, seconds);
+    kyu_world_destroy(w);
+    return 0;
+}
+
 static void usage(FILE *f) {
-    fprintf(f, "usage: physics-check pour R [N] | bed [N] [LAYERS] | frictionless [N] | gas N STEPS [--workers W]\n");
+    fprintf(f, "usage: physics-check pour R [N] | bed [N] [LAYERS] | frictionless [N] | gas N STEPS | repose RR [N] [--workers W]\n");
 }
 
 int main(int argc, char **argv) {
@@ -330,6 +390,7 @@ int main(int argc, char **argv) {
         return bed(nargs > 1 ? atoi(args[1]) : 20000, nargs > 2 ? atoi(args[2]) : 50);
     if (nargs >= 1 && strcmp(args[0], "frictionless") == 0) return frictionless(nargs > 1 ? atoi(args[1]) : 5000);
     if (nargs >= 3 && strcmp(args[0], "gas") == 0) return gas(atoi(args[1]), atol(args[2]));
+    if (nargs >= 2 && strcmp(args[0], "repose") == 0) return repose((float)atof(args[1]), nargs > 2 ? atoi(args[2]) : 1500);
     usage(stderr);
     return 2;
 }
