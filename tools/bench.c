@@ -433,9 +433,15 @@ static void print_median(const options *o, const result *runs) {
 
 // ---- command line -------------------------------------------------------------------------------
 
-static void usage(void) {
-    fprintf(stderr, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--phases]\n"
-                    "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
+static void usage_to(FILE *f) {
+    fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--phases]\n"
+               "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
+}
+
+// A bad command line: what was wrong, then the usage; exit 2.
+static void bad(const char *what, const char *arg) {
+    fprintf(stderr, "bench: %s: %s\n", what, arg);
+    usage_to(stderr);
     exit(2);
 }
 
@@ -444,14 +450,14 @@ static int parse_count(const char *s, int max) {
     char *end;
     long v = strtol(s, &end, 10);
     if (end == s)
-        usage();
+        bad("not a count", s);
     long scale = 1;
     if (*end == 'k' || *end == 'K')
         scale = 1000, end++;
     else if (*end == 'm' || *end == 'M')
         scale = 1000000, end++;
     if (*end != '\0' || v <= 0 || v > max / scale)
-        usage();
+        bad("not a count in range", s);
     return (int)(v * scale);
 }
 
@@ -460,7 +466,10 @@ static options parse_args(int argc, char **argv) {
     int positional = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--json") == 0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage_to(stdout);
+            exit(0);
+        } else if (strcmp(a, "--json") == 0)
             o.json = 1;
         else if (strcmp(a, "--no-sleep") == 0)
             o.no_sleep = 1;
@@ -470,8 +479,10 @@ static options parse_args(int argc, char **argv) {
             o.steps = parse_count(argv[++i], 1 << 30);
         else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)
             o.repeat = parse_count(argv[++i], 1000);
+        else if (strcmp(a, "--steps") == 0 || strcmp(a, "--repeat") == 0)
+            bad("needs a value", a);
         else if (a[0] == '-')
-            usage();
+            bad("unknown option", a);
         else if (positional == 0) {
             if (strcmp(a, "pile") == 0)
                 o.scene = SCENE_PILE;
@@ -480,17 +491,20 @@ static options parse_args(int argc, char **argv) {
             else if (strcmp(a, "bullets") == 0)
                 o.scene = SCENE_BULLETS;
             else
-                usage();
+                bad("no such scene (pile, gas or bullets)", a);
             positional++;
         } else if (positional == 1)
             o.n = parse_count(a, 1 << 26), positional++;
         else if (positional == 2)
             o.workers = parse_count(a, 1024), positional++;
         else
-            usage();
+            bad("one argument too many", a);
     }
-    if (positional == 0)
-        usage();
+    if (positional == 0) {
+        fprintf(stderr, "bench: which scene?\n");
+        usage_to(stderr);
+        exit(2);
+    }
     return o;
 }
 

@@ -161,6 +161,14 @@ static int parse_option(options *o, const char *name, const char *val) {
     return 0;
 }
 
+static int takes_value(const char *name) {
+    static const char *const names[] = {"--threads", "--seed", "--steps", "--every", "--format", "--out",
+                                        "--save-snapshot", "--resume", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strcmp(name, names[i]) == 0) return 1;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options *o) {
     *o = (options){.steps = -1, .format = -1, .out = "kyu-out"};
     for (int i = 1; i < argc; i++) {
@@ -168,6 +176,8 @@ static int parse_args(int argc, char **argv, options *o) {
         if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = 1;
         } else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
+            if (!takes_value(a))
+                return die(-1, "unknown option %s (try --help)", a);
             if (i + 1 >= argc)
                 return die(-1, "%s needs a value (try --help)", a);
             if (parse_option(o, a, argv[++i]) != 0)
@@ -327,6 +337,21 @@ static int wanted(const uint32_t *only, int only_count, uint32_t id) {
     return 0;
 }
 
+// A number for JSON: 9 significant digits, or null when it is not finite (a world that blew up),
+// as the summary writes it; JSON has no NaN.
+static void json_num(FILE *f, double v) {
+    if (isfinite(v)) fprintf(f, "%.9g", v);
+    else fputs("null", f);
+}
+
+static void json_vec(FILE *f, const char *key, vec3s v) {
+    fprintf(f, ",\"%s\":[", key);
+    for (int k = 0; k < 3; k++) {
+        json_num(f, v.raw[k]);
+        fputc(k < 2 ? ',' : ']', f);
+    }
+}
+
 static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, double t) {
     vec3s p, v, a;
     float rad;
@@ -339,11 +364,14 @@ static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, doubl
         fprintf(r->csv, "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%.9g\n", step, t, id.index1,
                 (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
                 (double)rad, awake, (double)a.x, (double)a.y, (double)a.z);
-    if (r->jsonl)
-        fprintf(r->jsonl, "{\"step\":%ld,\"t\":%.9g,\"id\":%u,\"p\":[%.9g,%.9g,%.9g],"
-                "\"v\":[%.9g,%.9g,%.9g],\"r\":%.9g,\"awake\":%s,\"w\":[%.9g,%.9g,%.9g]}\n", step, t, id.index1,
-                (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
-                (double)rad, awake ? "true" : "false", (double)a.x, (double)a.y, (double)a.z);
+    if (r->jsonl) {
+        fprintf(r->jsonl, "{\"step\":%ld,\"t\":%.9g,\"id\":%u", step, t, id.index1);
+        json_vec(r->jsonl, "p", p);
+        json_vec(r->jsonl, "v", v);
+        fprintf(r->jsonl, ",\"r\":%.9g,\"awake\":%s", (double)rad, awake ? "true" : "false");
+        json_vec(r->jsonl, "w", a);
+        fputs("}\n", r->jsonl);
+    }
 }
 
 static void rec_series(recorder *r, kyu_scene *s, long step, double t) {

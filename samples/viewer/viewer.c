@@ -69,15 +69,16 @@ static int parse_layers(const char *list, uint32_t *flags) {
     return 0;
 }
 
-static void usage(void) {
-    fprintf(stderr, "usage: viewer [--scene NAME] [--frames N] [--dt SECONDS] [--size WxH] [--layers a,b]\n"
-                    "              [--report-frame K] [--screenshot FILE.bmp]\nscenes:");
-    for (int k = 0; k < scene_count; k++) fprintf(stderr, " %s", scene_list[k].name);
-    fprintf(stderr, "\nlayers:");
-    for (int i = 0; i < LAYER_COUNT; i++) fprintf(stderr, " %s", layers[i].name);
-    fprintf(stderr, "\n");
+static void usage(FILE *f) {
+    fprintf(f, "usage: viewer [--scene NAME] [--frames N] [--dt SECONDS] [--size WxH] [--layers a,b]\n"
+               "              [--report-frame K] [--screenshot FILE.bmp]\nscenes:");
+    for (int k = 0; k < scene_count; k++) fprintf(f, " %s", scene_list[k].name);
+    fprintf(f, "\nlayers:");
+    for (int i = 0; i < LAYER_COUNT; i++) fprintf(f, " %s", layers[i].name);
+    fprintf(f, "\n");
 }
 
+// 0 parsed, 1 --help (the usage went to stdout), -1 a bad command line (said on stderr).
 static int parse_options(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->scene = "cannon";
@@ -86,6 +87,10 @@ static int parse_options(int argc, char **argv, options *o) {
     o->flags = KYU_DRAW_SHAPES | KYU_DRAW_SLEEP;
     for (int i = 1; i < argc; i += 2) { // every option takes a value
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        }
         int ok = v != NULL;
         if (strcmp(a, "--scene") == 0 && v) o->scene = v;
         else if (strcmp(a, "--frames") == 0 && v) o->frames = strtol(v, NULL, 10);
@@ -96,14 +101,15 @@ static int parse_options(int argc, char **argv, options *o) {
         else if (strcmp(a, "--screenshot") == 0 && v) o->screenshot = v;
         else ok = 0;
         if (!ok) {
-            if (strcmp(a, "--help") != 0) fprintf(stderr, "viewer: bad option %s\n", a);
-            usage();
+            if (!v) fprintf(stderr, "viewer: %s needs a value\n", a);
+            else fprintf(stderr, "viewer: bad option or value: %s %s\n", a, v);
+            usage(stderr);
             return -1;
         }
     }
     if (scene_find(o->scene) < 0) {
         fprintf(stderr, "viewer: no scene '%s'\n", o->scene);
-        usage();
+        usage(stderr);
         return -1;
     }
     return 0;
@@ -310,7 +316,8 @@ static void run(app *a) {
 
 int main(int argc, char **argv) {
     static app a; // large (the renderer's buffers): not on the stack
-    if (parse_options(argc, argv, &a.opt)) return 2;
+    int parsed = parse_options(argc, argv, &a.opt);
+    if (parsed) return parsed > 0 ? 0 : 2;
     a.flags = a.opt.flags;
     int status = 1;
     if (open_window(&a) == 0 && load_scene(&a, scene_find(a.opt.scene)) == 0) {

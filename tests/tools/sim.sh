@@ -280,6 +280,19 @@ fi
 
 # ---- plots ---------------------------------------------------------------------------------------
 
+# Command lines: an unknown option is named as unknown, --help exits 0 (kyu-sim and the bench).
+"$SIM" "$SCENES/bounce.json" --bogus > "$T/stdout" 2> "$T/stderr"
+[ $? -eq 2 ] && grep -q "unknown option --bogus" "$T/stderr" && ok "sim_names_an_unknown_option" ||
+    no "sim_names_an_unknown_option" "$(cat "$T/stderr")"
+BENCH="$BUILD/tools/bench"
+if [ -x "$BENCH" ]; then
+    "$BENCH" --help > "$T/stdout" 2> "$T/stderr" && grep -q "^usage: bench" "$T/stdout" &&
+        ok "bench_help_exits_0" || no "bench_help_exits_0" "$(cat "$T/stderr")"
+    "$BENCH" pile --bogus > "$T/stdout" 2> "$T/stderr"
+    [ $? -eq 2 ] && grep -q "unknown option: --bogus" "$T/stderr" && ok "bench_names_a_bad_argument" ||
+        no "bench_names_a_bad_argument" "$(cat "$T/stderr")"
+fi
+
 # The marble run, in full: its marbles roll down all three ramps to the tray (x past 3 m at
 # y = -0.042), at 5/7 g (sin - rr cos) on the first ramp.
 "$SIM" "$SCENES/marble-run.json" --format csv --out "$T/marbles" --quiet
