@@ -46,7 +46,7 @@ SAMPLES  := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 HEADERS  := $(wildcard include/kyu/*.h)
 
 .PHONY: all lib test samples bench install clean run tools/bench
-all: lib tools/bench samples $(BUILD)/tools/physics-check
+all: lib tools/bench samples $(BUILD)/tools/physics-check $(BUILD)/tools/floor
 lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
 # Tools and samples with their own dependencies (scene files, viewer, renderer, lesson) keep their
@@ -92,6 +92,12 @@ $(BUILD)/tools/physics-check: tools/physics-check.c $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O3 $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
 
+# floor: the least work any engine can do on PILE (integrate, bin, push pairs once), the yardstick
+# the benchmark table sets beside each PILE row (docs/benchmarks.md). It does not use kyu.
+$(BUILD)/tools/floor: tools/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O3 $< -o $@ -lm
+
 tools/bench: $(BUILD)/tools/bench
 	@ln -sf ../$(BUILD)/tools/bench tools/bench
 
@@ -115,6 +121,9 @@ install: lib
 	install -m 755 $(BUILD)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libkyu.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' kyu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kyu.pc
+	@# The dynamic loader's cache must learn the new libkyu.so.0 (/usr/local/lib is searched, but
+	@# only through the cache). Other prefixes: see README (LD_LIBRARY_PATH, or link --static).
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then ldconfig; fi
 
 clean:
 	rm -rf build build-san build-tsan build-strict build-clang build-dev tools/bench

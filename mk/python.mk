@@ -63,6 +63,7 @@ $(PY_DIR)/kyu/%: python/kyu/%
 	cp $< $@
 else
 python:
-	@echo "python skipped: it needs Debian's python3-cffi, python3-numpy, python3-dev and libcjson-dev" \
-		"(apt-get install -y python3-cffi python3-numpy python3-dev libcjson-dev)$(if $(SANITIZE), and no SANITIZE)"
+	@echo "python: it needs Debian's python3-cffi, python3-numpy, python3-dev and libcjson-dev" \
+		"(apt-get install -y python3-cffi python3-numpy python3-dev libcjson-dev)$(if $(SANITIZE), and no SANITIZE): not built"
+	@exit 1
 endif

@@ -24,5 +24,6 @@ $(BUILD)/samples/viewer: $(VIEWER_SRC) $(VIEWER_HDR) $(BUILD)/libkyu.a
 	$(CC) $(CFLAGS_ALL) $(VIEWER_CFLAGS) $(VIEWER_SRC) $(BUILD)/libkyu.a -o $@ $(VIEWER_LIBS) $(LDLIBS_ALL)
 else
 viewer:
-	@echo "viewer skipped: it needs SDL2 and OpenGL (sudo apt-get install -y libsdl2-dev pkg-config)"
+	@echo "viewer: it needs SDL2 and OpenGL (sudo apt-get install -y libsdl2-dev pkg-config): not built"
+	@exit 1
 endif

@@ -243,7 +243,7 @@ static void stage_grid(FILE *f, const ls_capture *c) {
 static void toi_table_spheres(FILE *f, const ls_capture *c) {
     const ls_toi *t = &c->toi;
     const ls_body *A = &c->b[c->ia], *B = &c->b[c->ib];
-    fprintf(f, "<p>Seed 000: with A = %s and B = %s (the engine's event names A as <code>body</code>, B as "
+    fprintf(f, "<p>The time of impact of two moving spheres: with A = %s and B = %s (the engine's event names A as <code>body</code>, B as "
                "<code>other</code>), C(t) = C0 + t D is the vector from A to B at time t (a fraction of the step). "
                "|C(t)|&#178; = P t&#178; + 2 Q t + R' with P = D&#183;D, Q = C0&#183;D, R' = C0&#183;C0; contact when it "
                "equals (ra + rb)&#178;, so R = C0&#183;C0 &#8722; (ra+rb)&#178; and "
@@ -266,7 +266,7 @@ static void toi_table_spheres(FILE *f, const ls_capture *c) {
 
 static void toi_table_wall(FILE *f, const ls_capture *c) {
     const ls_toi *t = &c->toi;
-    fprintf(f, "<p>A wall has no P, Q, R: seen from the wall (seed 003: relative motion), the ball moves by "
+    fprintf(f, "<p>A wall has no P, Q, R: seen from the wall (relative motion), the ball moves by "
                "D = (v &#8722; v_wall) dt and its gap to the face with normal n shrinks at the rate n&#183;D per step, "
                "so <b>t = &#8722;g0 / (n&#183;D)</b>.</p>\n");
     fprintf(f, "<table class=\"nums\"><tr><td>n (face normal, from the event)</td><td>%s</td></tr>"
@@ -318,7 +318,7 @@ static void stage_contact(FILE *f, const ls_capture *c) {
     svg_end(&v);
     double dp = glms_vec3_norm(glms_vec3_sub(r->point, r->point_mine)), dn = glms_vec3_norm(glms_vec3_sub(r->n, r->n_mine));
     fprintf(f, "<p>At t the two shapes touch. The normal points from B (%s) to A (%s); the contact point is on A's "
-               "surface, %s: point = A(t) + ra/(ra+rb) (B(t) &#8722; A(t)) (seed 000).</p>\n",
+               "surface, %s: point = A(t) + ra/(ra+rb) (B(t) &#8722; A(t)).</p>\n",
             side_name(c, c->ib), c->b[c->ia].name, c->ib >= 0 ? "between the centres" : "the point of the wall nearest A");
     fprintf(f, "<table class=\"nums\"><tr><th></th><th>engine (kyu_impact_event)</th><th>lesson (positions at t)</th></tr>"
                "<tr><td>point</td><td id=\"s%d-point-engine\">%s</td><td>%s</td></tr>"
@@ -351,7 +351,7 @@ static void stage_velocity(FILE *f, const ls_capture *c) {
     float scale = vmax > 0.0f ? 3.0f * c->b[c->ia].r / vmax : 0.0f;
     velocity_arrows(&v, c, scale);
     svg_end(&v);
-    fprintf(f, "<p>Seed 003: the velocity of A relative to B (or to the moving wall), v = vA &#8722; vB, splits into "
+    fprintf(f, "<p>Reflection with restitution: the velocity of A relative to B (or to the moving wall), v = vA &#8722; vB, splits into "
                "<span class=\"k vn-k\">vN = (v&#183;n) n</span> and <span class=\"k vt-k\">vT = v &#8722; vN</span>. "
                "The impact turns vN around and scales it by the restitution e: <span class=\"k vr-k\">v' = vT &#8722; e vN</span> "
                "(<span class=\"k v-k\">v</span> before). As an impulse: j = &#8722;(1+e) v&#183;n / (1/mA + 1/mB), a wall's 1/m "

@@ -2,9 +2,12 @@
 /// @file world.h
 /// The world, its particles (bodies) and colliders, and the fixed-timestep loop.
 ///
-/// Every function that can fail returns a `kyu_status`; on failure the world is unchanged and
-/// `kyu_world_last_error(world)` says what was wrong. Passing NULL for the world returns
-/// `KYU_ERR_NULL`. No function calls back into user code.
+/// Every function that can fail returns a `kyu_status`; on failure the world is unchanged (a failed
+/// step is the exception: see kyu_world_step) and `kyu_world_last_error(world)` says what was
+/// wrong. Passing NULL for the world returns `KYU_ERR_NULL`. kyu calls your code only where you
+/// gave it a function: the mix callbacks (`kyu_world_def.friction_callback`, `restitution_callback`)
+/// and the job-system hooks (`enqueue_task`, `finish_task`) during a step, and the debug-draw
+/// callbacks during `kyu_world_draw`. None of them may call back into the world.
 #ifndef KYU_WORLD_H
 #define KYU_WORLD_H
 

@@ -332,7 +332,7 @@ static void pile_update(scene *s, float dt) {
 // ---- the list -----------------------------------------------------------------------------------
 
 const scene_desc scene_list[] = {
-    {"cannon", "1 cannon (seed 004: recycled balls, sleepers dark)", cannon_build, cannon_update, cannon_fire,
+    {"cannon", "1 cannon (recycled balls, sleepers dark)", cannon_build, cannon_update, cannon_fire,
      {{{2.5f, 0.5f, 0.0f}}, -0.65f, 0.5f, 13.0f}},
     {"bowl", "2 pour into a bowl mesh", bowl_build, bowl_update, bowl_fire, {{{0.0f, 2.0f, 0.0f}}, 0.5f, 0.6f, 14.0f}},
     {"billiards", "3 billiards and a Newton's cradle", billiards_build, billiards_update, billiards_fire,
