@@ -1251,7 +1251,10 @@ static int build_world(ctx *c, kyu_scene *s, const cJSON *root, const body_tpl *
     s->wd.body_capacity = (int)(s->planned < 16 ? 16 : s->planned);
     s->wd.max_bodies = c->max_bodies;
     s->wd.max_colliders = c->max_colliders;
-    kyu_status st = kyu_world_create(&s->wd, &s->world);
+    char why[200];
+    kyu_status st = kyu_world_def_check(&s->wd, why, sizeof why); // names the field and its value
+    if (st == KYU_OK) st = kyu_world_create(&s->wd, &s->world);
+    else return fail(c, "world", "kyu refused the world settings: %s", why);
     if (st != KYU_OK)
         return fail(c, "world", "kyu refused the world settings: %s", kyu_status_string(st));
     const cJSON *colliders = item(root, "colliders"), *bodies = item(root, "bodies");

@@ -111,6 +111,8 @@ expect_bad endless_emitter \
     "key \`generators[0]\`: an emitter needs \"count\" or \"stop\""
 expect_bad mass_and_density '{"bodies": [{"position": [0, 0, 0], "mass": 1, "density": 2}]}' \
     "key \`bodies[0]\`: give \"mass\" or \"density\", not both"
+expect_bad world_settings '{"world": {"linear_slop": 1, "contact_margin": 0.5}}' \
+    "key \`world\`: kyu refused the world settings: contact_margin = 0.5 is below linear_slop = 1"
 expect_bad record_format '{"run": {"record": {"format": "xml"}}}' \
     "key \`run.record.format\`: must be one of: none, csv, jsonl, both"
 
