@@ -62,6 +62,7 @@ typedef struct options {
     int repeat;
     int json;
     int no_sleep;
+    int fixed_rotation; // --fixed-rotation: no body spins (kyu's particles before spin)
     int phases; // print the mean ms per step of each stage
 } options;
 
@@ -202,6 +203,7 @@ static result run_pile(const options *o) {
     proto.mass = 1.0f;
     proto.restitution = e;
     proto.friction = mu;
+    proto.fixed_rotation = o->fixed_rotation;
     lcg_state = 12345;
     for (int i = 0; i < n; i++) {
         int layer = i / (k * k), j = i % (k * k), a = j % k, b = j / k;
@@ -263,6 +265,7 @@ static result run_gas(const options *o) {
     proto.mass = 1.0f;
     proto.restitution = 1.0f;
     proto.friction = 0.0f;
+    proto.fixed_rotation = o->fixed_rotation;
     proto.linear_damping = 0.0f;
     lcg_state = 12345;
     double spacing = G / m;
@@ -307,6 +310,7 @@ static result run_bullets(const options *o) {
     proto.radius = 0.05f;
     proto.mass = 0.01f;
     proto.restitution = 0.5f;
+    proto.fixed_rotation = o->fixed_rotation;
     kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
     if (ids == NULL)
         check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
@@ -371,6 +375,7 @@ static void emit_head(emitter *e, const options *o, int n, int steps) {
     emit_int(e, "workers", o->workers);
     emit_int(e, "steps", steps);
     emit_int(e, "sleep", !o->no_sleep);
+    emit_int(e, "spin", !o->fixed_rotation);
 }
 
 static void print_result(const options *o, const result *r) {
@@ -434,7 +439,7 @@ static void print_median(const options *o, const result *runs) {
 // ---- command line -------------------------------------------------------------------------------
 
 static void usage_to(FILE *f) {
-    fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--phases]\n"
+    fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--fixed-rotation] [--phases]\n"
                "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
 }
 
@@ -473,6 +478,8 @@ static options parse_args(int argc, char **argv) {
             o.json = 1;
         else if (strcmp(a, "--no-sleep") == 0)
             o.no_sleep = 1;
+        else if (strcmp(a, "--fixed-rotation") == 0)
+            o.fixed_rotation = 1;
         else if (strcmp(a, "--phases") == 0)
             o.phases = 1;
         else if (strcmp(a, "--steps") == 0 && i + 1 < argc)
