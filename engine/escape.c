@@ -131,13 +131,18 @@ static void warm_one(kyu_world *w, contact *c) {
 // keep its pile awake; a rolling ball does not twist, so it rolls as the textbook says.
 #define TWIST_FRICTION (2.0f / 3.0f)
 
-// The bounds of a contact's rolling and twisting impulses at its present normal impulse.
-void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist) {
+// The bounds of a contact's rolling and twisting impulses at its present normal impulse (mu: the
+// pair's friction).
+static void spin_limits(const kyu_world *w, const contact *c, float mu, float *roll, float *twist) {
     const body_store *s = &w->bodies;
     float ra = s->radius[c->a], R = is_collider(c->b) ? ra : ra * s->radius[c->b] / (ra + s->radius[c->b]);
-    float patch = sqrtf(2.0f * R * kyu_pair_slop(w, c->a, c->b));
     *roll = kyu_pair_rolling(w, c->a, c->b) * R * c->jn;
-    *twist = *roll + TWIST_FRICTION * kyu_contact_friction(w, c) * patch * c->jn;
+    *twist = *roll;
+    if (mu > 0.0f) *twist += TWIST_FRICTION * mu * sqrtf(2.0f * R * kyu_pair_slop(w, c->a, c->b)) * c->jn;
+}
+
+void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist) {
+    spin_limits(w, c, kyu_contact_friction(w, c), roll, twist);
 }
 static void solve_spin(kyu_world *w, contact *c) {
     body_store *s = &w->bodies;
@@ -159,16 +164,17 @@ static void solve_spin(kyu_world *w, contact *c) {
     vec3s spin = glms_vec3_add(glms_vec3_scale(s->ang[a], iia > 0.0f ? ra : 0.0f), glms_vec3_scale(wb, col ? 0.0f : rb));
     vec3s vc = glms_vec3_add(vrel, glms_vec3_cross(n, spin));
     vec3s vt = glms_vec3_sub(vc, glms_vec3_scale(n, glms_vec3_dot(vc, n)));
-    float kt = 1.0f / (ia + ib + ra * ra * iia + rb * rb * iib);
+    float kt = 1.0f / (ia + ib + ra * ra * iia + rb * rb * iib), mu = kyu_contact_friction(w, c);
     vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, kt));
-    float jt_len = glms_vec3_norm(jt), jt_max = kyu_contact_friction(w, c) * c->jn;
+    float jt_len = glms_vec3_norm(jt), jt_max = mu * c->jn;
     if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
     vec3s dt = glms_vec3_sub(jt, c->jt);
     c->jt = jt;
     apply_spin(w, c, glms_vec3_add(glms_vec3_scale(n, djn), dt), dt, glms_vec3_zero());
     if (!(iia + iib > 0.0f)) return;
     float limit, twist_limit;
-    kyu_contact_spin_limits(w, c, &limit, &twist_limit);
+    spin_limits(w, c, mu, &limit, &twist_limit);
+    if (!(twist_limit > 0.0f) && c->jr.x == 0.0f && c->jr.y == 0.0f && c->jr.z == 0.0f) return; // nothing resists turning
     vec3s rel = glms_vec3_sub(s->ang[a], col ? cb->angular_velocity : s->ang[b]);
     vec3s jr = glms_vec3_sub(c->jr, glms_vec3_scale(rel, 1.0f / (iia + iib)));
     float twist = glms_vec3_dot(jr, n);
