@@ -10,7 +10,9 @@
 //     physics-check repose RR [N]     N (default 1500) 2 cm beads (mu 0.5) poured from a spout onto a
 //                                     2 m plate with rolling resistance RR: the heap's flank angle
 //
-// Every check prints one key=value line; `--workers W` sets the worker count.
+// Every check prints one key=value line; `--workers W` sets the worker count. The environment
+// changes a setting: MU (the pour's friction), RR (its rolling resistance), HZ (steps a second),
+// NOSLEEP (never sleep).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +158,7 @@ static double settle(kyu_world *w, double limit, int *steps_out, float *max_over
 static kyu_world *new_world(int capacity) {
     kyu_world_def wd = kyu_world_def_default();
     if (getenv("NOSLEEP")) wd.sleep_speed = 0.0f;
+    if (getenv("HZ")) wd.fixed_dt = 1.0f / (float)atof(getenv("HZ")); // steps a second (default 60)
     wd.worker_count = workers;
     wd.body_capacity = capacity;
     kyu_world *w = NULL;
@@ -174,6 +177,7 @@ static int pour(float R, int n) {
     container(w, L, 1.3f * d * (float)layers + 4 * d, d, 0.2f, 0.5f);
     kyu_body_def bd = kyu_body_def_default();
     bd.radius = R, bd.restitution = 0.2f, bd.friction = getenv("MU") ? (float)atof(getenv("MU")) : 0.5f;
+    bd.rolling_resistance = getenv("RR") ? (float)atof(getenv("RR")) : 0.0f;
     float vs = 0.2f * sqrtf(9.81f * R);
     for (int i = 0; i < n; i++) {
         int layer = i / 100, a = i % 10, b = i / 10 % 10;
