@@ -101,8 +101,8 @@ $(BUILD)/tools/floor: tools/floor.c
 tools/bench: $(BUILD)/tools/bench
 	@ln -sf ../$(BUILD)/tools/bench tools/bench
 
-bench: $(BUILD)/tools/bench
-	./tools/bench-table.sh ./$(BUILD)/tools/bench
+bench: $(BUILD)/tools/bench $(BUILD)/tools/floor
+	./tools/bench-table.sh ./$(BUILD)/tools/bench ./$(BUILD)/tools/floor
 
 $(BUILD)/samples/%: samples/%.c $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)

@@ -1,95 +1,89 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench-table.sh BENCH_BINARY: runs the default benchmark set (SCENES.md) and prints a Markdown
-# table of median ms/step over REPEATS runs. `make bench` runs it.
-#   WORKERS="1 2"    worker counts, each scene is run with each (default "1 2")
-#   SIZES="1000 10000 100000"  the N of pile and gas (bullets has its own 1000)
-#   REPEATS=k        runs per scene (default 3)
-#   BUDGET_S=s       seconds allowed per scene (default 90): a scene whose full step count would take
-#                    longer is run with fewer steps, marked with * (so the whole set stays ~5 min)
+# bench-table.sh BENCH_BINARY [FLOOR_BINARY]: the benchmark table README shows (`make bench`).
+#
+# Rows, for each N in SIZES:
+#   PILE awake   (--no-sleep, STEPS steps): the headline, what a user pays while things move
+#   GAS          (STEPS steps; a gas never sleeps)
+#   PILE + sleep (the scene's own 600 steps, 300 from 100k: a settled pile costs almost nothing)
+# each at every worker count in WORKERS, and BULLETS once. The same step count at every N, so the
+# cost ratios between sizes compare like with like. Runs are interleaved: REPEATS rounds, each
+# running every row once (and the floor, the least work any engine can do on PILE, beside each
+# PILE N), so a noisy minute touches every row alike; each cell is the median, with the range.
+#   SIZES="10000 100000"  WORKERS="1 2"  REPEATS=3  STEPS=150
 set -eu
 
-if [ $# -ne 1 ] || [ ! -x "$1" ]; then
-    echo "usage: $0 BENCH_BINARY" >&2
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then
+    echo "usage: $0 BENCH_BINARY [FLOOR_BINARY]" >&2
     exit 2
 fi
 bench=$1
+floor=${2:-}
+sizes=${SIZES:-10000 100000}
 workers_list=${WORKERS:-1 2}
-sizes=${SIZES:-1000 10000 100000}
-workers=1
 repeats=${REPEATS:-3}
-budget_s=${BUDGET_S:-90}
+steps=${STEPS:-150}
 
 # value KEY LINE: the value of KEY in a key=value line (empty when absent).
 value() {
     printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
 }
 
-# full_steps SCENE N: the scene's own step count, as in SCENES.md.
-full_steps() {
-    case $1 in
-        pile) if [ "$2" -ge 100000 ]; then echo 300; else echo 600; fi ;;
-        gas) echo 600 ;;
-        bullets) echo 60 ;;
-    esac
+# stats FILE: "median min max" of the numbers in FILE.
+stats() {
+    sort -g "$1" | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f %.3f %.3f", m, v[1], v[NR] }'
 }
 
-# steps_within_budget SCENE N: the full step count, or fewer when a short probe says the REPEATS
-# runs would not fit in BUDGET_S. The probe underestimates a pile (its early steps are free fall),
-# which is why the budget leaves room.
-steps_within_budget() {
-    local full probe ms steps
-    full=$(full_steps "$1" "$2")
-    probe=$("$bench" "$1" "$2" "$workers" --steps 20 | grep '^engine=')
-    ms=$(value ms_per_step "$probe")
-    steps=$(awk -v ms="$ms" -v full="$full" -v r="$repeats" -v b="$budget_s" 'BEGIN {
-        s = (ms > 0) ? int(b * 1000 / (ms * r) / 10) * 10 : full
-        if (s > full) s = full
-        if (s < 20) s = 20
-        print s }')
-    echo "$steps"
-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-reduced=0
-rows=""
-runs=""
-for n in $sizes; do runs="$runs pile:$n"; done
-for n in $sizes; do runs="$runs gas:$n"; done
-runs="$runs bullets:1000"
-for run in $runs; do
-  for workers in $workers_list; do
-    scene=${run%%:*}
-    n=${run##*:}
-    steps=$(steps_within_budget "$scene" "$n")
-    mark=""
-    if [ "$steps" -lt "$(full_steps "$scene" "$n")" ]; then
-        mark="*"
-        reduced=1
+# The rows: "label|bench arguments".
+rows=()
+for n in $sizes; do
+    for w in $workers_list; do rows+=("pile_awake|pile $n $w --no-sleep --steps $steps"); done
+done
+for n in $sizes; do
+    for w in $workers_list; do rows+=("gas|gas $n $w --steps $steps"); done
+done
+for n in $sizes; do
+    for w in $workers_list; do rows+=("pile_sleep|pile $n $w"); done
+done
+rows+=("bullets|bullets 1000 1")
+
+for round in $(seq "$repeats"); do
+    for i in "${!rows[@]}"; do
+        args=${rows[$i]#*|}
+        # shellcheck disable=SC2086
+        line=$("$bench" $args | grep '^engine=' | tail -n 1)
+        value ms_per_step "$line" >> "$tmp/ms.$i"
+        printf '%s\n' "$line" > "$tmp/last.$i"
+    done
+    if [ -n "$floor" ]; then
+        for n in $sizes; do "$floor" "$n" "$steps" | tr ' ' '\n' | sed -n 's/^ms_per_step=//p' >> "$tmp/floor.$n"; done
     fi
-    out=$("$bench" "$scene" "$n" "$workers" --steps "$steps" --repeat "$repeats")
-    first=$(printf '%s\n' "$out" | grep '^engine=' | head -n 1)
-    last=$(printf '%s\n' "$out" | grep 'median_ms_per_step=' | tail -n 1)
-    case $scene in
-        pile) figure="escaped $(value escaped "$first")" ;;
-        gas) figure="energy ratio $(value energy_ratio "$first"), escaped $(value escaped "$first")" ;;
-        bullets) figure="passed $(value passed "$first")" ;;
-    esac
-    if [ "$(value deterministic "$last")" = "no" ]; then
-        figure="$figure, NOT deterministic across runs"
-    fi
-    case $scene in
-        pile) figure="$figure, sleeping $(value sleeping "$first")" ;;
-    esac
-    rows="$rows| $scene | $n | $workers | $steps$mark | $(value median_ms_per_step "$last") | $(value peak_rss_mb "$first") | $figure |
-"
-  done
 done
 
-echo "kyu benchmark: median of $repeats runs, scenes as in SCENES.md, $(uname -m), $(nproc 2>/dev/null || echo '?') cores"
-if [ "$reduced" -eq 1 ]; then
-    echo "(* fewer steps than SCENES.md asks, to keep the set within ${budget_s} s per scene: not comparable)"
-fi
+echo "kyu benchmark: medians of $repeats interleaved rounds (range in brackets), $(uname -m), $(nproc 2>/dev/null || echo '?') cores"
 echo
-echo "| scene | N | workers | steps | median ms/step | peak MB | figure |"
-echo "|---|---:|---:|---:|---:|---:|---|"
-printf '%s' "$rows"
+echo "| scene | N | workers | steps | ms/step | peak MB | figure | floor ms/step | x floor |"
+echo "|---|---:|---:|---:|---:|---:|---|---:|---:|"
+for i in "${!rows[@]}"; do
+    label=${rows[$i]%%|*}
+    line=$(cat "$tmp/last.$i")
+    n=$(value n "$line")
+    read -r med lo hi <<< "$(stats "$tmp/ms.$i")"
+    cell="$med"
+    if [ "$repeats" -gt 1 ]; then cell="$med ($lo-$hi)"; fi
+    case $label in
+        pile_awake) name="PILE awake"; figure="escaped $(value escaped "$line")" ;;
+        pile_sleep) name="PILE + sleep"; figure="escaped $(value escaped "$line"), sleeping $(value sleeping "$line") at the end" ;;
+        gas) name="GAS"; figure="energy ratio $(value energy_ratio "$line"), escaped $(value escaped "$line")" ;;
+        bullets) name="BULLETS"; figure="passed $(value passed "$line")" ;;
+    esac
+    fl="" ratio=""
+    if [ "$label" = pile_awake ] && [ -f "$tmp/floor.$n" ]; then
+        fl=$(stats "$tmp/floor.$n" | cut -d' ' -f1)
+        ratio=$(awk -v a="$med" -v b="$fl" 'BEGIN { if (b > 0) printf "%.1f", a / b }')
+    fi
+    echo "| $name | $n | $(value workers "$line") | $(value steps "$line") | $cell | $(value peak_rss_mb "$line") | $figure | $fl | $ratio |"
+done
