@@ -8,6 +8,12 @@
 #include "test.h"
 
 static int passed, failed;
+
+int test_quick(void) {
+    static int quick = -1;
+    if (quick < 0) quick = getenv("KYU_TEST_QUICK") != NULL && getenv("KYU_TEST_QUICK")[0] != '\0';
+    return quick;
+}
 static const char *filter;
 int test_current_failed;
 

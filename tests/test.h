@@ -14,6 +14,11 @@ extern int test_current_failed;
 
 #define RUN_TEST(fn) test_run(#fn, fn)
 
+// KYU_TEST_QUICK set (CI's sanitizer builds, 5-10 times slower): the few long tests run a shorter
+// version of themselves (fewer steps or layers, the same checks). Without it, the full length.
+int test_quick(void);
+#define TEST_LENGTH(full, quick) (test_quick() ? (quick) : (full))
+
 #define ENSURE(cond)                                                                               \
     do {                                                                                           \
         if (!(cond)) {                                                                             \

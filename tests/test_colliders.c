@@ -137,7 +137,7 @@ static void test_bullets_stay_inside_a_closed_mesh_box(void) {
         ids[i] = ball(w, v3(0.2f * (i % 10) - 1, 0.2f * (i / 10 % 10) - 1, 0.2f * (i / 100) - 1),
                       glms_vec3_scale(dir, 400), 0.05f, 1, 0); // 6.7 m a step in a 10 m box
     }
-    for (int step = 0; step < 120; step++) kyu_world_step(w);
+    for (int step = 0; step < TEST_LENGTH(120, 30); step++) kyu_world_step(w); // 30: 200 m each, 20 crossings
     int out = 0;
     for (int i = 0; i < 1000; i++) {
         vec3s p = pos(w, ids[i]);

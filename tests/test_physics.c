@@ -411,7 +411,7 @@ static void test_pile_is_bit_identical_when_run_twice(void) {
     uint64_t h[2];
     for (int run = 0; run < 2; run++) {
         kyu_world *w = make_pile(N, ids, &L);
-        for (int i = 0; i < 600; i++) kyu_world_step(w);
+        for (int i = 0; i < TEST_LENGTH(600, 100); i++) kyu_world_step(w);
         h[run] = kyu_world_state_hash(w);
         kyu_world_destroy(w);
     }
