@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Physics against physics: conservation laws, textbook impacts, bounce heights, Newton's cradle,
-// no tunnelling, the SCENES.md gas and pile, escape of overlaps, determinism.
+// no tunnelling, the docs/benchmarks.md gas and pile, escape of overlaps, determinism.
 #include <math.h>
 #include <stdlib.h>
 
@@ -165,7 +165,7 @@ static void test_newtons_cradle_passes_momentum(void) {
     kyu_world_destroy(w);
 }
 
-// SCENES.md BULLETS: 1000 spheres at 300 m/s (5 m a step) against a 0.1 m wall.
+// docs/benchmarks.md BULLETS: 1000 spheres at 300 m/s (5 m a step) against a 0.1 m wall.
 static void test_bullets_never_pass_the_wall(void) {
     kyu_world *w = make_world(v3(0, 0, 0));
     add_box(w, v3(10, -1, -1), v3(10.1f, 3, 21), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
@@ -326,7 +326,7 @@ static void test_fast_ball_in_closed_box_keeps_speed_and_stays_inside(void) {
     kyu_world_destroy(w);
 }
 
-// SCENES.md GAS(1000): elastic hard spheres in a closed box keep their kinetic energy.
+// docs/benchmarks.md GAS(1000): elastic hard spheres in a closed box keep their kinetic energy.
 static void test_elastic_gas_keeps_energy(void) {
     lcg = 12345;
     int n = 1000, m = (int)ceil(cbrt(n));
@@ -361,7 +361,7 @@ static void test_elastic_gas_keeps_energy(void) {
     kyu_world_destroy(w);
 }
 
-// SCENES.md PILE(n), returned with its handles; `L` receives the inner box width.
+// docs/benchmarks.md PILE(n), returned with its handles; `L` receives the inner box width.
 static kyu_world *make_pile(int n, kyu_body_id *ids, float *L_out) {
     lcg = 12345;
     int k = (int)ceil(sqrt(n / 10.0)), layers = (n + k * k - 1) / (k * k);

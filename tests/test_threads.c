@@ -15,7 +15,7 @@ static double frand(void) {
 
 static void add_wall(kyu_world *w, vec3s lo, vec3s hi) { add_box(w, lo, hi, 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0)); }
 
-// SCENES.md PILE(n) for `steps` steps with this def; returns the state hash.
+// docs/benchmarks.md PILE(n) for `steps` steps with this def; returns the state hash.
 static uint64_t pile_hash(kyu_world_def wd, int n, int steps) {
     lcg = 12345;
     int k = (int)ceil(sqrt(n / 10.0)), layers = (n + k * k - 1) / (k * k);

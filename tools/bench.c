@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// bench: runs the shared benchmark scenes of SCENES.md (PILE, GAS, BULLETS) on kyu and
+// bench: runs the benchmark scenes of docs/benchmarks.md (PILE, GAS, BULLETS) on kyu and
 // prints one line of key=value pairs per run, so its figures sit next to other engines' figures.
 //
 //     bench SCENE [N] [WORKERS] [--steps S] [--repeat K] [--json]
@@ -11,7 +11,7 @@
 //       --json   one JSON object per line instead of key=value pairs
 //       --no-sleep  keep every body awake (the awake cost, to compare with a sleeping pile)
 //
-// The scenes must match SCENES.md exactly (geometry, LCG seed 12345, order of frand calls, step
+// The scenes must match docs/benchmarks.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@ static void check(kyu_world *w, kyu_status st, const char *what) {
 }
 #define CHECK(w, call) check((w), (call), #call)
 
-// ---- the scenes' random numbers (SCENES.md) ----------------------------------------------------
+// ---- the scenes' random numbers (docs/benchmarks.md) ----------------------------------------------------
 
 static uint32_t lcg_state;
 
@@ -207,7 +207,7 @@ static result run_pile(const options *o) {
     lcg_state = 12345;
     for (int i = 0; i < n; i++) {
         int layer = i / (k * k), j = i % (k * k), a = j % k, b = j / k;
-        // Evaluated in double and rounded once, as written in SCENES.md; x's frand comes before z's.
+        // Evaluated in double and rounded once, as written in docs/benchmarks.md; x's frand comes before z's.
         double x = -L / 2 + 0.5 + 0.05 + 1.1 * a + 0.04 * (frand() - 0.5);
         double y = 0.5 + 0.05 + 1.1 * layer;
         double z = -L / 2 + 0.5 + 0.05 + 1.1 * b + 0.04 * (frand() - 0.5);
@@ -247,7 +247,7 @@ static result run_gas(const options *o) {
     int n = o->n, m = gas_m(n);
     double G = cbrt(n * (4.0 / 3.0) * PI * 0.125 / 0.1);
     kyu_world_def wd = scene_world_def(o, n, (vec3s){{0, 0, 0}});
-    // SCENES.md: every contact acts with restitution 1. kyu's default threshold would make the
+    // docs/benchmarks.md: every contact acts with restitution 1. kyu's default threshold would make the
     // slow impacts inelastic and bleed energy, which is not the scene (and hides real losses).
     wd.restitution_threshold = 0.0f;
     kyu_world *w = make_world(&wd);
@@ -314,7 +314,7 @@ static result run_bullets(const options *o) {
     kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
     if (ids == NULL)
         check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
-    lcg_state = 12345; // unused by this scene, seeded anyway as SCENES.md says for every scene
+    lcg_state = 12345; // unused by this scene, seeded anyway as docs/benchmarks.md says for every scene
     for (int row = 0; row < rows; row++)
         for (int col = 0; col < cols; col++)
             ids[row * cols + col] = add_sphere(w, &proto, (vec3s){{2.5f, 0.2f * row, 0.2f * col}},

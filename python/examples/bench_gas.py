@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The benchmark scene GAS(N) of tools/bench.c, built from Python: N elastic spheres (radius 0.5)
-on a cubic lattice with random velocities (the LCG of SCENES.md, seed 12345) in a closed box of six
+on a cubic lattice with random velocities (the LCG of docs/benchmarks.md, seed 12345) in a closed box of six
 walls at packing fraction 0.1, no gravity. Built to the same bits as the C bench, so the state hash
 after the same steps is the bench's, and stepping it times the engine through the binding.
 
@@ -20,7 +20,7 @@ F32 = np.float32
 
 
 class Lcg:
-    """SCENES.md's generator: state = state * 1664525 + 1013904223 (mod 2^32)."""
+    """docs/benchmarks.md's generator: state = state * 1664525 + 1013904223 (mod 2^32)."""
 
     def __init__(self, seed: int) -> None:
         self.state = seed
