@@ -380,12 +380,16 @@ kyu_status kyu_body_set_rotation(kyu_world *w, kyu_body_id id, versors q) {
     return KYU_OK;
 }
 
+versors kyu_body_interpolated_rotation(const kyu_world *w, uint32_t slot) {
+    const body_store *s = &w->bodies;
+    float back = (w->alpha - 1.0f) * w->def.fixed_dt; // from the end of the last step back to alpha
+    return s->awake[slot] && w->alpha < 1.0f ? kyu_quat_turn(s->rot[slot], s->ang[slot], back) : s->rot[slot];
+}
+
 kyu_status kyu_body_get_interpolated_rotation(const kyu_world *w, kyu_body_id id, versors *out) {
     BODY_SLOT(w, id, slot);
     if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
-    const body_store *s = &w->bodies;
-    float back = (w->alpha - 1.0f) * w->def.fixed_dt; // from the end of the last step back to alpha
-    *out = s->awake[slot] && w->alpha < 1.0f ? kyu_quat_turn(s->rot[slot], s->ang[slot], back) : s->rot[slot];
+    *out = kyu_body_interpolated_rotation(w, (uint32_t)slot);
     return KYU_OK;
 }
 

@@ -76,9 +76,7 @@ int kyu_world_get_interpolated_rotations(const kyu_world *w, float *out, int cap
     int n = 0;
     for (int i = 0; i < b->high && n < capacity; i++)
         if (b->alive[i]) {
-            versors q;
-            kyu_body_id id = kyu_handle_of(w, (uint32_t)i, b->generation[i]);
-            (void)kyu_body_get_interpolated_rotation(w, id, &q); // the same arithmetic; cannot fail
+            versors q = kyu_body_interpolated_rotation(w, (uint32_t)i);
             memcpy(out + 4 * n++, q.raw, sizeof q.raw);
         }
     return b->count;

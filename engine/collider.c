@@ -278,30 +278,29 @@ kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) 
     return KYU_OK;
 }
 
-kyu_status kyu_collider_set_angular_velocity(kyu_world *w, kyu_collider_id id, vec3s av) {
-    COLLIDER_SLOT(w, id, i);
-    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_angular_velocity during a step");
+// Sets collider i's turn and surface velocity (checked together), after waking what rests on it.
+static kyu_status set_spin(kyu_world *w, int i, vec3s av, vec3s surface) {
     collider *c = &w->colliders[i];
-    kyu_status sp = check_spin(w, c->motion, av, c->surface_velocity);
+    kyu_status sp = check_spin(w, c->motion, av, surface);
     if (sp != KYU_OK) return sp;
     if (kyu_islands_wake_collider_contacts(w, KYU_COLLIDER_BIT | (uint32_t)i)) // what rests on it moves
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what rests on the collider");
     (void)kyu_islands_flush_woken(w); // cannot fail: the wake reserved its room
     c->angular_velocity = av;
+    c->surface_velocity = surface;
     return KYU_OK;
+}
+
+kyu_status kyu_collider_set_angular_velocity(kyu_world *w, kyu_collider_id id, vec3s av) {
+    COLLIDER_SLOT(w, id, i);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_angular_velocity during a step");
+    return set_spin(w, i, av, w->colliders[i].surface_velocity);
 }
 
 kyu_status kyu_collider_set_surface_velocity(kyu_world *w, kyu_collider_id id, vec3s surface) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_surface_velocity during a step");
-    collider *c = &w->colliders[i];
-    kyu_status sp = check_spin(w, c->motion, c->angular_velocity, surface);
-    if (sp != KYU_OK) return sp;
-    if (kyu_islands_wake_collider_contacts(w, KYU_COLLIDER_BIT | (uint32_t)i))
-        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what rests on the collider");
-    (void)kyu_islands_flush_woken(w);
-    c->surface_velocity = surface;
-    return KYU_OK;
+    return set_spin(w, i, w->colliders[i].angular_velocity, surface);
 }
 
 kyu_status kyu_collider_get_rotation(const kyu_world *w, kyu_collider_id id, versors *out) {

@@ -459,6 +459,7 @@ kyu_status kyu_body_check_angular_velocity(kyu_world *w, vec3s av, float radius,
 kyu_status kyu_body_check_rotation(kyu_world *w, versors q);
 kyu_status kyu_body_check_spin(kyu_world *w, int slot, vec3s av, const char *what); // and fixed rotation
 float kyu_body_inv_inertia(float mass, float radius, float inertia_scale, bool fixed_rotation);
+versors kyu_body_interpolated_rotation(const kyu_world *w, uint32_t slot); // for drawing, at alpha
 int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);
 

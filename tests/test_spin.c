@@ -392,6 +392,38 @@ static void test_conveyor_belt_brings_a_ball_to_rolling(void) {
     }
 }
 
+// The setters of a collider's spin act as the def's fields do, wake what rests on it, and refuse a
+// turn for a static collider; the bulk orientations equal the one-body getters.
+static void test_collider_spin_setters_and_bulk_rotations(void) {
+    const float u = 1.0f, r = 0.2f;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.fixed_dt = 1.0f / 120;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_BOX, cd.half_extents = v3(20, 0.5f, 2), cd.position = v3(0, -0.5f, 0);
+    kyu_collider_id belt;
+    ENSURE(kyu_collider_create(w, &cd, &belt) == KYU_OK);
+    kyu_body_id b = sphere(w, v3(0, r, 0), v3(0, 0, 0), v3(0, 0, 0), r, 0.5f);
+    for (int i = 0; i < 120; i++) ENSURE(kyu_world_step(w) == KYU_OK); // asleep on the still belt
+    ENSURE(!kyu_body_is_awake(w, b));
+    ENSURE(kyu_collider_set_angular_velocity(w, belt, v3(0, 1, 0)) == KYU_ERR_INVALID_ARGUMENT); // static
+    ENSURE(kyu_collider_set_surface_velocity(w, belt, v3(u, 0, 0)) == KYU_OK);
+    ENSURE(kyu_body_is_awake(w, b));
+    for (int i = 0; i < 120; i++) ENSURE(kyu_world_step(w) == KYU_OK);
+    ENSURE_NEAR(vel(w, b).x, 2.0 / 7.0 * u, 0.02 * 2.0 / 7.0 * u);
+    ENSURE(kyu_world_update(w, 0.5f / 120, NULL) == KYU_OK); // alpha = 0.5
+    float q[4];
+    ENSURE(kyu_world_get_interpolated_rotations(w, q, 1) == 1);
+    versors one;
+    ENSURE(kyu_body_get_interpolated_rotation(w, b, &one) == KYU_OK);
+    ENSURE(memcmp(q, one.raw, sizeof q) == 0);
+    versors now;
+    ENSURE(kyu_body_get_rotation(w, b, &now) == KYU_OK);
+    ENSURE(memcmp(q, now.raw, sizeof q) != 0); // half a step back: it turns
+    kyu_world_destroy(w);
+}
+
 // ---- the rest of the engine ---------------------------------------------------------------------
 
 // Bodies of fixed rotation step bit for bit as kyu's particles did before spin: a digest of every
@@ -564,6 +596,7 @@ void suite_spin(void) {
     RUN_TEST(test_rolling_resistance_makes_a_heap);
     RUN_TEST(test_turntable_carries_and_turns_a_ball);
     RUN_TEST(test_conveyor_belt_brings_a_ball_to_rolling);
+    RUN_TEST(test_collider_spin_setters_and_bulk_rotations);
     RUN_TEST(test_fixed_rotation_is_bit_for_bit_the_old_particle);
     RUN_TEST(test_spin_snapshots_resume_and_hash_sees_spin);
     RUN_TEST(test_inertia_energy_and_impulse_at_point);
