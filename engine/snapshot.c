@@ -675,6 +675,7 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     into->worker_scratch = old.worker_scratch;
     into->worker_scratch_cap = old.worker_scratch_cap;
     into->def.worker_count = old.def.worker_count;
+    into->def.yield_when_busy = old.def.yield_when_busy;
     into->def.enqueue_task = old.def.enqueue_task;
     into->def.finish_task = old.def.finish_task;
     into->def.user_task_context = old.def.user_task_context;

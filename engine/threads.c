@@ -20,12 +20,20 @@ typedef struct share {
     _Alignas(64) atomic_uint_fast64_t range; // front << 32 | back
 } share;
 
+// How much of a thread's time in its shares it really ran (CPU time over wall time), summed over
+// a window of shares: a thread that other processes keep from its processor shows it.
+typedef struct meter {
+    double wall, cpu;
+} meter;
+
 struct kyu_pool {
     pthread_t *threads;
     int count; // threads started (worker_count - 1)
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
     int spin;                        // workers fit on the machine's processors: spin between phases
+    atomic_int_fast64_t alone_until; // ns (CLOCK_MONOTONIC): until then phases run on the caller alone
+    meter caller;                    // the caller's share of the phases (only the caller touches it)
     atomic_uint_fast64_t generation; // bumped for each parallel phase (after its fields are set)
     atomic_int pending;              // workers still running the current phase
     atomic_int sleepers;             // workers asleep on `wake`, or about to be
@@ -80,6 +88,37 @@ static double seconds_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static double thread_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+// Busy processors. When another process (a renderer, a game loop, another job) needs the processors
+// the workers run on, a parallel phase waits for whichever thread the kernel took the processor
+// from (a chunk it holds cannot be taken back), for a time slice of milliseconds, and a step of a
+// few dozen phases becomes several times slower than on one thread. Every thread measures the
+// share of its wall time in its shares that it actually ran; a window of METER_WINDOW seconds of
+// shares in which one ran less than BUSY_RATIO of the time means the machine is busy: for the
+// next ALONE_SECONDS the phases run on the caller alone (as with one worker; answers do not change
+// with the split), and then the workers try again (kyu_world_def.yield_when_busy, default on).
+// Measured on two cores with one busy process beside: see docs/benchmarks.md.
+#define METER_WINDOW 2e-3
+#define BUSY_RATIO 0.8
+#define ALONE_SECONDS 1.0
+
+static void run_metered(struct kyu_pool *p, int worker, meter *m) {
+    double w0 = seconds_now(), c0 = thread_seconds();
+    run_share(p, worker);
+    double w1 = seconds_now();
+    m->wall += w1 - w0;
+    m->cpu += thread_seconds() - c0;
+    if (m->wall < METER_WINDOW) return;
+    if (m->cpu < BUSY_RATIO * m->wall)
+        atomic_store_explicit(&p->alone_until, (int_fast64_t)((w1 + ALONE_SECONDS) * 1e9), memory_order_relaxed);
+    m->wall = m->cpu = 0.0;
+}
+
 static void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -123,9 +162,10 @@ static void *worker_main(void *arg) {
     worker_arg *wa = arg;
     struct kyu_pool *p = wa->pool;
     uint64_t seen = 0;
+    meter m = {0.0, 0.0};
     while (wait_for_phase(p, seen)) {
         seen = atomic_load_explicit(&p->generation, memory_order_acquire);
-        run_share(p, wa->index);
+        run_metered(p, wa->index, &m);
         if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1 && !p->spin) {
             pthread_mutex_lock(&p->lock); // the caller waits on `done` under the lock: no lost wake
             pthread_cond_signal(&p->done);
@@ -150,6 +190,7 @@ int kyu_pool_create(kyu_world *w) {
         return -1;
     }
     for (int k = 0; k <= n; k++) atomic_init(&p->shares[k].range, 0); // empty
+    atomic_init(&p->alone_until, 0);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -201,6 +242,11 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
         task(0, items, 0, context);
         return;
     }
+    if (w->def.yield_when_busy && seconds_now() * 1e9 < (double)atomic_load_explicit(&p->alone_until, memory_order_relaxed)) {
+        w->stats.phases_alone++;
+        task(0, items, 0, context);
+        return;
+    }
     p->task = task;
     p->context = context;
     p->items = items;
@@ -218,7 +264,7 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->lock);
     }
-    run_share(p, 0);
+    run_metered(p, 0, &p->caller);
     if (!p->spin) {
         pthread_mutex_lock(&p->lock);
         while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->lock);

@@ -27,6 +27,7 @@ kyu_world_def kyu_world_def_default(void) {
     d.pair_capacity_per_body = 256;
     d.contact_capacity_per_body = 32;
     d.worker_count = 1;
+    d.yield_when_busy = true;
     d.enable_sleep = true;
     d.enable_impact_events = false;
     d.sleep_speed = 0.05f;

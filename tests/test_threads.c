@@ -2,6 +2,7 @@
 // Workers: bit-identical results for any worker count, a game's job system honoured.
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "kyu/kyu.h"
@@ -53,10 +54,36 @@ static void test_pile_is_bit_identical_for_1_2_3_and_8_workers(void) {
     for (int i = 0; i < 4; i++) {
         kyu_world_def wd = kyu_world_def_default();
         wd.worker_count = workers[i];
+        wd.yield_when_busy = false; // every phase split, even with 8 workers on 2 processors
         h[i] = pile_hash(wd, 5000, 600); // enough pairs and bodies for every phase to split
         ENSURE(h[i] != 0);
     }
     for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0]);
+}
+
+// Another job on the machine: a thread that spins until told to stop.
+static atomic_int stop_spinning;
+
+static void *spin_main(void *arg) {
+    (void)arg;
+    volatile unsigned x = 0;
+    while (!atomic_load_explicit(&stop_spinning, memory_order_relaxed)) x = x + 1u;
+    return NULL;
+}
+
+// Beside a busy thread, with more workers than processors, the phases switch between the workers
+// and the caller alone as the meter decides (yield_when_busy): the answer is the one worker's.
+static void test_workers_beside_a_busy_job_give_the_one_worker_answer(void) {
+    kyu_world_def one = kyu_world_def_default(), busy = kyu_world_def_default();
+    busy.worker_count = 4;
+    uint64_t a = pile_hash(one, 2000, 300);
+    pthread_t spinner;
+    atomic_store(&stop_spinning, 0);
+    ENSURE(pthread_create(&spinner, NULL, spin_main, NULL) == 0);
+    uint64_t b = pile_hash(busy, 2000, 300);
+    atomic_store(&stop_spinning, 1);
+    pthread_join(spinner, NULL);
+    ENSURE(a != 0 && a == b);
 }
 
 // A toy job system: runs every range on its own thread, in reverse order, small ranges.
@@ -111,4 +138,5 @@ static void test_a_games_job_system_runs_the_work_and_changes_nothing(void) {
 void suite_threads(void) {
     RUN_TEST(test_pile_is_bit_identical_for_1_2_3_and_8_workers);
     RUN_TEST(test_a_games_job_system_runs_the_work_and_changes_nothing);
+    RUN_TEST(test_workers_beside_a_busy_job_give_the_one_worker_answer);
 }

@@ -10,6 +10,9 @@
 //       --repeat run the scene K times, then print the median ms_per_step
 //       --json   one JSON object per line instead of key=value pairs
 //       --no-sleep  keep every body awake (the awake cost, to compare with a sleeping pile)
+//       --busy   a second process spins on one processor for the whole run (a renderer or another
+//                job beside the simulation): how the workers do when the cores are not all theirs
+//       --no-yield  workers never leave the phases to the caller when processors are busy
 //
 // The scenes must match docs/benchmarks.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
@@ -17,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <kyu/kyu.h>
@@ -64,6 +70,8 @@ typedef struct options {
     int no_sleep;
     int fixed_rotation; // --fixed-rotation: no body spins (kyu's particles before spin)
     int phases; // print the mean ms per step of each stage
+    int busy;     // --busy: another process keeps one processor busy while the scene runs
+    int no_yield; // --no-yield: workers never step aside for busy processors (yield_when_busy off)
 } options;
 
 typedef struct result {
@@ -80,6 +88,7 @@ typedef struct result {
     double peak_rss_mb;
     double phase_ms[5]; // per step: solve, broadphase, impacts, contacts, islands (kyu_step_stats)
     double per_step[4]; // mean awake bodies, candidate pairs, impacts, late inserts
+    long phases_alone;  // parallel phases run on the caller alone (busy processors)
 } result;
 
 static const char *scene_name(scene_kind s) {
@@ -94,6 +103,7 @@ static kyu_world_def scene_world_def(const options *o, int capacity, vec3s gravi
     wd.body_capacity = capacity;
     wd.gravity = gravity;
     wd.enable_sleep = !o->no_sleep;
+    wd.yield_when_busy = !o->no_yield;
     return wd;
 }
 
@@ -164,6 +174,7 @@ static void run_steps(kyu_world *w, int steps, result *r) {
         int counts[4] = {st.awake_bodies, st.candidate_pairs, st.impacts, st.late_inserts};
         for (int k = 0; k < 4; k++)
             r->per_step[k] += (double)counts[k] / steps;
+        r->phases_alone += st.phases_alone;
     }
     double t1 = now_seconds();
     r->steps = steps;
@@ -398,6 +409,8 @@ static void print_result(const options *o, const result *r) {
     // The hash is a string in JSON: a 64-bit integer does not survive a double.
     emit_raw(&e, "state_hash", hash, o->json);
     emit_num(&e, "peak_rss_mb", "%.1f", r->peak_rss_mb);
+    if (o->workers > 1)
+        emit_int(&e, "phases_alone", (int)r->phases_alone);
     if (o->phases) {
         static const char *names[5] = {"ms_solve", "ms_broadphase", "ms_impacts", "ms_contacts", "ms_islands"};
         for (int k = 0; k < 5; k++)
@@ -439,7 +452,7 @@ static void print_median(const options *o, const result *runs) {
 // ---- command line -------------------------------------------------------------------------------
 
 static void usage_to(FILE *f) {
-    fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--fixed-rotation] [--phases]\n"
+    fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--fixed-rotation] [--phases] [--busy] [--no-yield]\n"
                "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
 }
 
@@ -482,6 +495,10 @@ static options parse_args(int argc, char **argv) {
             o.fixed_rotation = 1;
         else if (strcmp(a, "--phases") == 0)
             o.phases = 1;
+        else if (strcmp(a, "--busy") == 0)
+            o.busy = 1;
+        else if (strcmp(a, "--no-yield") == 0)
+            o.no_yield = 1;
         else if (strcmp(a, "--steps") == 0 && i + 1 < argc)
             o.steps = parse_count(argv[++i], 1 << 30);
         else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)
@@ -521,8 +538,26 @@ static double peak_rss_mb(void) {
     return (double)ru.ru_maxrss / 1024.0; // Linux reports kilobytes
 }
 
+// The load of --busy: a child process that spins until the bench ends (or dies: it watches its parent).
+static pid_t start_busy_process(void) {
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) {
+        perror("bench: fork");
+        exit(1);
+    }
+    if (pid == 0) {
+        volatile unsigned long x = 0;
+        for (;;) {
+            for (int i = 0; i < 10000000; i++) x = x + (unsigned long)i;
+            if (getppid() != parent) _exit(0);
+        }
+    }
+    return pid;
+}
+
 int main(int argc, char **argv) {
     options o = parse_args(argc, argv);
+    pid_t busy = o.busy ? start_busy_process() : 0;
     result *runs = calloc((size_t)o.repeat, sizeof *runs);
     if (runs == NULL)
         check(NULL, KYU_ERR_OUT_OF_MEMORY, "calloc");
@@ -536,5 +571,7 @@ int main(int argc, char **argv) {
     if (o.repeat > 1)
         print_median(&o, runs);
     free(runs);
+    if (busy > 0)
+        kill(busy, SIGKILL);
     return 0;
 }

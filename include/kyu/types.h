@@ -149,6 +149,11 @@ typedef struct kyu_world_def {
                                    ///< from the radii (each grid picks its own), default 0
     int worker_count;              ///< threads stepping the world (1 = the caller only), default 1;
                                    ///< results are bit-identical for every worker count
+    bool yield_when_busy;          ///< default true: when other processes keep the workers from
+                                   ///< their processors (a renderer, another job), the step's
+                                   ///< phases run on the calling thread alone for a second, then
+                                   ///< the workers try again, so more workers are never much slower
+                                   ///< than one; false keeps every phase parallel
     kyu_enqueue_task_fn *enqueue_task; ///< optional: run kyu's parallel work on your job system
     kyu_finish_task_fn *finish_task;   ///< (both or neither; then kyu starts no threads)
     void *user_task_context;
@@ -290,6 +295,8 @@ typedef struct kyu_step_stats {
                             ///< escape, in sleeping islands too
     int islands_woken;      ///< sleeping islands woken during the step
     int bodies_fell_asleep; ///< bodies that fell asleep at the end of the step
+    int phases_alone;       ///< parallel phases the calling thread ran alone because other
+                            ///< processes kept the workers from their processors (yield_when_busy)
     /// Wall-clock milliseconds of the step's stages (a monotonic clock; for profiling, not results):
     /// forces, sweeps and the kept contacts' velocity solve; the broadphase; the impact queue; the
     /// contact search and escape; waking and falling asleep; and the whole step.
