@@ -833,10 +833,8 @@ int kyu_broadphase_build(kyu_world *w) {
 // ---- mid-step insertion and query ---------------------------------------------------------------
 
 static int has_partner(const kyu_world *w, uint32_t a, uint32_t b) {
-    for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
-        if (w->adj[k] == b) return 1;
-    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
-        if (w->late_partner[k] == b) return 1;
+    for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+        if (it.partner == b) return 1;
     return 0;
 }
 
@@ -860,14 +858,9 @@ void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b) {
         a = b;
         b = t;
     }
-    for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
-        if (w->adj[k] == b) {
-            w->adj_hit[k] = 1;
-            return;
-        }
-    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
-        if (w->late_partner[k] == b) {
-            w->late_hit[k] = 1;
+    for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+        if (it.partner == b) {
+            *it.hit = 1;
             return;
         }
     assert(!"an impact between bodies that are not partners");

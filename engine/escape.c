@@ -572,15 +572,10 @@ static void count_task(int begin, int end, int worker, void *ctx) {
         uint32_t a = w->active[k];
         assert(k == 0 || w->active[k - 1] < a); // the merges need key order
         int n = 0;
-        for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++)
-            if (w->adj[j] > a) {
-                w->adj_hit[j] |= candidate_flags(w, a, w->adj[j], w->adj_hit[j] & PAIR_HIT);
-                n += (w->adj_hit[j] & PAIR_KEPT) != 0;
-            }
-        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j])
-            if (w->late_partner[j] > a) {
-                w->late_hit[j] |= candidate_flags(w, a, w->late_partner[j], w->late_hit[j] & PAIR_HIT);
-                n += (w->late_hit[j] & PAIR_KEPT) != 0;
+        for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+            if (it.partner > a) {
+                *it.hit |= candidate_flags(w, a, it.partner, *it.hit & PAIR_HIT);
+                n += (*it.hit & PAIR_KEPT) != 0;
             }
         w->cf_count[k] = n;
         for (; o < w->contact_count && w->contacts[o].a < a; o++) {} // a body no longer active
@@ -606,12 +601,9 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
     for (int k = begin; k < end; k++) {
         uint32_t a = w->active[k];
         int n = 0;
-        for (int j = w->adj_start[a]; j < w->adj_start[a + 1]; j++)
-            if (w->adj[j] > a && (w->adj_hit[j] & PAIR_KEPT))
-                later[n++] = (uint64_t)w->adj[j] << 1 | ((w->adj_hit[j] & PAIR_TOUCHING) != 0);
-        for (int j = w->late_head[a]; j >= 0; j = w->late_next[j])
-            if (w->late_partner[j] > a && (w->late_hit[j] & PAIR_KEPT))
-                later[n++] = (uint64_t)w->late_partner[j] << 1 | ((w->late_hit[j] & PAIR_TOUCHING) != 0);
+        for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+            if (it.partner > a && (*it.hit & PAIR_KEPT))
+                later[n++] = (uint64_t)it.partner << 1 | ((*it.hit & PAIR_TOUCHING) != 0);
         assert(n == w->cf_count[k]);
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {

@@ -130,10 +130,8 @@ static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
         w->stats.late_inserts++;
         if (wake_in_path(w, &nb, tau) || kyu_broadphase_late_insert(w, a)) return -1;
     }
-    for (int k = w->adj_start[a]; k < w->adj_start[a + 1]; k++)
-        if (w->adj[k] != skip && queue_next(w, a, w->adj[k], &nb, tau)) return -1;
-    for (int k = w->late_head[a]; k >= 0; k = w->late_next[k])
-        if (w->late_partner[k] != skip && queue_next(w, a, w->late_partner[k], &nb, tau)) return -1;
+    for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+        if (it.partner != skip && queue_next(w, a, it.partner, &nb, tau)) return -1;
     return 0;
 }
 
@@ -289,30 +287,26 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep)
     int again = sweep || (w->cascade_flag[i] & CASCADE_REACHED) != 0;
     float tol = 0.1f * kyu_rest_speed(w);
     w->cascade_flag[i] |= CASCADE_REACHED;
-    for (int pass = 0; pass < 2; pass++) {
-        int k = pass == 0 ? w->adj_start[i] : w->late_head[i];
-        int end = pass == 0 ? w->adj_start[i + 1] : -1;
-        for (; pass == 0 ? k < end : k >= 0; k = pass == 0 ? k + 1 : w->late_next[k]) {
-            if (w->stats.impacts >= cap) return 0;
-            uint32_t j = pass == 0 ? w->adj[k] : w->late_partner[k];
-            if (kyu_pair_is_sensor(w, i, j)) continue;
-            int body = !(j & KYU_COLLIDER_BIT);
-            if (!body && w->colliders[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
-            if (body && w->t_body[j] < tau) advance(w, j, tau);
-            pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
-            float slop = kyu_pair_slop(w, i, j);
-            if (p.gap > slop || !(p.vn < -tol)) continue;
-            if (sweep && body && w->gravity_on && shock(w, i, j, &p)) {
-                kyu_broadphase_mark_hit(w, i, j);
-                w->version[i]++, w->version[j]++, w->stats.impacts++;
-                continue;
-            }
-            int changed = respond_now(w, i, j, tau, &p, again || (body && (w->cascade_flag[j] & CASCADE_REACHED)));
-            if (changed < 0) return -1;
-            if (!changed) continue;
-            if (sweep) continue; // the sweeps visit every body reached anyway
-            if (!again && (cascade_push(w, i, tau) || (body && cascade_push(w, j, tau)))) return -1;
+    for (kyu_partner_iter it = kyu_partners(w, i); kyu_next_partner(w, &it);) {
+        if (w->stats.impacts >= cap) return 0;
+        uint32_t j = it.partner;
+        if (kyu_pair_is_sensor(w, i, j)) continue;
+        int body = !(j & KYU_COLLIDER_BIT);
+        if (!body && w->colliders[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
+        if (body && w->t_body[j] < tau) advance(w, j, tau);
+        pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
+        float slop = kyu_pair_slop(w, i, j);
+        if (p.gap > slop || !(p.vn < -tol)) continue;
+        if (sweep && body && w->gravity_on && shock(w, i, j, &p)) {
+            kyu_broadphase_mark_hit(w, i, j);
+            w->version[i]++, w->version[j]++, w->stats.impacts++;
+            continue;
         }
+        int changed = respond_now(w, i, j, tau, &p, again || (body && (w->cascade_flag[j] & CASCADE_REACHED)));
+        if (changed < 0) return -1;
+        if (!changed) continue;
+        if (sweep) continue; // the sweeps visit every body reached anyway
+        if (!again && (cascade_push(w, i, tau) || (body && cascade_push(w, j, tau)))) return -1;
     }
     return 0;
 }

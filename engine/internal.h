@@ -536,6 +536,44 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
 static inline int kyu_slice_count(int n) { return n / 2048 + 1 < KYU_MAX_SLICES ? n / 2048 + 1 : KYU_MAX_SLICES; }
 static inline int kyu_slice_start(int n, int slices, int c) { return (int)((int64_t)n * c / slices); }
 
+// A body's partners this step (the pairs the broadphase found, then those added mid-step): the one
+// walk every stage uses.
+//
+//     for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+//         use(it.partner, *it.hit);
+//
+// `partner` is a body slot or a collider index with KYU_COLLIDER_BIT; `hit` points at the pair's
+// flags for this step (an impact, kept, touching: each stage's own bits).
+typedef struct kyu_partner_iter {
+    uint32_t partner;
+    uint8_t *hit;
+    uint32_t body;
+    int k, end; // CSR entries [k, end) are left; after them (end == -1) k is the next entry of the
+                //   body's mid-step list (-1 when none is left)
+} kyu_partner_iter;
+
+static inline kyu_partner_iter kyu_partners(const kyu_world *w, uint32_t a) {
+    kyu_partner_iter it = {0, NULL, a, w->adj_start[a], w->adj_start[a + 1]};
+    return it;
+}
+
+static inline bool kyu_next_partner(const kyu_world *w, kyu_partner_iter *it) {
+    if (it->end >= 0) {
+        if (it->k < it->end) {
+            it->partner = w->adj[it->k];
+            it->hit = &w->adj_hit[it->k++];
+            return true;
+        }
+        it->end = -1;
+        it->k = w->late_head[it->body];
+    }
+    if (it->k < 0) return false;
+    it->partner = w->late_partner[it->k];
+    it->hit = &w->late_hit[it->k];
+    it->k = w->late_next[it->k];
+    return true;
+}
+
 // query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
 void kyu_query_invalidate(kyu_world *w);
 void kyu_query_free(kyu_world *w);
