@@ -259,6 +259,13 @@ static pair seg_seg(dv3 a1, dv3 d1, dv3 a2, dv3 d2) {
     return best;
 }
 
+double kyu_dsegments_closest(dv3 p1, dv3 q1, dv3 p2, dv3 q2, dv3 *c1, dv3 *c2) {
+    pair pr = seg_seg(p1, dsub(q1, p1), p2, dsub(q2, p2));
+    *c1 = pr.p1;
+    *c2 = pr.p2;
+    return pr.d2;
+}
+
 static pair seg_seg_of(const kyu_segment *s1, const kyu_segment *s2) {
     dv3 a1 = dv(s1->a), a2 = dv(s2->a);
     return seg_seg(a1, dsub(dv(s1->b), a1), a2, dsub(dv(s2->b), a2));

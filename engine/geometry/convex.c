@@ -730,32 +730,6 @@ static void box_edge(dv3 c, const dv3 ax[3], const double e[3], int k, dv3 u, dv
     *q = dmad(m, ax[k], e[k]);
 }
 
-static void cx_closest_segments(dv3 p1, dv3 q1, dv3 p2, dv3 q2, dv3 *c1, dv3 *c2) {
-    dv3 d1 = dsub(q1, p1), d2 = dsub(q2, p2), r = dsub(p1, p2);
-    double a = ddot(d1, d1), e = ddot(d2, d2), f = ddot(d2, r);
-    double s = 0.0, t = 0.0;
-    if (a <= 0.0 && e <= 0.0) {
-        s = t = 0.0;
-    } else if (a <= 0.0) {
-        t = clampd(f / e, 0.0, 1.0);
-    } else {
-        double c = ddot(d1, r);
-        if (e <= 0.0) {
-            s = clampd(-c / a, 0.0, 1.0);
-        } else {
-            double b = ddot(d1, d2), den = a * e - b * b;
-            s = den > 0.0 ? clampd((b * f - c * e) / den, 0.0, 1.0) : 0.0;
-            t = (b * s + f) / e;
-            if (t < 0.0)
-                t = 0.0, s = clampd(-c / a, 0.0, 1.0);
-            else if (t > 1.0)
-                t = 1.0, s = clampd((b - c) / a, 0.0, 1.0);
-        }
-    }
-    *c1 = dmad(p1, d1, s);
-    *c2 = dmad(p2, d2, t);
-}
-
 kyu_contact kyu_contact_box_box(const kyu_box *a, const kyu_box *b) {
     dv3 A[3], B[3];
     double ea[3], eb[3];
@@ -806,7 +780,7 @@ kyu_contact kyu_contact_box_box(const kyu_box *a, const kyu_box *b) {
         dv3 p1, q1, p2, q2, c1;
         box_edge(ca, A, ea, best_i, cx_scale(n, -1.0), &p1, &q1);
         box_edge(cb, B, eb, best_j, n, &p2, &q2);
-        cx_closest_segments(p1, q1, p2, q2, &c1, &point);
+        kyu_dsegments_closest(p1, q1, p2, q2, &c1, &point);
     }
     return (kyu_contact){fv(point), fv(n), (float)best};
 }

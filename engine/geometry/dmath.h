@@ -19,4 +19,9 @@ static inline double dget(dv3 a, int k) { return k == 0 ? a.x : k == 1 ? a.y : a
 static inline vec3s fv(dv3 a) { return (vec3s){{(float)a.x, (float)a.y, (float)a.z}}; }
 static inline double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
+// closest.c: the closest points c1 on segment p1-q1 and c2 on p2-q2 (robust when the segments are
+// nearly parallel, and for degenerate segments); returns |c1 - c2|^2. Every segment pair in the
+// geometry routines goes through it.
+double kyu_dsegments_closest(dv3 p1, dv3 q1, dv3 p2, dv3 q2, dv3 *c1, dv3 *c2);
+
 #endif

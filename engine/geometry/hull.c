@@ -501,22 +501,6 @@ static bool minkowski_face(dv3 a, dv3 b, dv3 c, dv3 d) {
     return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
 }
 
-static void closest_segments(dv3 p1, dv3 q1, dv3 p2, dv3 q2, dv3 *c1, dv3 *c2) {
-    dv3 d1 = dsub(q1, p1), d2 = dsub(q2, p2), r = dsub(p1, p2);
-    double a = ddot(d1, d1), e = ddot(d2, d2), f = ddot(d2, r), c = ddot(d1, r), bb = ddot(d1, d2);
-    double s = 0.0, t = 0.0, den = a * e - bb * bb;
-    if (a > 0.0 && e > 0.0) {
-        s = den > 0.0 ? clampd((bb * f - c * e) / den, 0.0, 1.0) : 0.0;
-        t = (bb * s + f) / e;
-        if (t < 0.0)
-            t = 0.0, s = clampd(-c / a, 0.0, 1.0);
-        else if (t > 1.0)
-            t = 1.0, s = clampd((bb - c) / a, 0.0, 1.0);
-    }
-    *c1 = dmad(p1, d1, s);
-    *c2 = dmad(p2, d2, t);
-}
-
 kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b) {
     kyu_sat_result r = {0};
     double size = hull_size(a) + hull_size(b), tol = 1e-6 * size;
@@ -570,7 +554,7 @@ kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b)
     if (ea_best >= 0 && edge_best > face_best + 1e-6 * size) {
         const kyu_hull_edge *e1 = &a->edges[ea_best], *e2 = &b->edges[eb_best];
         dv3 c1;
-        closest_segments(dv(a->vertices[e1->a]), dv(a->vertices[e1->b]), dv(b->vertices[e2->a]),
+        kyu_dsegments_closest(dv(a->vertices[e1->a]), dv(a->vertices[e1->b]), dv(b->vertices[e2->a]),
                          dv(b->vertices[e2->b]), &c1, &best_p);
         best = edge_best, best_n = hx_scale(edge_n, -1.0);
         r.feature = KYU_SAT_EDGES, r.index_a = ea_best, r.index_b = eb_best;

@@ -241,29 +241,6 @@ static double point_triangle_dist2(dv3 p, const dv3 q[3]) {
     return d2 < best ? d2 : best;
 }
 
-// Squared distance between segments p0-p1 and q0-q1: the two interior closest points when the
-// lines' solution lies inside both, else the best endpoint-to-segment distance (the minimum of a
-// convex function over the unit square is inside or on its border). Parallel lines fall to the
-// border, which is exact for them too.
-static double segment_segment_dist2(dv3 p0, dv3 p1, dv3 q0, dv3 q1) {
-    dv3 d1 = dsub(p1, p0), d2 = dsub(q1, q0), r = dsub(p0, q0);
-    double a = ddot(d1, d1), e = ddot(d2, d2), b = ddot(d1, d2);
-    double c = ddot(d1, r), f = ddot(d2, r);
-    double denom = a * e - b * b;
-    if (denom > REL_EPS * a * e) {
-        double s = (b * f - c * e) / denom, t = (a * f - b * c) / denom;
-        if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
-            dv3 diff = dsub(dmad(p0, d1, s), dmad(q0, d2, t));
-            return ddot(diff, diff);
-        }
-    }
-    double best = point_segment_dist2(p0, q0, q1), x;
-    if ((x = point_segment_dist2(p1, q0, q1)) < best) best = x;
-    if ((x = point_segment_dist2(q0, p0, p1)) < best) best = x;
-    if ((x = point_segment_dist2(q1, p0, p1)) < best) best = x;
-    return best;
-}
-
 bool kyu_test_sphere_triangle(vec3s c, float r, const kyu_triangle *tri) {
     const dv3 q[3] = {dv(tri->a), dv(tri->b), dv(tri->c)};
     return point_triangle_dist2(dv(c), q) <= (double)r * r;
@@ -454,8 +431,9 @@ bool kyu_test_triangle_capsule(const kyu_triangle *tri, const kyu_capsule *cap) 
     if (line_triangle(p0, dsub(p1, p0), 1.0, tri, NULL, NULL, NULL)) return true;
     // Not crossing: the closest pair has an endpoint of the axis or a triangle edge in it.
     if (point_triangle_dist2(p0, q) <= r2 || point_triangle_dist2(p1, q) <= r2) return true;
+    dv3 c1, c2;
     for (int i = 0; i < 3; i++)
-        if (segment_segment_dist2(p0, p1, q[i], q[(i + 1) % 3]) <= r2) return true;
+        if (kyu_dsegments_closest(p0, p1, q[i], q[(i + 1) % 3], &c1, &c2) <= r2) return true;
     return false;
 }
 
