@@ -24,14 +24,6 @@ static int64_t cell_count(const int32_t lo[3], const int32_t hi[3]) {
     return (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
 }
 
-// All six tests at once (& not &&): one branch on the result, not six on random data (where most
-// tests fail the same way, kyu_boxes_overlap's early out is cheaper: a crowded cell).
-static inline int boxes_overlap(const aabb *a, const aabb *b) {
-    return (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
-           (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
-}
-
-
 int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b) {
     const body_store *s = &w->bodies;
     if (b & KYU_COLLIDER_BIT) {
@@ -333,7 +325,7 @@ static int in_cell(const grid *g, const grid_entry *e, const int32_t c[3]) {
 }
 
 static inline int pair_if_overlap(kyu_world *w, uint32_t i, uint32_t j) {
-    if (!boxes_overlap(&w->box[i], &w->box[j])) return 0;
+    if (!kyu_boxes_overlap_all(&w->box[i], &w->box[j])) return 0;
     return push_pair(w, i < j ? i : j, i < j ? j : i);
 }
 
@@ -516,13 +508,13 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
         for (uint32_t a = (uint32_t)i; a < end; a++)
             for (uint32_t b = a + 1; b < end; b++) {
                 pa[k] = e[a].body, pb[k] = e[b].body;
-                k += boxes_overlap(&e[a].box, &e[b].box);
+                k += kyu_boxes_overlap_all(&e[a].box, &e[b].box);
             }
         for (int r = 0; r < 5; r++)
             for (uint32_t b = from[r]; b < to[r]; b++)
                 for (uint32_t a = (uint32_t)i; a < end; a++) {
                     pa[k] = e[a].body, pb[k] = e[b].body;
-                    k += boxes_overlap(&e[a].box, &e[b].box);
+                    k += kyu_boxes_overlap_all(&e[a].box, &e[b].box);
                 }
         for (int p = out->count; p < k; p++) { // lower slot first; the filter drops the rest
             uint32_t lo = pa[p] < pb[p] ? pa[p] : pb[p], hi = pa[p] < pb[p] ? pb[p] : pa[p];
@@ -598,7 +590,7 @@ static int query_small_dense(kyu_world *w, uint32_t a, const aabb *box, int32_t 
             if (!any_bit(g->occ_bits, row + (size_t)lo[0], row + (size_t)hi[0])) continue;
             uint32_t b = g->dense_start[row + (size_t)lo[0]], e = g->dense_start[row + (size_t)hi[0] + 1];
             for (uint32_t j = b; j < e; j++)
-                if (boxes_overlap(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
+                if (kyu_boxes_overlap_all(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
         }
     return 0;
 }
@@ -613,7 +605,7 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(k
     cell_range(g, &wide, lo, hi);
     if (cell_count(lo, hi) > (int64_t)g->entry_count) { // a box wider than the world: scan instead
         for (int j = 0; j < g->entry_count; j++)
-            if (boxes_overlap(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
+            if (kyu_boxes_overlap_all(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
         return 0;
     }
     if (g->dense) return query_small_dense(w, a, box, lo, hi, visit);
@@ -623,7 +615,7 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(k
                 int b, e;
                 if (!cell_entries(g, c, &b, &e)) continue;
                 for (int j = b; j < e; j++)
-                    if (boxes_overlap(box, &g->entries[j].box) && in_cell(g, &g->entries[j], c) &&
+                    if (kyu_boxes_overlap_all(box, &g->entries[j].box) && in_cell(g, &g->entries[j], c) &&
                         visit(w, a, g->entries[j].body))
                         return -1;
             }
@@ -879,7 +871,7 @@ static int consider(kyu_world *w, uint32_t a, uint32_t j) {
     grid *g = &w->grid;
     if (j == a || g->stamp[j] == g->stamp_now) return 0;
     g->stamp[j] = g->stamp_now;
-    if (!boxes_overlap(&w->box[a], &w->box[j])) return 0;
+    if (!kyu_boxes_overlap_all(&w->box[a], &w->box[j])) return 0;
     return add_late_pair(w, a, j);
 }
 

@@ -12,11 +12,6 @@
 
 #define SLEEP_MAX_CELLS 4096
 
-static int box_overlap(const aabb *a, const aabb *b) {
-    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] &&
-           b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
-}
-
 static aabb rest_box(const kyu_world *w, uint32_t i) {
     aabb b;
     float g = w->bodies.radius[i] + kyu_body_margin(w, i);
@@ -121,7 +116,7 @@ static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, voi
     for (int i = 0; i < g->giant_count; i++) {
         uint32_t j = g->giants[i].body;
         aabb rb = rest_box(w, j);
-        if (sg_live(w, &g->giants[i]) && box_overlap(box, &rb) && visit(ctx, j)) return -1;
+        if (sg_live(w, &g->giants[i]) && kyu_boxes_overlap(box, &rb) && visit(ctx, j)) return -1;
     }
     if (g->count == 0) return 0;
     int32_t lo[3], hi[3]; // one-cell entries sit at their low corner: look one cell lower too
@@ -131,7 +126,7 @@ static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, voi
         for (int e = 0; e < g->count; e++) {
             uint32_t j = g->entries[e].body;
             aabb rb = rest_box(w, j);
-            if (sg_live(w, &g->entries[e]) && box_overlap(box, &rb) && visit(ctx, j)) return -1;
+            if (sg_live(w, &g->entries[e]) && kyu_boxes_overlap(box, &rb) && visit(ctx, j)) return -1;
         }
         return 0;
     }
@@ -143,7 +138,7 @@ static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, voi
                     const sleep_entry *en = &g->entries[e];
                     if (en->c[0] != x || en->c[1] != y || en->c[2] != z || !sg_live(w, en)) continue;
                     aabb rb = rest_box(w, en->body);
-                    if (box_overlap(box, &rb) && visit(ctx, en->body)) return -1;
+                    if (kyu_boxes_overlap(box, &rb) && visit(ctx, en->body)) return -1;
                 }
             }
     return 0;

@@ -403,33 +403,17 @@ static int ray_plane(dv3 o, dv3 d, const collider *c, double *t, dv3 *normal) {
 static int ray_box(dv3 o, dv3 d, const kyu_box *box, double *t, dv3 *normal) {
     const mat3s *m = &box->rotation;
     dv3 rel = dsub(o, dv(box->center));
-    double t0 = -INFINITY, t1 = INFINITY;
-    int axis = -1;
-    double sign = 0.0;
+    double p[3], dl[3], lo[3], hi[3];
     for (int i = 0; i < 3; i++) {
         dv3 u = dv(m->col[i]);
-        double p = ddot(rel, u), dl = ddot(d, u), e = box->half_extents.raw[i];
-        if (dl == 0.0) {
-            if (p < -e || p > e) return 0;
-            continue;
-        }
-        double ta = (-e - p) / dl, tb = (e - p) / dl;
-        double s = dl > 0.0 ? -1.0 : 1.0; // the face entered faces against the ray
-        if (ta > tb) {
-            double tmp = ta;
-            ta = tb;
-            tb = tmp;
-        }
-        if (ta > t0) {
-            t0 = ta;
-            axis = i;
-            sign = s;
-        }
-        t1 = fmin(t1, tb);
+        p[i] = ddot(rel, u), dl[i] = ddot(d, u), hi[i] = box->half_extents.raw[i], lo[i] = -hi[i];
     }
-    // axis < 0: a zero ray; t0 < 0: the origin is inside (or the box is behind).
-    if (axis < 0 || t0 > t1 || t0 < 0.0 || t0 > 1.0) return 0;
+    int axis;
+    double t1, t0 = kyu_dslab(p, dl, lo, hi, &axis, &t1);
+    // axis < 0: a zero ray (or a miss); t0 < 0: the origin is inside (or the box is behind).
+    if (axis < 0 || !(t0 <= t1) || t0 < 0.0 || t0 > 1.0) return 0;
     *t = t0;
+    double sign = dl[axis] > 0.0 ? -1.0 : 1.0; // the face entered faces against the ray
     dv3 u = dv(m->col[axis]);
     *normal = (dv3){u.x * sign, u.y * sign, u.z * sign};
     return 1;

@@ -24,4 +24,13 @@ static inline double clampd(double x, double lo, double hi) { return x < lo ? lo
 // geometry routines goes through it.
 double kyu_dsegments_closest(dv3 p1, dv3 q1, dv3 p2, dv3 q2, dv3 *c1, dv3 *c2);
 
+// intersect.c: the slab test of the line p + t d against the box lo <= x <= hi. Returns the time
+// it enters the last slab (-INFINITY if no axis bounds it) and sets *t_exit to the time it leaves
+// the first (t_enter > t_exit: it misses), and *axis to the slab entered last (the lowest axis on a
+// tie; -1 if none); a line parallel to a slab and outside it misses (returns NAN). Each caller
+// clips the times to its own range (a ray from 0, a sweep in [0, 1]). Every ray-box test in the
+// engine is this one.
+double kyu_dslab(const double p[3], const double d[3], const double lo[3], const double hi[3], int *axis,
+                 double *t_exit);
+
 #endif

@@ -136,15 +136,13 @@ bool kyu_test_aabb_aabb(const kyu_aabb *a, const kyu_aabb *b) {
     return true;
 }
 
-// Slab entry of p + t d (t >= 0) into lo <= x <= hi; *axis = entry axis, or -1 for a start inside
-// that does not enter through a face. Returns -1 on a miss.
-static double slab_entry(const double p[3], const double d[3], const double lo[3], const double hi[3],
-                         int *axis) {
+double kyu_dslab(const double p[3], const double d[3], const double lo[3], const double hi[3], int *axis,
+                 double *t_exit) {
     double t0 = -INFINITY, t1 = INFINITY;
     *axis = -1;
     for (int i = 0; i < 3; i++) {
         if (d[i] == 0.0) {
-            if (p[i] < lo[i] || p[i] > hi[i]) return -1.0;
+            if (p[i] < lo[i] || p[i] > hi[i]) return *t_exit = NAN;
             continue;
         }
         double ta = (lo[i] - p[i]) / d[i], tb = (hi[i] - p[i]) / d[i];
@@ -158,9 +156,17 @@ static double slab_entry(const double p[3], const double d[3], const double lo[3
             *axis = i;
         }
         if (tb < t1) t1 = tb;
-        if (t0 > t1) return -1.0;
     }
-    if (t1 < 0.0) return -1.0; // the box is behind the origin
+    *t_exit = t1;
+    return t0;
+}
+
+// Slab entry of p + t d (t >= 0) into lo <= x <= hi; *axis = entry axis, or -1 for a start inside
+// that does not enter through a face. Returns -1 on a miss.
+static double slab_entry(const double p[3], const double d[3], const double lo[3], const double hi[3],
+                         int *axis) {
+    double t1, t0 = kyu_dslab(p, d, lo, hi, axis, &t1);
+    if (!(t0 <= t1) || t1 < 0.0) return -1.0; // a miss, or the box is behind the origin
     if (t0 < 0.0) {
         *axis = -1; // started strictly inside along the entry slab
         return 0.0;

@@ -108,20 +108,13 @@ bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, floa
 
 // Entry of p + t d into the axis-aligned box |x_i| <= e_i; -1 if none within [0,1].
 static double ray_aabb_entry(dv3 p, dv3 d, const double e[3]) {
-    const double pp[3] = {p.x, p.y, p.z}, dd[3] = {d.x, d.y, d.z};
-    double t0 = 0.0, t1 = 1.0;
-    for (int i = 0; i < 3; i++) {
-        if (dd[i] == 0.0) {
-            if (pp[i] < -e[i] || pp[i] > e[i]) return -1.0;
-            continue;
-        }
-        double ta = (-e[i] - pp[i]) / dd[i], tb = (e[i] - pp[i]) / dd[i];
-        if (ta > tb) { double s = ta; ta = tb; tb = s; }
-        if (ta > t0) t0 = ta;
-        if (tb < t1) t1 = tb;
-        if (t0 > t1) return -1.0;
-    }
-    return t0;
+    const double pp[3] = {p.x, p.y, p.z}, dd[3] = {d.x, d.y, d.z}, lo[3] = {-e[0], -e[1], -e[2]};
+    int axis;
+    double t1, t0 = kyu_dslab(pp, dd, lo, e, &axis, &t1);
+    if (isnan(t0)) return -1.0;
+    t0 = t0 > 0.0 ? t0 : 0.0;
+    t1 = t1 < 1.0 ? t1 : 1.0;
+    return t0 > t1 ? -1.0 : t0;
 }
 
 static dv3 to_local(const kyu_box *box, dv3 v) {
