@@ -39,6 +39,10 @@ WASM_OBJ := $(patsubst %.c,$(WASM_DIR)/obj/%.o,$(LIB_SRC) $(WEB_SRC))
 # Debian's emcc runs its JavaScript optimiser with node and the node-acorn package in
 # /usr/share/nodejs, which a node from elsewhere (NodeSource's) does not search by itself.
 EMCC_ENV := NODE_PATH=/usr/share/nodejs
+# One file (the wasm inside kyu.js as base64: nothing to fetch, which file:// pages may not do),
+# compiled synchronously: createKyu() returns the ready engine (not a promise), so a page's first
+# script can use it and what it computes is in the DOM when the page has loaded (headless
+# Chromium's virtual time did not wait for an asynchronous compile, and the test went flaky).
 WASM_LDFLAGS := -O2 -sMODULARIZE=1 -sEXPORT_NAME=createKyu -sSINGLE_FILE=1 -sENVIRONMENT=web \
 	-sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=0 -sWASM_ASYNC_COMPILATION=0 -sEXPORTED_RUNTIME_METHODS=UTF8ToString \
 	-sEXPORTED_FUNCTIONS=$(subst $(eval) ,$(comma),$(patsubst %,_%,$(WASM_EXPORTS)))
@@ -51,8 +55,8 @@ $(WASM_DIR)/obj/%.o: %.c $(HEADERS) $(WEB_HDR) $(wildcard engine/*.h engine/geom
 	@mkdir -p $(dir $@)
 	$(EMCC_ENV) $(EMCC) $(WASM_CFLAGS) -DKYU_BUILD -c $< -o $@
 
-$(WASM_DIR)/kyu.js: $(WASM_OBJ)
-	$(EMCC_ENV) $(EMCC) $(WASM_LDFLAGS) $^ -o $@
+$(WASM_DIR)/kyu.js: $(WASM_OBJ) mk/wasm.mk
+	$(EMCC_ENV) $(EMCC) $(WASM_LDFLAGS) $(WASM_OBJ) -o $@
 
 # The two script tags become the scripts themselves.
 $(WASM_DIR)/index.html: web/index.html web/page.js $(WASM_DIR)/kyu.js

@@ -26,7 +26,7 @@ struct kyu_web {
     int steps;
     float prev[3 * MAX_BODIES], cur[3 * MAX_BODIES]; // positions before and after the last step
     float draw[8 * MAX_BODIES];
-    char text[4096];
+    char text[4096];                 // the hash, or the impact record (at most about 1.5 kB)
     int have_impact;
     kyu_impact_event impact;         // the first impact of the last step that had one
     int impact_step, impact_begins, impact_a, impact_b; // b: -1 for a collider
