@@ -149,8 +149,7 @@ static void read_states(const kyu_web *web, body_state *out) {
         for (int d = 0; d < 3; d++) out[i].p[d] = p[3 * i + d], out[i].v[d] = v[3 * i + d], out[i].w[d] = w[3 * i + d];
 }
 
-int kyu_web_step(kyu_web *web) {
-    if (!web) return -1;
+static int step_once(kyu_web *web) {
     body_state before[MAX_BODIES];
     read_states(web, before);
     memcpy(web->prev, web->cur, sizeof web->cur);
@@ -174,12 +173,20 @@ int kyu_web_step(kyu_web *web) {
     return 0;
 }
 
+int kyu_web_step(kyu_web *web) {
+    if (!web || step_once(web) != 0) return -1;
+    // Drawn where the step ended (a single step of a paused page shows its result, not a blend).
+    web->accumulator = 0.0f;
+    memcpy(web->prev, web->cur, sizeof web->cur);
+    return 0;
+}
+
 int kyu_web_advance(kyu_web *web, float seconds) {
     if (!web || !(seconds >= 0.0f) || seconds > 1.0f) return 0;
     web->accumulator += seconds;
     int n = 0;
     while (web->accumulator >= web->dt && n < MAX_STEPS_PER_ADVANCE) {
-        if (kyu_web_step(web) != 0) break;
+        if (step_once(web) != 0) break;
         web->accumulator -= web->dt;
         n++;
     }

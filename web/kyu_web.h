@@ -35,7 +35,8 @@ kyu_web *kyu_web_billiards_create(int struck);
 /// Destroys the scene (NULL does nothing).
 void kyu_web_destroy(kyu_web *web);
 
-/// One fixed step; records the step's first impact for kyu_web_impact_json. 0, or -1 on failure.
+/// One fixed step, drawn where it ended; records the step's first impact for kyu_web_impact_json.
+/// 0, or -1 on failure.
 int kyu_web_step(kyu_web *web);
 
 /// Adds `seconds` (real time times the page's speed) to the accumulator and runs the steps that

@@ -111,7 +111,6 @@ function main(K) {
     }
     nextFrame(frame);
 }
-main(createKyu());
 
 // Both scenes stepped `steps` times, hashes at every tenth of the run and the end (web/hash.c).
 function runTest(K, steps, hash, impact) {
@@ -299,3 +298,5 @@ function showStages(r) {
     ];
     $("stages").innerHTML = stages.map(([title, text]) => `<li><b>${title}</b>${text}</li>`).join("");
 }
+
+main(createKyu()); // last, once every function and constant above is defined
