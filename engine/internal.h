@@ -132,7 +132,7 @@ typedef struct contact {
                           //   approach to report (velocity solve)
 } contact;
 
-// The next contact of a body with a partner (engine/sweep.c).
+// The next contact of a body with a partner (engine/toi.c).
 typedef struct kyu_sweep_contact {
     float t;        // time of contact, fraction of the step
     vec3s normal;   // from the partner to the body, at contact
@@ -500,7 +500,7 @@ int kyu_pair_source_count(const kyu_world *w);
 pair_source kyu_pair_source(const kyu_world *w, int s);
 void kyu_grid_free(grid *g);
 
-// sweep.c
+// toi.c
 vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t);
 vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);

@@ -7,7 +7,7 @@
 // from the step's broadphase grid, which holds swept boxes of awake bodies only and is built for
 // pairs, not for rays. Colliders are few and are all tested by every query.
 //
-// Geometry is done in double from the float inputs, as in geometry/sweep.c, so a hit found by the
+// Geometry is done in double from the float inputs, as in geometry/sweep_sphere_plane_box.c, so a hit found by the
 // grid is bit-identical to the one a scan of every body would find.
 #include <float.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Collider shapes for the step: distance from a sphere, a sphere's linear sweep, and local bounds,
-// for every shape but the plane (which engine/sweep.c solves in closed form). Work happens in the
+// for every shape but the plane (which engine/toi.c solves in closed form). Work happens in the
 // collider's own frame: the sphere is carried in (rotation transposed), results are carried out.
 // A triangle mesh keeps a bounding volume hierarchy so a sphere tests only the triangles near it.
 #include <stdlib.h>
@@ -402,7 +402,7 @@ static vec3s path_at(const mesh_next_ctx *x, float s) {
     return glms_vec3_add(x->q0, glms_vec3_add(glms_vec3_scale(x->dv, s), glms_vec3_scale(x->da, 0.5f * s * s)));
 }
 
-// One triangle's first contact along the path (same rules as engine/sweep.c: a triangle it is
+// One triangle's first contact along the path (same rules as engine/toi.c: a triangle it is
 // leaving, or resting on slowly, does not count), kept if earliest.
 static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
     mesh_next_ctx *x = arg;

@@ -299,7 +299,7 @@ static bool is_target(const run_ctx *x, const kyu_impact_event *ev) {
 }
 
 // A body that touched something before the step is held by the contact solver (a straight path);
-// one that touched nothing flies the parabola of its gravity (engine/sweep.c).
+// one that touched nothing flies the parabola of its gravity (engine/toi.c).
 static void path_accelerations(ls_capture *c) {
     for (int i = 0; i < c->nb; i++) {
         bool held = false;

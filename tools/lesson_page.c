@@ -48,7 +48,7 @@ static float margin_of(const ls_capture *c, float r) { return c->def.contact_mar
 static float slop_of(const ls_capture *c, float r) { return c->def.linear_slop > 0.0f ? c->def.linear_slop : 0.004f * r; }
 
 // The box of a body's unobstructed path this step, grown by its radius and the contact margin,
-// as engine/sweep.c's kyu_path_box builds it (the parabola's turning point included).
+// as engine/toi.c's kyu_path_box builds it (the parabola's turning point included).
 static void path_box(const ls_capture *c, const ls_body *b, vec3s *lo, vec3s *hi) {
     float S = c->def.fixed_dt, grow = b->r + margin_of(c, b->r);
     vec3s e = free_pos(b, S);

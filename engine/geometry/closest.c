@@ -20,9 +20,6 @@
 
 static const dv3 UP = {0.0, 1.0, 0.0};
 
-static dv3 dcross(dv3 a, dv3 b) {
-    return (dv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
 // a b - c d rounded once (Kahan's algorithm on fused multiply-adds). The plain form loses
 // ~1e-16 / angle of the direction of the cross product of nearly parallel vectors when their
 // products are not exact (coordinates of very different sizes); a sliver's face normal needs it.
@@ -34,8 +31,6 @@ static dv3 dcross_accurate(dv3 a, dv3 b) {
     return (dv3){diff_of_products(a.y, b.z, a.z, b.y), diff_of_products(a.z, b.x, a.x, b.z),
                  diff_of_products(a.x, b.y, a.y, b.x)};
 }
-static dv3 dscale(dv3 a, double s) { return (dv3){a.x * s, a.y * s, a.z * s}; }
-static double dlen(dv3 a) { return sqrt(ddot(a, a)); }
 static void put(vec3s *out, dv3 v) {
     if (out) *out = fv(v);
 }

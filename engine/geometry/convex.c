@@ -10,10 +10,6 @@
 #include "kyu/geometry.h"
 
 static dv3 cx_add(dv3 a, dv3 b) { return (dv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static dv3 cx_scale(dv3 a, double s) { return (dv3){a.x * s, a.y * s, a.z * s}; }
-static dv3 cx_cross(dv3 a, dv3 b) {
-    return (dv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
 
 // The result of GJK on the cores, in double.
 typedef struct cx_gjk_result {
@@ -127,7 +123,7 @@ static dv3 core_center(const kyu_convex *s) {
     case KYU_CONVEX_POINT:
         return dv(s->point);
     case KYU_CONVEX_SEGMENT:
-        return cx_scale(cx_add(dv(s->segment.a), dv(s->segment.b)), 0.5);
+        return dscale(cx_add(dv(s->segment.a), dv(s->segment.b)), 0.5);
     case KYU_CONVEX_BOX:
         return dv(s->box.center);
     case KYU_CONVEX_HULL:
@@ -136,7 +132,7 @@ static dv3 core_center(const kyu_convex *s) {
         break;
     }
     dv3 p = core_support(s, (dv3){1.0, 0.0, 0.0}), q = core_support(s, (dv3){-1.0, 0.0, 0.0});
-    return cx_scale(cx_add(p, q), 0.5);
+    return dscale(cx_add(p, q), 0.5);
 }
 
 vec3s kyu_convex_support(const kyu_convex *shape, vec3s dir) {
@@ -163,7 +159,7 @@ typedef struct simplex {
 static sv support_pair(const kyu_convex *A, dv3 shift, const kyu_convex *B, dv3 u) {
     sv s;
     s.a = cx_add(core_support(A, u), shift);
-    s.b = core_support(B, cx_scale(u, -1.0));
+    s.b = core_support(B, dscale(u, -1.0));
     s.w = dsub(s.a, s.b);
     return s;
 }
@@ -238,7 +234,7 @@ static void solve3(simplex *s) {
         return;
     }
     double den = va + vb + vc;
-    dv3 n = cx_cross(ab, ac);
+    dv3 n = dcross(ab, ac);
     if (!(den > 0.0) || ddot(n, n) <= 1e-24 * ddot(ab, ab) * ddot(ac, ac)) {
         simplex best = *s;
         double best_d = DBL_MAX;
@@ -266,7 +262,7 @@ static bool solve4(simplex *s) {
     bool any = false;
     for (int k = 0; k < 4; k++) {
         dv3 a = s->p[f[k][0]].w, b = s->p[f[k][1]].w, c = s->p[f[k][2]].w, d = s->p[f[k][3]].w;
-        dv3 n = cx_cross(dsub(b, a), dsub(c, a));
+        dv3 n = dcross(dsub(b, a), dsub(c, a));
         double so = -ddot(n, a), sd = ddot(n, dsub(d, a));
         dv3 da = dsub(d, a);
         bool flat = sd * sd <= 1e-24 * ddot(n, n) * ddot(da, da);
@@ -282,10 +278,10 @@ static bool solve4(simplex *s) {
     if (!any) {
         // Enclosed: barycentric weights from the sub-volumes (for the closest points, = origin).
         dv3 a = s->p[0].w, b = s->p[1].w, c = s->p[2].w, d = s->p[3].w;
-        double vol = ddot(dsub(d, a), cx_cross(dsub(b, a), dsub(c, a)));
-        double wb = ddot(dsub(d, a), cx_cross(cx_scale(a, -1.0), dsub(c, a))) / vol;
-        double wc = ddot(dsub(d, a), cx_cross(dsub(b, a), cx_scale(a, -1.0))) / vol;
-        double wd = ddot(cx_scale(a, -1.0), cx_cross(dsub(b, a), dsub(c, a))) / vol;
+        double vol = ddot(dsub(d, a), dcross(dsub(b, a), dsub(c, a)));
+        double wb = ddot(dsub(d, a), dcross(dscale(a, -1.0), dsub(c, a))) / vol;
+        double wc = ddot(dsub(d, a), dcross(dsub(b, a), dscale(a, -1.0))) / vol;
+        double wd = ddot(dscale(a, -1.0), dcross(dsub(b, a), dsub(c, a))) / vol;
         s->l[1] = wb, s->l[2] = wc, s->l[3] = wd, s->l[0] = 1.0 - wb - wc - wd;
         return true;
     }
@@ -297,7 +293,7 @@ static void cx_gjk(const kyu_convex *A, dv3 shift, const kyu_convex *B, cx_gjk_r
     simplex s;
     dv3 dir = dsub(cx_add(core_center(A), shift), core_center(B));
     if (!(ddot(dir, dir) > 0.0)) dir = (dv3){1.0, 0.0, 0.0};
-    s.p[0] = support_pair(A, shift, B, cx_scale(dir, -1.0));
+    s.p[0] = support_pair(A, shift, B, dscale(dir, -1.0));
     s.l[0] = 1.0;
     s.n = 1;
     dv3 v = s.p[0].w;
@@ -309,7 +305,7 @@ static void cx_gjk(const kyu_convex *A, dv3 shift, const kyu_convex *B, cx_gjk_r
             overlap = true;
             break;
         }
-        sv w = support_pair(A, shift, B, cx_scale(v, -1.0));
+        sv w = support_pair(A, shift, B, dscale(v, -1.0));
         double ww = ddot(w.w, w.w);
         if (ww > max_ww) max_ww = ww;
         // Bergen's test: v.w is a lower bound of |v|^2 at the optimum; stop when they agree to
@@ -361,7 +357,7 @@ float kyu_convex_distance(const kyu_convex *a, const kyu_convex *b, vec3s *point
     dv3 pa = g.pa, pb = g.pb, n = {0.0, 1.0, 0.0};
     double gap = 0.0;
     if (!g.overlap && g.distance > 0.0) {
-        n = cx_scale(dsub(g.pa, g.pb), 1.0 / g.distance);
+        n = dscale(dsub(g.pa, g.pb), 1.0 / g.distance);
         gap = g.distance - ra - rb;
         if (gap > 0.0) {
             pa = dmad(g.pa, n, -ra), pb = dmad(g.pb, n, rb);
@@ -403,7 +399,7 @@ static bool epa_add_face(epa *e, int a, int b, int c) {
     if (e->nf == EPA_MAX_F) return false;
     epa_face *f = &e->f[e->nf++];
     f->v[0] = a, f->v[1] = b, f->v[2] = c;
-    dv3 n = cx_cross(dsub(e->v[b].w, e->v[a].w), dsub(e->v[c].w, e->v[a].w));
+    dv3 n = dcross(dsub(e->v[b].w, e->v[a].w), dsub(e->v[c].w, e->v[a].w));
     double len = sqrt(ddot(n, n));
     f->alive = true;
     if (!(len > 0.0)) {
@@ -412,7 +408,7 @@ static bool epa_add_face(epa *e, int a, int b, int c) {
         f->h = DBL_MAX;
         return true;
     }
-    f->n = cx_scale(n, 1.0 / len);
+    f->n = dscale(n, 1.0 / len);
     // The offset averaged over the three corners is less biased than one corner's.
     f->h = (ddot(f->n, e->v[a].w) + ddot(f->n, e->v[b].w) + ddot(f->n, e->v[c].w)) / 3.0;
     return true;
@@ -423,10 +419,10 @@ static void perp_basis(dv3 u, dv3 *p, dv3 *q) {
     dv3 t = fabs(u.x) < 0.57   ? (dv3){1.0, 0.0, 0.0}
             : fabs(u.y) < 0.57 ? (dv3){0.0, 1.0, 0.0}
                                : (dv3){0.0, 0.0, 1.0};
-    *p = cx_cross(u, t);
-    *p = cx_scale(*p, 1.0 / sqrt(ddot(*p, *p)));
-    *q = cx_cross(u, *p);
-    *q = cx_scale(*q, 1.0 / sqrt(ddot(*q, *q)));
+    *p = dcross(u, t);
+    *p = dscale(*p, 1.0 / sqrt(ddot(*p, *p)));
+    *q = dcross(u, *p);
+    *q = dscale(*q, 1.0 / sqrt(ddot(*q, *q)));
 }
 
 // Grows the GJK simplex (which holds the origin) to a tetrahedron. Returns the number of points it
@@ -445,22 +441,22 @@ static int epa_seed(epa *e, const kyu_convex *A, dv3 shift, const kyu_convex *B,
             }
         } else if (e->nv == 2) {
             dv3 u = dsub(e->v[1].w, p0), p, q;
-            u = cx_scale(u, 1.0 / sqrt(ddot(u, u)));
+            u = dscale(u, 1.0 / sqrt(ddot(u, u)));
             perp_basis(u, &p, &q);
             *flat_normal = p;
             for (int i = 0; i < 6 && !grown; i++) {
                 double ang = i * 1.0471975511965976;
-                dv3 dir = cx_add(cx_scale(p, cos(ang)), cx_scale(q, sin(ang)));
+                dv3 dir = cx_add(dscale(p, cos(ang)), dscale(q, sin(ang)));
                 sv w = support_pair(A, shift, B, dir);
                 dv3 d = dsub(w.w, p0);
                 d = dmad(d, u, -ddot(d, u));
                 if (ddot(d, d) > tol * tol) e->v[e->nv++] = w, grown = true;
             }
         } else {
-            dv3 n = cx_cross(dsub(e->v[1].w, p0), dsub(e->v[2].w, p0));
-            n = cx_scale(n, 1.0 / sqrt(ddot(n, n)));
+            dv3 n = dcross(dsub(e->v[1].w, p0), dsub(e->v[2].w, p0));
+            n = dscale(n, 1.0 / sqrt(ddot(n, n)));
             *flat_normal = n;
-            sv wp = support_pair(A, shift, B, n), wm = support_pair(A, shift, B, cx_scale(n, -1.0));
+            sv wp = support_pair(A, shift, B, n), wm = support_pair(A, shift, B, dscale(n, -1.0));
             double hp = ddot(n, dsub(wp.w, p0)), hm = -ddot(n, dsub(wm.w, p0));
             if (hp >= hm && hp > tol)
                 e->v[e->nv++] = wp, grown = true;
@@ -494,7 +490,7 @@ static void epa_solve(const kyu_convex *A, dv3 shift, const kyu_convex *B, const
     e.nv = m;
     // Collinear or coplanar GJK simplices: drop points until the rest are independent.
     if (e.nv >= 3) {
-        dv3 n = cx_cross(dsub(e.v[1].w, e.v[0].w), dsub(e.v[2].w, e.v[0].w));
+        dv3 n = dcross(dsub(e.v[1].w, e.v[0].w), dsub(e.v[2].w, e.v[0].w));
         dv3 ab = dsub(e.v[1].w, e.v[0].w), ac = dsub(e.v[2].w, e.v[0].w);
         if (ddot(n, n) <= 1e-18 * ddot(ab, ab) * ddot(ac, ac))
             e.nv = 2;
@@ -516,14 +512,14 @@ static void epa_solve(const kyu_convex *A, dv3 shift, const kyu_convex *B, const
             flat_n = (dv3){0.0, 1.0, 0.0};
         else if (reached == 2) {
             dv3 u = dsub(e.v[1].w, e.v[0].w);
-            u = cx_scale(u, 1.0 / sqrt(ddot(u, u)));
+            u = dscale(u, 1.0 / sqrt(ddot(u, u)));
             dv3 off = dmad(dir, u, -ddot(dir, u));
             if (ddot(off, off) > 1e-24 * (ddot(dir, dir) + 1e-300))
-                flat_n = cx_scale(off, 1.0 / sqrt(ddot(off, off)));
+                flat_n = dscale(off, 1.0 / sqrt(ddot(off, off)));
         }
-        if (ddot(flat_n, dir) < 0.0) flat_n = cx_scale(flat_n, -1.0);
+        if (ddot(flat_n, dir) < 0.0) flat_n = dscale(flat_n, -1.0);
         // The outward normal of the difference is minus the B-to-A normal.
-        *normal = cx_scale(flat_n, -1.0);
+        *normal = dscale(flat_n, -1.0);
         return;
     }
     // Orient the tetrahedron's faces outward.
@@ -531,7 +527,7 @@ static void epa_solve(const kyu_convex *A, dv3 shift, const kyu_convex *B, const
         static const int f[4][4] = {{0, 1, 2, 3}, {0, 3, 1, 2}, {0, 2, 3, 1}, {1, 3, 2, 0}};
         for (int k = 0; k < 4; k++) {
             int a = f[k][0], b = f[k][1], c = f[k][2], d = f[k][3];
-            dv3 n = cx_cross(dsub(e.v[b].w, e.v[a].w), dsub(e.v[c].w, e.v[a].w));
+            dv3 n = dcross(dsub(e.v[b].w, e.v[a].w), dsub(e.v[c].w, e.v[a].w));
             if (ddot(n, dsub(e.v[d].w, e.v[a].w)) > 0.0) {
                 int t = b;
                 b = c;
@@ -595,7 +591,7 @@ static void epa_solve(const kyu_convex *A, dv3 shift, const kyu_convex *B, const
     *normal = bf->n;
     // Witness points: barycentric coordinates of the origin's projection on the face.
     dv3 a = e.v[bf->v[0]].w, b = e.v[bf->v[1]].w, c = e.v[bf->v[2]].w;
-    dv3 p = cx_scale(bf->n, bf->h);
+    dv3 p = dscale(bf->n, bf->h);
     dv3 v0 = dsub(b, a), v1 = dsub(c, a), v2 = dsub(p, a);
     double d00 = ddot(v0, v0), d01 = ddot(v0, v1), d11 = ddot(v1, v1);
     double d20 = ddot(v2, v0), d21 = ddot(v2, v1), den = d00 * d11 - d01 * d01;
@@ -603,8 +599,8 @@ static void epa_solve(const kyu_convex *A, dv3 shift, const kyu_convex *B, const
     if (den > 0.0) lb = (d11 * d20 - d01 * d21) / den, lc = (d00 * d21 - d01 * d20) / den;
     double la = 1.0 - lb - lc;
     const sv *va = &e.v[bf->v[0]], *vb = &e.v[bf->v[1]], *vc = &e.v[bf->v[2]];
-    *pa = dmad(dmad(cx_scale(va->a, la), vb->a, lb), vc->a, lc);
-    *pb = dmad(dmad(cx_scale(va->b, la), vb->b, lb), vc->b, lc);
+    *pa = dmad(dmad(dscale(va->a, la), vb->a, lb), vc->a, lc);
+    *pb = dmad(dmad(dscale(va->b, la), vb->b, lb), vc->b, lc);
 }
 
 static void cx_contact(const kyu_convex *A, dv3 shift, const kyu_convex *B, double *dist, dv3 *normal,
@@ -615,7 +611,7 @@ static void cx_contact(const kyu_convex *A, dv3 shift, const kyu_convex *B, doub
     // A gap above 1e-10 of the size is trusted to GJK (its direction is then exact to ~1e-6);
     // below it, the cores touch or overlap and EPA gives the normal.
     if (!g.overlap && g.distance > 1e-10 * g.scale) {
-        dv3 n = cx_scale(dsub(g.pa, g.pb), 1.0 / g.distance);
+        dv3 n = dscale(dsub(g.pa, g.pb), 1.0 / g.distance);
         *dist = g.distance - ra - rb;
         *normal = n;
         *point_b = dmad(g.pb, n, rb);
@@ -624,7 +620,7 @@ static void cx_contact(const kyu_convex *A, dv3 shift, const kyu_convex *B, doub
     double depth;
     dv3 m, pa, pb;
     epa_solve(A, shift, B, &g, &depth, &m, &pa, &pb);
-    dv3 n = cx_scale(m, -1.0);
+    dv3 n = dscale(m, -1.0);
     *dist = -depth - ra - rb;
     *normal = n;
     *point_b = dmad(pb, n, rb);
@@ -678,7 +674,7 @@ kyu_hit kyu_sweep_sphere_hull(vec3s c0, vec3s d, float r, const kyu_hull *hull, 
             double dt = gap / closing;
             t += dt;
             if (t > 1.0) break;
-            cx_contact(&a, cx_scale(v, t), &b, &dist, &n, &p);
+            cx_contact(&a, dscale(v, t), &b, &dist, &n, &p);
             if (dt <= 1e-12) {
                 hit = dist - rr <= 1e-6 * vlen;
                 break;
@@ -718,7 +714,7 @@ static dv3 box_deepest(dv3 c, const dv3 ax[3], const double e[3], dv3 u, double 
     int n = 0;
     for (int i = 0; i < 8; i++)
         if (ddot(corners[i], u) >= best - tol) sum = cx_add(sum, corners[i]), n++;
-    return cx_scale(sum, 1.0 / n);
+    return dscale(sum, 1.0 / n);
 }
 
 // The edge of the box along axis k that is extreme along u: its two ends.
@@ -746,20 +742,20 @@ kyu_contact kyu_contact_box_box(const kyu_box *a, const kyu_box *b) {
         double sep = fabs(ddot(T, l)) - box_radius(A, ea, l) - box_radius(B, eb, l);
         if (sep > best) {
             best = sep, best_kind = k < 3 ? 0 : 1, best_i = k % 3;
-            best_n = ddot(T, l) >= 0.0 ? l : cx_scale(l, -1.0);
+            best_n = ddot(T, l) >= 0.0 ? l : dscale(l, -1.0);
         }
     }
     double face_best = best;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            dv3 l = cx_cross(A[i], B[j]);
+            dv3 l = dcross(A[i], B[j]);
             double len2 = ddot(l, l);
             if (len2 <= 1e-10) continue; // parallel edges: the face axes already cover them
-            l = cx_scale(l, 1.0 / sqrt(len2));
+            l = dscale(l, 1.0 / sqrt(len2));
             double sep = fabs(ddot(T, l)) - box_radius(A, ea, l) - box_radius(B, eb, l);
             if (sep > best && sep > face_best + 1e-6 * size) {
                 best = sep, best_kind = 2, best_i = i, best_j = j;
-                best_n = ddot(T, l) >= 0.0 ? l : cx_scale(l, -1.0);
+                best_n = ddot(T, l) >= 0.0 ? l : dscale(l, -1.0);
             }
         }
     if (best > 0.0) {
@@ -772,13 +768,13 @@ kyu_contact kyu_contact_box_box(const kyu_box *a, const kyu_box *b) {
     if (best_kind == 0) {
         point = box_deepest(cb, B, eb, n, tol);
     } else if (best_kind == 1) {
-        dv3 p = box_deepest(ca, A, ea, cx_scale(n, -1.0), tol);
+        dv3 p = box_deepest(ca, A, ea, dscale(n, -1.0), tol);
         // B's face plane along n: n.x = n.cb + radius of B along n.
         double off = ddot(n, cb) + box_radius(B, eb, n);
         point = dmad(p, n, -(ddot(n, p) - off));
     } else {
         dv3 p1, q1, p2, q2, c1;
-        box_edge(ca, A, ea, best_i, cx_scale(n, -1.0), &p1, &q1);
+        box_edge(ca, A, ea, best_i, dscale(n, -1.0), &p1, &q1);
         box_edge(cb, B, eb, best_j, n, &p2, &q2);
         kyu_dsegments_closest(p1, q1, p2, q2, &c1, &point);
     }

@@ -18,6 +18,11 @@ static inline double ddot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b
 static inline double dget(dv3 a, int k) { return k == 0 ? a.x : k == 1 ? a.y : a.z; }
 static inline vec3s fv(dv3 a) { return (vec3s){{(float)a.x, (float)a.y, (float)a.z}}; }
 static inline double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+static inline dv3 dscale(dv3 a, double s) { return (dv3){a.x * s, a.y * s, a.z * s}; }
+static inline double dlen(dv3 a) { return sqrt(ddot(a, a)); }
+static inline dv3 dcross(dv3 a, dv3 b) {
+    return (dv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
 
 // closest.c: the closest points c1 on segment p1-q1 and c2 on p2-q2 (robust when the segments are
 // nearly parallel, and for degenerate segments); returns |c1 - c2|^2. Every segment pair in the

@@ -11,11 +11,6 @@
 #include "../core.h"
 
 static dv3 hx_add(dv3 a, dv3 b) { return (dv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-static dv3 hx_scale(dv3 a, double s) { return (dv3){a.x * s, a.y * s, a.z * s}; }
-static dv3 hx_cross(dv3 a, dv3 b) {
-    return (dv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static double hx_len(dv3 a) { return sqrt(ddot(a, a)); }
 
 // ---- building -----------------------------------------------------------------------------------
 
@@ -47,13 +42,13 @@ static int new_tri(builder *b, int v0, int v1, int v2, int fallback) {
     t->v[0] = v0, t->v[1] = v1, t->v[2] = v2;
     t->adj[0] = t->adj[1] = t->adj[2] = -1;
     t->alive = true;
-    dv3 n = hx_cross(dsub(b->p[v1], b->p[v0]), dsub(b->p[v2], b->p[v0]));
-    double len = hx_len(n);
+    dv3 n = dcross(dsub(b->p[v1], b->p[v0]), dsub(b->p[v2], b->p[v0]));
+    double len = dlen(n);
     // A sliver (the new point in line with a horizon edge) lies in its neighbour's plane: borrow it,
     // the faces are merged later anyway.
     // Height over the horizon edge v0-v1 below eps: a sliver, whose own normal is noise.
-    if (len > 0.0 && !(fallback >= 0 && len <= b->eps * hx_len(dsub(b->p[v1], b->p[v0])))) {
-        t->n = hx_scale(n, 1.0 / len);
+    if (len > 0.0 && !(fallback >= 0 && len <= b->eps * dlen(dsub(b->p[v1], b->p[v0])))) {
+        t->n = dscale(n, 1.0 / len);
     } else if (fallback >= 0) {
         t->n = b->t[fallback].n;
     } else {
@@ -78,8 +73,8 @@ static int area_cmp(const void *x, const void *y) {
 static bool is_sliver(const builder *b, int t) {
     const int *v = b->t[t].v;
     double longest = 0.0;
-    for (int k = 0; k < 3; k++) longest = fmax(longest, hx_len(dsub(b->p[v[(k + 1) % 3]], b->p[v[k]])));
-    double area2 = hx_len(hx_cross(dsub(b->p[v[1]], b->p[v[0]]), dsub(b->p[v[2]], b->p[v[0]])));
+    for (int k = 0; k < 3; k++) longest = fmax(longest, dlen(dsub(b->p[v[(k + 1) % 3]], b->p[v[k]])));
+    double area2 = dlen(dcross(dsub(b->p[v[1]], b->p[v[0]]), dsub(b->p[v[2]], b->p[v[0]])));
     return area2 <= b->eps * longest;
 }
 
@@ -106,7 +101,7 @@ static int longest_side_neighbour(const builder *b, int t) {
     int best = b->t[t].adj[0];
     double longest = -1.0;
     for (int k = 0; k < 3; k++) {
-        double l = hx_len(dsub(b->p[b->t[t].v[(k + 1) % 3]], b->p[b->t[t].v[k]]));
+        double l = dlen(dsub(b->p[b->t[t].v[(k + 1) % 3]], b->p[b->t[t].v[k]]));
         if (l > longest) longest = l, best = b->t[t].adj[k];
     }
     return best;
@@ -202,7 +197,7 @@ int kyu_hull_build(const vec3s *points, int count, kyu_hull_data *out) {
         maxabs = fmax(maxabs, fmax(fabs(p[i].x), fmax(fabs(p[i].y), fabs(p[i].z))));
     }
     // The tolerance: 1e-6 of the size, plus the float rounding of coordinates far from the origin.
-    double eps = 1e-6 * hx_len(dsub(hi, lo)) + 4e-7 * maxabs;
+    double eps = 1e-6 * dlen(dsub(hi, lo)) + 4e-7 * maxabs;
     int rc = build(p, count, eps, out);
     kyu_free(p);
     if (rc != KYU_HULL_OK) kyu_hull_free(out);
@@ -217,22 +212,22 @@ static int initial_tetrahedron(builder *b, int count, int idx[4]) {
     int i1 = -1;
     double best = b->eps;
     for (int i = 0; i < count; i++) {
-        double d = hx_len(dsub(p[i], p[i0]));
+        double d = dlen(dsub(p[i], p[i0]));
         if (d > best) best = d, i1 = i;
     }
     if (i1 < 0) return KYU_HULL_TOO_FEW;
     dv3 u = dsub(p[i1], p[i0]);
-    u = hx_scale(u, 1.0 / hx_len(u));
+    u = dscale(u, 1.0 / dlen(u));
     int i2 = -1;
     best = b->eps;
     for (int i = 0; i < count; i++) {
         dv3 d = dsub(p[i], p[i0]);
-        double off = hx_len(dmad(d, u, -ddot(d, u)));
+        double off = dlen(dmad(d, u, -ddot(d, u)));
         if (off > best) best = off, i2 = i;
     }
     if (i2 < 0) return KYU_HULL_FLAT;
-    dv3 n = hx_cross(dsub(p[i1], p[i0]), dsub(p[i2], p[i0]));
-    n = hx_scale(n, 1.0 / hx_len(n));
+    dv3 n = dcross(dsub(p[i1], p[i0]), dsub(p[i2], p[i0]));
+    n = dscale(n, 1.0 / dlen(n));
     int i3 = -1;
     best = b->eps;
     for (int i = 0; i < count; i++) {
@@ -307,7 +302,7 @@ static int finish(builder *b, kyu_hull_data *out) {
         parent[t] = -1;
         if (!b->t[t].alive) continue;
         const int *tv = b->t[t].v;
-        order[no].area = hx_len(hx_cross(dsub(b->p[tv[1]], b->p[tv[0]]), dsub(b->p[tv[2]], b->p[tv[0]])));
+        order[no].area = dlen(dcross(dsub(b->p[tv[1]], b->p[tv[0]]), dsub(b->p[tv[2]], b->p[tv[0]])));
         order[no++].t = t;
     }
     qsort(order, (size_t)no, sizeof *order, area_cmp);
@@ -379,7 +374,7 @@ static int finish(builder *b, kyu_hull_data *out) {
             dv3 u = dsub(c, a), w = dsub(b->p[v], a);
             double uu = ddot(u, u);
             dv3 off = uu > 0.0 ? dmad(w, u, -ddot(w, u) / uu) : w;
-            if (hx_len(off) > b->eps) remap[v] = 1;
+            if (dlen(off) > b->eps) remap[v] = 1;
         }
     }
     int nv = 0;
@@ -398,7 +393,7 @@ static int finish(builder *b, kyu_hull_data *out) {
     for (int v = 0; v < np; v++)
         if (remap[v] >= 0) out->vertices[remap[v]] = fv(b->p[v]), centroid = hx_add(centroid, b->p[v]);
     out->vertex_count = nv;
-    out->centroid = fv(hx_scale(centroid, 1.0 / nv));
+    out->centroid = fv(dscale(centroid, 1.0 / nv));
     int k = 0;
     for (int g = 0; g < nt; g++) {
         int fi = group_face[g];
@@ -409,12 +404,12 @@ static int finish(builder *b, kyu_hull_data *out) {
         for (int t = 0; t < nt; t++) {
             if (!b->t[t].alive || find(parent, t) != g) continue;
             const int *tv = b->t[t].v;
-            n = hx_add(n, hx_cross(dsub(b->p[tv[1]], b->p[tv[0]]), dsub(b->p[tv[2]], b->p[tv[0]])));
+            n = hx_add(n, dcross(dsub(b->p[tv[1]], b->p[tv[0]]), dsub(b->p[tv[2]], b->p[tv[0]])));
         }
-        if (!(hx_len(n) > 0.0))
+        if (!(dlen(n) > 0.0))
             n = b->t[g].n;
         else
-            n = hx_scale(n, 1.0 / hx_len(n));
+            n = dscale(n, 1.0 / dlen(n));
         kyu_hull_face *face = &out->faces[fi];
         face->normal = fv(n);
         face->first = k;
@@ -475,7 +470,7 @@ kyu_hull kyu_hull_view(const kyu_hull_data *hull) { return (kyu_hull){hull->vert
 
 static double hull_size(const kyu_hull_data *h) {
     double r = 0.0;
-    for (int i = 0; i < h->vertex_count; i++) r = fmax(r, hx_len(dsub(dv(h->vertices[i]), dv(h->centroid))));
+    for (int i = 0; i < h->vertex_count; i++) r = fmax(r, dlen(dsub(dv(h->vertices[i]), dv(h->centroid))));
     return r;
 }
 
@@ -489,14 +484,14 @@ static double face_sep(const kyu_hull_data *a, int f, const kyu_hull_data *b, do
         int cnt = 0;
         for (int i = 0; i < b->vertex_count; i++)
             if (ddot(n, dv(b->vertices[i])) <= lo + tol) sum = hx_add(sum, dv(b->vertices[i])), cnt++;
-        *deepest = hx_scale(sum, 1.0 / cnt);
+        *deepest = dscale(sum, 1.0 / cnt);
     }
     return lo - off;
 }
 
 // Gauss-map test (seed 002): the arcs a-b (A's edge) and c-d (B's edge, normals negated) cross.
 static bool minkowski_face(dv3 a, dv3 b, dv3 c, dv3 d) {
-    dv3 bxa = hx_cross(b, a), dxc = hx_cross(d, c);
+    dv3 bxa = dcross(b, a), dxc = dcross(d, c);
     double cba = ddot(c, bxa), dba = ddot(d, bxa), adc = ddot(a, dxc), bdc = ddot(b, dxc);
     return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
 }
@@ -512,7 +507,7 @@ kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b)
         double s = face_sep(a, f, b, tol, &deep);
         if (s > best) {
             best = s, r.feature = KYU_SAT_FACE_A, r.index_a = f, r.index_b = -1;
-            best_n = hx_scale(dv(a->faces[f].normal), -1.0), best_p = deep;
+            best_n = dscale(dv(a->faces[f].normal), -1.0), best_p = deep;
         }
     }
     for (int f = 0; f < b->face_count; f++) {
@@ -535,16 +530,16 @@ kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b)
         dv3 p1 = dv(a->vertices[e1->a]), d1 = dsub(dv(a->vertices[e1->b]), p1);
         for (int j = 0; j < b->edge_count; j++) {
             const kyu_hull_edge *e2 = &b->edges[j];
-            dv3 nc = hx_scale(dv(b->faces[e2->face0].normal), -1.0),
-                nd = hx_scale(dv(b->faces[e2->face1].normal), -1.0);
+            dv3 nc = dscale(dv(b->faces[e2->face0].normal), -1.0),
+                nd = dscale(dv(b->faces[e2->face1].normal), -1.0);
             if (!minkowski_face(na, nb, nc, nd)) continue;
             tested++;
             dv3 p2 = dv(b->vertices[e2->a]), d2 = dsub(dv(b->vertices[e2->b]), p2);
-            dv3 axis = hx_cross(d1, d2);
-            double len = hx_len(axis);
-            if (!(len > 1e-6 * hx_len(d1) * hx_len(d2))) continue; // parallel: a face axis covers it
-            axis = hx_scale(axis, 1.0 / len);
-            if (ddot(axis, dsub(p1, ca)) < 0.0) axis = hx_scale(axis, -1.0); // out of A
+            dv3 axis = dcross(d1, d2);
+            double len = dlen(axis);
+            if (!(len > 1e-6 * dlen(d1) * dlen(d2))) continue; // parallel: a face axis covers it
+            axis = dscale(axis, 1.0 / len);
+            if (ddot(axis, dsub(p1, ca)) < 0.0) axis = dscale(axis, -1.0); // out of A
             double s = ddot(axis, dsub(p2, p1));
             if (s > edge_best) edge_best = s, ea_best = i, eb_best = j, edge_n = axis;
         }
@@ -556,7 +551,7 @@ kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b)
         dv3 c1;
         kyu_dsegments_closest(dv(a->vertices[e1->a]), dv(a->vertices[e1->b]), dv(b->vertices[e2->a]),
                          dv(b->vertices[e2->b]), &c1, &best_p);
-        best = edge_best, best_n = hx_scale(edge_n, -1.0);
+        best = edge_best, best_n = dscale(edge_n, -1.0);
         r.feature = KYU_SAT_EDGES, r.index_a = ea_best, r.index_b = eb_best;
     }
     r.separation = (float)best;

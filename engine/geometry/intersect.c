@@ -11,11 +11,6 @@
 // above double rounding (1e-16), far below what float inputs can express (6e-8).
 #define REL_EPS 1e-9
 
-static dv3 dcross(dv3 a, dv3 b) {
-    return (dv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-static double dlen(dv3 a) { return sqrt(ddot(a, a)); }
-static dv3 dscale(dv3 a, double s) { return (dv3){a.x * s, a.y * s, a.z * s}; }
 
 // ---- Triangles ----------------------------------------------------------------------------------
 

@@ -9,11 +9,6 @@
 #include "kyu/geometry.h"
 #include "dmath.h"
 
-static dv3 dscale(dv3 a, double s) { return (dv3){a.x * s, a.y * s, a.z * s}; }
-static double dlen(dv3 a) { return sqrt(ddot(a, a)); }
-static dv3 dcross(dv3 a, dv3 b) {
-    return (dv3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
 
 // a / |a|, or false when a is too short to have a direction.
 static bool dunit(dv3 a, dv3 *out) {

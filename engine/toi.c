@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Continuous narrowphase: where a body is during the step, and when it first touches a partner.
+// Continuous narrowphase, the time of impact (toi): where a body is during the step, and when it first touches a partner.
 //
 // A body moves along p(s) = p + v s + a s^2 / 2 from its own clock t_body (s in seconds). A body in
 // free flight carries its gravity as `a`, so flight is exact (a dropped ball keeps its energy
