@@ -51,17 +51,21 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
 # Tools and samples with their own dependencies (scene files, viewer, renderer, lesson) keep their
 # rules in mk/*.mk; each may add a script to TOOL_TESTS, which `make test` runs after the unit tests.
-TOOL_TESTS :=
-TOOL_TEST_DEPS :=
+# symbols.sh: libkyu.so exports exactly the functions include/kyu/*.h declares with KYU_API.
+TOOL_TESTS := tests/tools/symbols.sh
+TOOL_TEST_DEPS := $(BUILD)/libkyu.so
 -include $(sort $(wildcard mk/*.mk))
+
+# The library's own objects: only what include/kyu/*.h declares with KYU_API is exported (base.h).
+LIB_CFLAGS := -DKYU_BUILD -fvisibility=hidden
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DKYU_BUILD -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -c $< -o $@
 
 $(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DKYU_BUILD -fPIC -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -fPIC -c $< -o $@
 
 $(BUILD)/libkyu.a: $(LIB_OBJ)
 	ar rcs $@ $^

@@ -25,16 +25,16 @@ extern "C" {
 
 /// The point of the sphere farthest along `dir` (dir need not be unit; a zero dir gives the centre
 /// plus r along +y, any point of the surface being a support point then).
-vec3s kyu_support_sphere(vec3s center, float radius, vec3s dir);
+KYU_API vec3s kyu_support_sphere(vec3s center, float radius, vec3s dir);
 
 /// The corner of the box farthest along `dir` (ties go to the + side of each axis).
-vec3s kyu_support_box(const kyu_box *box, vec3s dir);
+KYU_API vec3s kyu_support_box(const kyu_box *box, vec3s dir);
 
 /// The point of the capsule farthest along `dir`: the farther end (a on ties) plus radius * dir/|dir|.
-vec3s kyu_support_capsule(const kyu_capsule *capsule, vec3s dir);
+KYU_API vec3s kyu_support_capsule(const kyu_capsule *capsule, vec3s dir);
 
 /// The vertex of the hull farthest along `dir` (the first one on ties). O(count).
-vec3s kyu_support_hull(const kyu_hull *hull, vec3s dir);
+KYU_API vec3s kyu_support_hull(const kyu_hull *hull, vec3s dir);
 
 // ---- generic convex shapes ----------------------------------------------------------------------
 
@@ -64,14 +64,14 @@ typedef struct kyu_convex {
     };
 } kyu_convex;
 
-kyu_convex kyu_convex_sphere(vec3s center, float radius);
-kyu_convex kyu_convex_capsule(const kyu_capsule *capsule);
-kyu_convex kyu_convex_box(const kyu_box *box);
+KYU_API kyu_convex kyu_convex_sphere(vec3s center, float radius);
+KYU_API kyu_convex kyu_convex_capsule(const kyu_capsule *capsule);
+KYU_API kyu_convex kyu_convex_box(const kyu_box *box);
 /// A hull (its point array is borrowed, not copied), optionally rounded by `radius`.
-kyu_convex kyu_convex_hull(const kyu_hull *hull, float radius);
+KYU_API kyu_convex kyu_convex_hull(const kyu_hull *hull, float radius);
 
 /// The point of the whole shape (core grown by radius) farthest along dir.
-vec3s kyu_convex_support(const kyu_convex *shape, vec3s dir);
+KYU_API vec3s kyu_convex_support(const kyu_convex *shape, vec3s dir);
 
 // ---- GJK and EPA --------------------------------------------------------------------------------
 
@@ -81,8 +81,8 @@ vec3s kyu_convex_support(const kyu_convex *shape, vec3s dir);
 /// Terminates on: no progress of the support (relative 1e-12 in double), a repeated support point,
 /// the origin enclosed, or 64 iterations; degenerate (flat, collinear) simplices are reduced, not
 /// divided by.
-float kyu_convex_distance(const kyu_convex *a, const kyu_convex *b, vec3s *point_a, vec3s *point_b,
-                          vec3s *normal);
+KYU_API float kyu_convex_distance(const kyu_convex *a, const kyu_convex *b, vec3s *point_a, vec3s *point_b,
+                                  vec3s *normal);
 
 /// Signed distance, normal and contact point of A and B: GJK when apart, EPA on the cores when they
 /// overlap (then the depth is the core depth plus both radii). `point` is on B's surface (the
@@ -90,7 +90,7 @@ float kyu_convex_distance(const kyu_convex *a, const kyu_convex *b, vec3s *point
 /// direction to move A by -distance to just touch. When the cores' Minkowski difference is flat
 /// (parallel segments, a point in a flat hull) the core depth is 0 and the normal is the flat's.
 /// With KYU_CONVEX_CALLBACK shapes that are curved, EPA stops after 64 expansions: approximate.
-kyu_contact kyu_convex_contact(const kyu_convex *a, const kyu_convex *b);
+KYU_API kyu_contact kyu_convex_contact(const kyu_convex *a, const kyu_convex *b);
 
 // ---- sphere vs hull -----------------------------------------------------------------------------
 
@@ -99,7 +99,8 @@ kyu_contact kyu_convex_contact(const kyu_convex *a, const kyu_convex *b);
 /// face of least penetration. `point` (may be NULL) is the closest point on the hull's surface
 /// (for a centre inside, its projection on that face). A centre on the surface gives the face's
 /// normal. Flat or collinear hulls work (a centre on a flat hull is distance -r, normal the flat's).
-float kyu_distance_sphere_hull(vec3s center, float radius, const kyu_hull *hull, vec3s *normal, vec3s *point);
+KYU_API float kyu_distance_sphere_hull(vec3s center, float radius, const kyu_hull *hull, vec3s *normal,
+                                       vec3s *point);
 
 /// First time of impact in [0, 1] of a sphere (centre c0, radius r) moving by d against a hull
 /// moving by hull_d (no rotation); the conventions of kyu_sweep_sphere_box: start_overlap when the
@@ -108,7 +109,7 @@ float kyu_distance_sphere_hull(vec3s center, float radius, const kyu_hull *hull,
 /// normal: each step goes to the supporting plane of the hull grown by r, which the path cannot
 /// cross before touching; it converges to ~1e-7 of the sweep (grazing paths, whose time of impact
 /// is ill-conditioned, less).
-kyu_hit kyu_sweep_sphere_hull(vec3s c0, vec3s d, float r, const kyu_hull *hull, vec3s hull_d);
+KYU_API kyu_hit kyu_sweep_sphere_hull(vec3s c0, vec3s d, float r, const kyu_hull *hull, vec3s hull_d);
 
 // ---- hull building ------------------------------------------------------------------------------
 
@@ -158,13 +159,13 @@ enum {
 /// to have an inside; a flat or collinear point set can still be used as a kyu_hull with GJK,
 /// kyu_distance_sphere_hull and kyu_sweep_sphere_hull, which need only the points.
 /// On failure `out` is zeroed. Returns KYU_HULL_OK or a negative code.
-int kyu_hull_build(const vec3s *points, int count, kyu_hull_data *out);
+KYU_API int kyu_hull_build(const vec3s *points, int count, kyu_hull_data *out);
 
 /// Frees what kyu_hull_build allocated and zeroes the struct (safe on a zeroed one).
-void kyu_hull_free(kyu_hull_data *hull);
+KYU_API void kyu_hull_free(kyu_hull_data *hull);
 
 /// The built hull as a point cloud for the point-based routines (borrows the vertex array).
-kyu_hull kyu_hull_view(const kyu_hull_data *hull);
+KYU_API kyu_hull kyu_hull_view(const kyu_hull_data *hull);
 
 // ---- SAT ----------------------------------------------------------------------------------------
 
@@ -189,17 +190,17 @@ typedef struct kyu_sat_result {
 /// the edge pairs whose Gauss-map arcs cross (A's arc against B's negated one: only those form a face
 /// of the Minkowski difference; the others cannot be the axis of least penetration). Edge axes must
 /// beat face axes by 1e-6 of the size to be picked, so a resting face contact keeps its normal.
-kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b);
+KYU_API kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b);
 
 /// Contact of two built hulls: SAT when they overlap (or touch), the exact GJK gap when apart.
-kyu_contact kyu_contact_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b);
+KYU_API kyu_contact kyu_contact_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b);
 
 /// Contact of two oriented boxes: SAT on the 15 axes (3 + 3 face normals, 9 edge cross products,
 /// near-parallel edge pairs skipped) when they overlap or touch, the exact GJK gap when apart. The
 /// point is on B: for a face axis, the deepest vertex of B (the mean of the vertices tied within
 /// 1e-6 of the size, so a face resting on a face gives the middle of the overlap's B face) or the
 /// deepest vertex of A projected on B's face; for an edge axis, the closest point of B's edge.
-kyu_contact kyu_contact_box_box(const kyu_box *a, const kyu_box *b);
+KYU_API kyu_contact kyu_contact_box_box(const kyu_box *a, const kyu_box *b);
 
 #ifdef __cplusplus
 }

@@ -65,11 +65,11 @@ typedef struct kyu_debug_draw {
 } kyu_debug_draw;
 
 /// Defaults: no callbacks, shapes and sleep layers.
-kyu_debug_draw kyu_debug_draw_default(void);
+KYU_API kyu_debug_draw kyu_debug_draw_default(void);
 
 /// Calls draw's callbacks for the chosen layers. Reads the world only; call it between steps.
 /// Errors: NULL world or draw, a draw not made by kyu_debug_draw_default.
-kyu_status kyu_world_draw(const kyu_world *world, const kyu_debug_draw *draw);
+KYU_API kyu_status kyu_world_draw(const kyu_world *world, const kyu_debug_draw *draw);
 
 #ifdef __cplusplus
 }

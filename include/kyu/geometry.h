@@ -15,6 +15,8 @@
 #ifndef KYU_GEOMETRY_H
 #define KYU_GEOMETRY_H
 
+#include "base.h"
+
 #include <stdbool.h>
 
 #include <cglm/struct.h>
@@ -45,29 +47,29 @@ typedef struct kyu_box {
 /// P t^2 + 2 Q t + R, P = D.D, Q = C0.D, R = C0.C0; contact when it equals (ra + rb)^2.
 /// Edge cases: same displacement (P = 0): hit at t = 0 if touching or overlapping, else never;
 /// Q >= 0 at a touching start: moving apart, no hit; coincident centres: normal (0, 1, 0).
-kyu_hit kyu_sweep_sphere_sphere(vec3s a0, vec3s da, float ra, vec3s b0, vec3s db, float rb);
+KYU_API kyu_hit kyu_sweep_sphere_sphere(vec3s a0, vec3s da, float ra, vec3s b0, vec3s db, float rb);
 
 /// A sphere (centre c0, radius r, displacement d) against the plane {x : n.x = offset}, solid on the
 /// side opposite n (n must be unit). The plane may move by `plane_d` over the sweep.
-kyu_hit kyu_sweep_sphere_plane(vec3s c0, vec3s d, float r, vec3s n, float offset, vec3s plane_d);
+KYU_API kyu_hit kyu_sweep_sphere_plane(vec3s c0, vec3s d, float r, vec3s n, float offset, vec3s plane_d);
 
 /// A sphere against an oriented box that moves by `box_d` over the sweep (no rotation). Exact: the
 /// first entry of the centre's path into the box grown by r (3 face slabs, 12 edge capsules).
-kyu_hit kyu_sweep_sphere_box(vec3s c0, vec3s d, float r, const kyu_box *box, vec3s box_d);
+KYU_API kyu_hit kyu_sweep_sphere_box(vec3s c0, vec3s d, float r, const kyu_box *box, vec3s box_d);
 
 /// Closest point of a box to p (p itself when inside).
-vec3s kyu_closest_point_box(const kyu_box *box, vec3s p);
+KYU_API vec3s kyu_closest_point_box(const kyu_box *box, vec3s p);
 
 /// Signed distance from a sphere to a box: negative is penetration depth. `normal` (may be NULL) is
 /// unit from the box to the sphere; for a centre inside the box, the face of least penetration.
-float kyu_distance_sphere_box(vec3s c, float r, const kyu_box *box, vec3s *normal, vec3s *point);
+KYU_API float kyu_distance_sphere_box(vec3s c, float r, const kyu_box *box, vec3s *normal, vec3s *point);
 
 /// First hit of the ray/segment p + t d, t in [0, 1], with the capsule (segment a-b, radius r).
 /// Returns false when p starts inside or there is no hit.
-bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, float *t);
+KYU_API bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, float *t);
 
 /// A box from centre, unit quaternion and half extents.
-kyu_box kyu_box_make(vec3s center, versors rotation, vec3s half_extents);
+KYU_API kyu_box kyu_box_make(vec3s center, versors rotation, vec3s half_extents);
 
 // ---- shapes shared by the geometry modules (plain data, passed by pointer or value) -------------
 

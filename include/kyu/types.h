@@ -7,6 +7,8 @@
 #ifndef KYU_TYPES_H
 #define KYU_TYPES_H
 
+#include "base.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
