@@ -52,7 +52,8 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # Tools and samples with their own dependencies (scene files, viewer, renderer, lesson) keep their
 # rules in mk/*.mk; each may add a script to TOOL_TESTS, which `make test` runs after the unit tests.
 # symbols.sh: libkyu.so exports exactly the functions include/kyu/*.h declares with KYU_API.
-TOOL_TESTS := tests/tools/symbols.sh
+# cxx.sh: the README's program and tests/cxx/use.cpp built as C++ (they link libkyu.a with LDSAN).
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh
 TOOL_TEST_DEPS := $(BUILD)/libkyu.so
 -include $(sort $(wildcard mk/*.mk))
 
@@ -83,7 +84,7 @@ test: $(BUILD)/tests/run_tests $(if $(TESTS),,$(TOOL_TEST_DEPS))
 ifneq ($(TESTS),)
 	./$(BUILD)/tests/run_tests $(TESTS)
 else
-	BUILD=$(BUILD) sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
+	BUILD=$(BUILD) CC="$(CC)" LDSAN="$(LDSAN)" sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
 endif
 
 $(BUILD)/tools/bench: tools/bench.c $(BUILD)/libkyu.a

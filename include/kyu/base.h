@@ -1,8 +1,18 @@
 // SPDX-License-Identifier: MIT
 /// @file base.h
-/// What every public header needs first: the export macro on kyu's functions.
+/// What every public header needs first: the export macro on kyu's functions, and cglm's
+/// anonymous structs for C++.
 #ifndef KYU_BASE_H
 #define KYU_BASE_H
+
+/// kyu's vectors are cglm's `vec3s` and `versors`, whose fields `.x .y .z .w` are members of an
+/// anonymous struct. cglm turns those on for C11 but not for C++ (where anonymous structs are a
+/// compiler extension that g++ and clang++ accept); kyu turns them on for C++ too, so the same code
+/// reads `p.y` in both. Define CGLM_USE_ANONYMOUS_STRUCT to 0 before including kyu to keep cglm's
+/// choice, and include kyu before any cglm header (cglm decides the first time it is included).
+#if defined(__cplusplus) && !defined(CGLM_USE_ANONYMOUS_STRUCT)
+#define CGLM_USE_ANONYMOUS_STRUCT 1
+#endif
 
 /// Marks a function of kyu's public API. The library is built with `-fvisibility=hidden`, so
 /// libkyu.so exports exactly the functions declared with KYU_API (tests/tools/symbols.sh checks

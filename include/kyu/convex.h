@@ -47,6 +47,13 @@ typedef enum kyu_convex_type {
     KYU_CONVEX_CALLBACK, ///< `support(user, dir)`: any convex set (EPA is then approximate, see below)
 } kyu_convex_type;
 
+/// The core of a KYU_CONVEX_CALLBACK shape: a support function and its user pointer. (A named type,
+/// not a struct declared inside kyu_convex's anonymous union, which C++ accepts only as an extension.)
+typedef struct kyu_convex_callback {
+    vec3s (*support)(const void *user, vec3s dir); ///< farthest point along dir (not unit)
+    const void *user;
+} kyu_convex_callback;
+
 /// A convex shape for GJK / EPA: a core (see kyu_convex_type) grown by `radius` (>= 0).
 /// Plain data; build it with the kyu_convex_* helpers or fill it in. A hull's points are borrowed.
 typedef struct kyu_convex {
@@ -57,10 +64,7 @@ typedef struct kyu_convex {
         kyu_segment segment;
         kyu_box box;
         kyu_hull hull;
-        struct {
-            vec3s (*support)(const void *user, vec3s dir); ///< farthest point along dir (not unit)
-            const void *user;
-        } callback;
+        kyu_convex_callback callback;
     };
 } kyu_convex;
 

@@ -68,9 +68,14 @@ typedef struct kyu_collider_id {
     uint32_t generation;
 } kyu_collider_id;
 
-/// The null handles.
+/// The null handles (a compound literal in C, which C++ does not have).
+#ifdef __cplusplus
+#define KYU_NULL_BODY (kyu_body_id{0, 0, 0})
+#define KYU_NULL_COLLIDER (kyu_collider_id{0, 0, 0})
+#else
 #define KYU_NULL_BODY ((kyu_body_id){0, 0, 0})
 #define KYU_NULL_COLLIDER ((kyu_collider_id){0, 0, 0})
+#endif
 
 /// A slice of parallel work: items [begin, end) on worker `worker` (0 <= worker < worker_count).
 /// kyu's tasks write only per-item results, so any split of the items gives the same answer.
