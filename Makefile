@@ -7,8 +7,13 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
-VERSION := 0.1.0
-SONAME  := libkyu.so.0
+# The version is written once, in include/kyu/base.h; the soname follows its major number.
+version_of = $(shell sed -n 's/^.define KYU_VERSION_$(1)  *\([0-9][0-9]*\)$$/\1/p' include/kyu/base.h)
+VERSION := $(call version_of,MAJOR).$(call version_of,MINOR).$(call version_of,PATCH)
+SONAME  := libkyu.so.$(call version_of,MAJOR)
+ifneq ($(words $(subst ., ,$(VERSION))),3)
+$(error include/kyu/base.h: KYU_VERSION_MAJOR, _MINOR and _PATCH not found (read "$(VERSION)"))
+endif
 
 # cglm is the one dependency: tools/deps.sh finds it (or installs it when run as root on Debian).
 CGLM_CFLAGS := $(shell sh tools/deps.sh || echo KYU_DEPS_FAILED)
@@ -53,7 +58,8 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # rules in mk/*.mk; each may add a script to TOOL_TESTS, which `make test` runs after the unit tests.
 # symbols.sh: libkyu.so exports exactly the functions include/kyu/*.h declares with KYU_API.
 # cxx.sh: the README's program and tests/cxx/use.cpp built as C++ (they link libkyu.a with LDSAN).
-TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh
+# install.sh: make install into a scratch DESTDIR; the version in every place, the soname.
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
 TOOL_TEST_DEPS := $(BUILD)/libkyu.so
 -include $(sort $(wildcard mk/*.mk))
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The allocator hooks (kyu_set_allocator). The one piece of process-wide state the engine has, set
-// by the user before any world exists; everything else lives in a world.
+// What is process-wide rather than a world's: the allocator hooks (kyu_set_allocator), the one piece
+// of process-wide state the engine has, set by the user before any world exists; and the version.
 #include <string.h>
 
 #include "kyu/kyu.h"
@@ -53,3 +53,5 @@ void *kyu_realloc(void *ptr, size_t size) {
 void kyu_free(void *ptr) {
     if (ptr) allocator.deallocate(ptr, allocator.user);
 }
+
+const char *kyu_version(void) { return KYU_VERSION_STRING; }

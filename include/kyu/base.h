@@ -1,9 +1,26 @@
 // SPDX-License-Identifier: MIT
 /// @file base.h
-/// What every public header needs first: the export macro on kyu's functions, and cglm's
-/// anonymous structs for C++.
+/// What every public header needs first: the version, the export macro on kyu's functions, and
+/// cglm's anonymous structs for C++.
 #ifndef KYU_BASE_H
 #define KYU_BASE_H
+
+/// @name Version
+/// The one place the version is written: the Makefile reads these three lines for the library's
+/// soname (libkyu.so.MAJOR) and for kyu.pc. The ABI policy (README): a change to the layout of a
+/// public struct or to a function's signature or meaning, or a removed function, bumps MAJOR (and
+/// so the soname); an addition bumps MINOR; a fix bumps PATCH.
+/// @{
+#define KYU_VERSION_MAJOR 0
+#define KYU_VERSION_MINOR 1
+#define KYU_VERSION_PATCH 0
+/// @}
+
+#define KYU_STRINGIFY_(x) #x
+#define KYU_STRINGIFY(x) KYU_STRINGIFY_(x)
+/// The version as "MAJOR.MINOR.PATCH", made from the three numbers above.
+#define KYU_VERSION_STRING                                                                         \
+    KYU_STRINGIFY(KYU_VERSION_MAJOR) "." KYU_STRINGIFY(KYU_VERSION_MINOR) "." KYU_STRINGIFY(KYU_VERSION_PATCH)
 
 /// kyu's vectors are cglm's `vec3s` and `versors`, whose fields `.x .y .z .w` are members of an
 /// anonymous struct. cglm turns those on for C11 but not for C++ (where anonymous structs are a
@@ -22,6 +39,18 @@
 #define KYU_API __attribute__((visibility("default")))
 #else
 #define KYU_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The version of the library the program runs with, "MAJOR.MINOR.PATCH" (compare it with
+/// KYU_VERSION_STRING, the version of the headers it was built with).
+KYU_API const char *kyu_version(void);
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

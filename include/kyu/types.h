@@ -19,11 +19,6 @@
 extern "C" {
 #endif
 
-/// Library version.
-#define KYU_VERSION_MAJOR 0
-#define KYU_VERSION_MINOR 1
-#define KYU_VERSION_PATCH 0
-
 /// Every public function that can fail returns one of these. `KYU_OK` is zero.
 /// `kyu_status_string` turns a code into a sentence; `kyu_world_last_error` gives the detail of the
 /// last failure in a world (which argument, which value).
