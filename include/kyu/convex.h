@@ -158,10 +158,11 @@ enum {
 
 /// Builds the convex hull of a point cloud (incremental, in double, with a tolerance of 1e-6 of the
 /// cloud's size: duplicate points and points within it of a face are absorbed). The one routine of
-/// the geometry library that allocates (with malloc; release with kyu_hull_free). A flat cloud is
-/// rejected with KYU_HULL_FLAT rather than built as a two-sided polygon: a collider needs a volume
-/// to have an inside; a flat or collinear point set can still be used as a kyu_hull with GJK,
-/// kyu_distance_sphere_hull and kyu_sweep_sphere_hull, which need only the points.
+/// the geometry library that allocates (through the hooks of kyu_set_allocator; release with
+/// kyu_hull_free). A flat cloud is rejected with KYU_HULL_FLAT rather than built as a two-sided
+/// polygon: a collider needs a volume to have an inside; a flat or collinear point set can still be
+/// used as a kyu_hull with GJK, kyu_distance_sphere_hull and kyu_sweep_sphere_hull, which need only
+/// the points.
 /// On failure `out` is zeroed. Returns KYU_HULL_OK or a negative code.
 KYU_API int kyu_hull_build(const vec3s *points, int count, kyu_hull_data *out);
 

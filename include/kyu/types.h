@@ -95,6 +95,13 @@ typedef struct kyu_allocator {
     void *user; ///< passed to each hook
 } kyu_allocator;
 
+/// Called when one of kyu's internal checks fails (kyu_set_assert_handler), with the condition as
+/// written, the source file and the line. Such a failure is a bug in kyu (or memory corrupted
+/// around it), never a consequence of bad input, which functions report with a kyu_status. kyu
+/// aborts when the handler returns; a handler may log, or leave by longjmp (the world it came from
+/// must not be used again). The checks are compiled out when kyu is built with NDEBUG.
+typedef void kyu_assert_fn(const char *condition, const char *file, int line);
+
 /// How a pair's friction or restitution comes from the values of its two sides (a body and a body,
 /// or a body and a collider). Box2D v3 and Jolt offer the same rules.
 typedef enum kyu_mix_rule {

@@ -20,10 +20,16 @@ extern "C" {
 typedef struct kyu_world kyu_world;
 
 /// Routes every allocation of the engine through `allocator` (NULL restores the C library's
-/// malloc, realloc and free). Process-wide: set it before creating any world, and not while any
-/// world or hull from the old allocator is alive (their memory would be freed by the new hooks).
-/// KYU_ERR_NULL when one of the three functions is NULL.
+/// malloc, realloc and free). Process-wide: set it before creating any world. KYU_ERR_LOCKED while
+/// any world exists (its memory must go back to the hooks it came from); KYU_ERR_NULL when one of
+/// the three functions is NULL. In either case the hooks are unchanged.
+/// @warning Hull data from kyu_hull_build is not counted: free it before changing the hooks.
 KYU_API kyu_status kyu_set_allocator(const kyu_allocator *allocator);
+
+/// Sets the function called when an internal check of kyu fails (see kyu_assert_fn); NULL restores
+/// the default, which prints the condition and its place to stderr. kyu aborts after either.
+/// Process-wide; may be called at any time.
+KYU_API void kyu_set_assert_handler(kyu_assert_fn *handler);
 
 /// A short sentence for a status code (never NULL, also for unknown codes).
 KYU_API const char *kyu_status_string(kyu_status status);
