@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # kyu: make | make run | make test | make samples | make bench | make install PREFIX=/usr/local
+#   (headers, libkyu.a, libkyu.so, kyu.pc and the CMake package lib/cmake/kyu)
 #   SANITIZE=1  build everything with AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/)
 #   SANITIZE=thread  ThreadSanitizer (in build-tsan/)
 #   SANITIZE=strict  with CC=clang: ASan + UBSan + float-cast-overflow + implicit-conversion (build-strict/)
@@ -58,7 +59,8 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # rules in mk/*.mk; each may add a script to TOOL_TESTS, which `make test` runs after the unit tests.
 # symbols.sh: libkyu.so exports exactly the functions include/kyu/*.h declares with KYU_API.
 # cxx.sh: the README's program and tests/cxx/use.cpp built as C++ (they link libkyu.a with LDSAN).
-# install.sh: make install into a scratch DESTDIR; the version in every place, the soname.
+# install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
+# CMake package (tests/cmake-consumer).
 TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
 TOOL_TEST_DEPS := $(BUILD)/libkyu.so
 -include $(sort $(wildcard mk/*.mk))
@@ -132,6 +134,13 @@ install: lib
 	install -m 755 $(BUILD)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libkyu.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' kyu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kyu.pc
+	@# The CMake package (find_package(kyu) gives kyu::kyu); tests/cmake-consumer uses it.
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/kyu
+	sed -e 's|@SONAME@|$(SONAME)|g' -e 's|@VERSION@|$(VERSION)|g' cmake/kyuConfig.cmake.in \
+		> $(DESTDIR)$(PREFIX)/lib/cmake/kyu/kyuConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(call version_of,MAJOR)|g' \
+		-e "s|@SIZEOF_VOID_P@|$$(echo | $(CC) -dM -E - | sed -n 's/^.define __SIZEOF_POINTER__ //p')|g" \
+		cmake/kyuConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/kyu/kyuConfigVersion.cmake
 	@# The dynamic loader's cache must learn the new libkyu.so.0 (/usr/local/lib is searched, but
 	@# only through the cache). Other prefixes: see README (LD_LIBRARY_PATH, or link --static).
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then ldconfig; fi

@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # `make install` into a scratch DESTDIR: the version is one number everywhere (the installed
-# headers' KYU_VERSION_STRING, kyu_version() of the installed libkyu.so, kyu.pc's Version) and the
-# library's soname is libkyu.so.MAJOR. Run by `make test` with BUILD, CC and LDSAN set.
+# headers' KYU_VERSION_STRING, kyu_version() of the installed libkyu.so, kyu.pc's Version), the
+# library's soname is libkyu.so.MAJOR, and tests/cmake-consumer builds and runs through the
+# installed CMake package (find_package(kyu 0.1), kyu::kyu), which refuses a request for 1.0.
+# Run by `make test` with BUILD, CC and LDSAN set.
 set -u
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
@@ -50,5 +52,27 @@ if [ "$soname" = "libkyu.so.$major" ] && [ -f "$P/lib/$soname" ]; then
     ok "the installed library's soname is libkyu.so.MAJOR ($soname)"
 else
     no "soname" "'$soname' for major $major"
+fi
+
+if ! command -v cmake > /dev/null 2>&1; then
+    skipped "cmake package" "cmake is not installed (apt-get install -y cmake)"
+    finish
+fi
+unset PKG_CONFIG_SYSROOT_DIR # cglm is the system's, not under the scratch tree
+consumer() { # configure, build and run tests/cmake-consumer asking for version $1
+    rm -rf "$T/consumer"
+    cmake -S tests/cmake-consumer -B "$T/consumer" -DCMAKE_PREFIX_PATH="$P" -DKYU_WANTED="$1" \
+        -DCMAKE_C_COMPILER="$CC" -DCMAKE_EXE_LINKER_FLAGS="$LDSAN" > "$T/cmake.out" 2>&1 &&
+        cmake --build "$T/consumer" >> "$T/cmake.out" 2>&1 && "$T/consumer/consumer" >> "$T/cmake.out" 2>&1
+}
+if consumer 0.1 && grep -q "kyu $header (headers $header): the ball rests at y = 0.50" "$T/cmake.out"; then
+    ok "tests/cmake-consumer builds with find_package(kyu 0.1) and kyu::kyu, and runs"
+else
+    no "cmake consumer" "$(tail -n 5 "$T/cmake.out")"
+fi
+if ! consumer 1.0 && grep -q "kyuConfig.cmake, version: $header" "$T/cmake.out"; then
+    ok "find_package(kyu 1.0) refuses this kyu (another major version)"
+else
+    no "cmake version" "find_package(kyu 1.0) was not refused: $(tail -n 3 "$T/cmake.out")"
 fi
 finish
