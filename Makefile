@@ -9,7 +9,7 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 # The version is written once, in include/kyu/base.h; the soname follows its major number.
-version_of = $(shell sed -n 's/^.define KYU_VERSION_$(1)  *\([0-9][0-9]*\)$$/\1/p' include/kyu/base.h)
+version_of = $(shell sed -n 's/^.define KYU_VERSION_$(1)  *\([0-9][0-9]*\)\( .*\)\{0,1\}$$/\1/p' include/kyu/base.h)
 VERSION := $(call version_of,MAJOR).$(call version_of,MINOR).$(call version_of,PATCH)
 SONAME  := libkyu.so.$(call version_of,MAJOR)
 ifneq ($(words $(subst ., ,$(VERSION))),3)

@@ -5,19 +5,16 @@
 #ifndef KYU_BASE_H
 #define KYU_BASE_H
 
-/// @name Version
-/// The one place the version is written: the Makefile reads these three lines for the library's
-/// soname (libkyu.so.MAJOR) and for kyu.pc. The ABI policy (README): a change to the layout of a
-/// public struct or to a function's signature or meaning, or a removed function, bumps MAJOR (and
-/// so the soname); an addition bumps MINOR; a fix bumps PATCH.
-/// @{
-#define KYU_VERSION_MAJOR 0
-#define KYU_VERSION_MINOR 1
-#define KYU_VERSION_PATCH 0
-/// @}
+// The one place the version is written: the Makefile reads these three lines for the library's
+// soname (libkyu.so.MAJOR) and for kyu.pc. The ABI policy (README): a change to the layout of a
+// public struct or to a function's signature or meaning, or a removed function, bumps MAJOR (and
+// so the soname); an addition bumps MINOR; a fix bumps PATCH.
+#define KYU_VERSION_MAJOR 0 ///< bumped by a change that breaks programs built against an older kyu
+#define KYU_VERSION_MINOR 1 ///< bumped by an addition
+#define KYU_VERSION_PATCH 0 ///< bumped by a fix
 
-#define KYU_STRINGIFY_(x) #x
-#define KYU_STRINGIFY(x) KYU_STRINGIFY_(x)
+#define KYU_STRINGIFY_(x) #x                ///< a token as a string literal
+#define KYU_STRINGIFY(x) KYU_STRINGIFY_(x) ///< a macro's value as a string literal
 /// The version as "MAJOR.MINOR.PATCH", made from the three numbers above.
 #define KYU_VERSION_STRING                                                                         \
     KYU_STRINGIFY(KYU_VERSION_MAJOR) "." KYU_STRINGIFY(KYU_VERSION_MINOR) "." KYU_STRINGIFY(KYU_VERSION_PATCH)

@@ -128,9 +128,9 @@ typedef struct kyu_contact_event_arrays {
 /// Where `kyu_world_get_impact_events_flat` writes the impacts of the last step. As above, each
 /// pointer may be NULL. Fields as `kyu_impact_event`.
 typedef struct kyu_impact_event_arrays {
-    kyu_body_id *body;
-    kyu_body_id *other;
-    kyu_collider_id *collider;
+    kyu_body_id *body;         ///< the body that met something
+    kyu_body_id *other;        ///< the other body, or the null handle
+    kyu_collider_id *collider; ///< the collider, or the null handle
     float *point;          ///< m, 3 floats per event
     float *normal;         ///< unit, 3 floats per event, from the other side to `body`
     float *approach_speed; ///< m/s

@@ -51,14 +51,14 @@ typedef enum kyu_convex_type {
 /// not a struct declared inside kyu_convex's anonymous union, which C++ accepts only as an extension.)
 typedef struct kyu_convex_callback {
     vec3s (*support)(const void *user, vec3s dir); ///< farthest point along dir (not unit)
-    const void *user;
+    const void *user;                              ///< passed to `support`
 } kyu_convex_callback;
 
 /// A convex shape for GJK / EPA: a core (see kyu_convex_type) grown by `radius` (>= 0).
 /// Plain data; build it with the kyu_convex_* helpers or fill it in. A hull's points are borrowed.
 typedef struct kyu_convex {
-    kyu_convex_type type;
-    float radius;
+    kyu_convex_type type; ///< which member of the union is the core
+    float radius;         ///< the core is grown by this (>= 0; a sphere is a point grown by its radius)
     union {
         vec3s point;
         kyu_segment segment;
@@ -68,8 +68,11 @@ typedef struct kyu_convex {
     };
 } kyu_convex;
 
+/// A sphere: the point `center` grown by `radius`.
 KYU_API kyu_convex kyu_convex_sphere(vec3s center, float radius);
+/// A capsule: its segment grown by its radius.
 KYU_API kyu_convex kyu_convex_capsule(const kyu_capsule *capsule);
+/// An oriented box (radius 0).
 KYU_API kyu_convex kyu_convex_box(const kyu_box *box);
 /// A hull (its point array is borrowed, not copied), optionally rounded by `radius`.
 KYU_API kyu_convex kyu_convex_hull(const kyu_hull *hull, float radius);
@@ -120,16 +123,19 @@ KYU_API kyu_hit kyu_sweep_sphere_hull(vec3s c0, vec3s d, float r, const kyu_hull
 /// A face of a built hull: the plane (outward unit normal, n.x <= offset inside) and its vertices,
 /// counter-clockwise seen from outside, as `count` indices from `first` in kyu_hull_data.face_vertices.
 typedef struct kyu_hull_face {
-    vec3s normal;
-    float offset;
-    int first, count;
+    vec3s normal; ///< outward, unit
+    float offset; ///< n.x <= offset inside
+    int first;    ///< the face's first index in kyu_hull_data.face_vertices
+    int count;    ///< how many indices the face has there
 } kyu_hull_face;
 
 /// An edge of a built hull: its vertices and the two faces that meet there (face 0 sees a -> b
 /// counter-clockwise).
 typedef struct kyu_hull_edge {
-    int a, b;
-    int face0, face1;
+    int a;     ///< a vertex index
+    int b;     ///< the other vertex index
+    int face0; ///< the face that sees a -> b counter-clockwise
+    int face1; ///< the face on the other side
 } kyu_hull_edge;
 
 /// A built convex hull (owns its arrays; free with kyu_hull_free). Vertices are the extreme input
@@ -137,13 +143,13 @@ typedef struct kyu_hull_edge {
 /// face or an edge are dropped, so a cube from 1000 points on its surface has 8 vertices, 6 faces
 /// and 12 edges. V - E + F = 2.
 typedef struct kyu_hull_data {
-    vec3s *vertices;
-    int vertex_count;
-    kyu_hull_face *faces;
-    int face_count;
-    int *face_vertices;
-    kyu_hull_edge *edges;
-    int edge_count;
+    vec3s *vertices;      ///< the extreme input points
+    int vertex_count;     ///< length of `vertices`
+    kyu_hull_face *faces; ///< the polygon faces
+    int face_count;       ///< length of `faces`
+    int *face_vertices;   ///< every face's vertex indices, one face after another
+    kyu_hull_edge *edges; ///< each edge once
+    int edge_count;       ///< length of `edges`
     vec3s centroid; ///< the mean of the vertices (inside the hull)
 } kyu_hull_data;
 
@@ -186,8 +192,9 @@ typedef struct kyu_sat_result {
     float separation; ///< > 0: apart (a lower bound of the gap); <= 0: minus the penetration depth
     vec3s normal;     ///< unit, from B to A
     vec3s point;      ///< on B: the deepest point of B along the axis (or of the edge of B)
-    kyu_sat_feature feature;
-    int index_a, index_b;  ///< face or edge indices (-1 when not used)
+    kyu_sat_feature feature; ///< the kind of axis: a face of A or of B, or an edge pair
+    int index_a;           ///< face or edge index in A (-1 when not used)
+    int index_b;           ///< face or edge index in B (-1 when not used)
     int edge_pairs_tested; ///< edge pairs left after Gauss-map pruning (all pairs: ea * eb)
 } kyu_sat_result;
 

@@ -17,6 +17,7 @@
 extern "C" {
 #endif
 
+/// A world: its bodies, colliders, settings and step state. Opaque; made by kyu_world_create.
 typedef struct kyu_world kyu_world;
 
 /// Routes every allocation of the engine through `allocator` (NULL restores the C library's
@@ -128,6 +129,7 @@ KYU_API kyu_status kyu_world_load(kyu_world *world, const char *path);
 /// The same in memory: the snapshot's size in *size; the bytes written when buffer is not NULL and
 /// capacity is large enough (KYU_ERR_CAPACITY otherwise, *size still set).
 KYU_API kyu_status kyu_world_save_memory(const kyu_world *world, void *buffer, size_t capacity, size_t *size);
+/// Loads a snapshot of `size` bytes from memory, as kyu_world_load does from a file.
 KYU_API kyu_status kyu_world_load_memory(kyu_world *world, const void *data, size_t size);
 
 // ---- events (valid until the next step or update; order is deterministic) ------------------------
@@ -166,10 +168,12 @@ KYU_API kyu_status kyu_body_destroy(kyu_world *world, kyu_body_id body);
 /// True when the handle names a live body of this world.
 KYU_API bool kyu_body_is_valid(const kyu_world *world, kyu_body_id body);
 
+/// Position of the centre (m).
 KYU_API kyu_status kyu_body_get_position(const kyu_world *world, kyu_body_id body, vec3s *out);
 /// Teleports the body (no interpolation smear; contacts are re-found next step). The reach of
 /// kyu_body_create applies.
 KYU_API kyu_status kyu_body_set_position(kyu_world *world, kyu_body_id body, vec3s position);
+/// Velocity (m/s).
 KYU_API kyu_status kyu_body_get_velocity(const kyu_world *world, kyu_body_id body, vec3s *out);
 /// Sets the velocity (m/s); the speed limit of kyu_body_create applies.
 KYU_API kyu_status kyu_body_set_velocity(kyu_world *world, kyu_body_id body, vec3s velocity);
@@ -200,8 +204,11 @@ KYU_API kyu_status kyu_body_apply_angular_impulse(kyu_world *world, kyu_body_id 
 /// Moment of inertia (kg m^2) about any axis through the centre: inertia_scale 2/5 m r^2, or
 /// INFINITY for a body of fixed rotation.
 KYU_API kyu_status kyu_body_get_inertia(const kyu_world *world, kyu_body_id body, float *out);
+/// Radius (m).
 KYU_API kyu_status kyu_body_get_radius(const kyu_world *world, kyu_body_id body, float *out);
+/// Mass (kg).
 KYU_API kyu_status kyu_body_get_mass(const kyu_world *world, kyu_body_id body, float *out);
+/// The def's user_data.
 KYU_API kyu_status kyu_body_get_user_data(const kyu_world *world, kyu_body_id body, void **out);
 /// The pairs this body touches now ("stay"): up to `capacity` written to `out` (may be NULL when
 /// capacity is 0), the total in `*total`.
@@ -218,13 +225,16 @@ KYU_API kyu_collider_def kyu_collider_def_default(void);
 /// Adds a static or kinematic collider. Box: half extents > 0, rotation a non-zero quaternion.
 /// Plane: non-zero normal.
 KYU_API kyu_status kyu_collider_create(kyu_world *world, const kyu_collider_def *def, kyu_collider_id *out);
+/// Removes a collider (it wakes what it touched); its handle becomes stale.
 KYU_API kyu_status kyu_collider_destroy(kyu_world *world, kyu_collider_id collider);
+/// True when the handle names a live collider of this world.
 KYU_API bool kyu_collider_is_valid(const kyu_world *world, kyu_collider_id collider);
 /// Sets a kinematic collider's velocity (KYU_ERR_INVALID_ARGUMENT for a static one).
 KYU_API kyu_status kyu_collider_set_velocity(kyu_world *world, kyu_collider_id collider, vec3s velocity);
 /// Teleports a collider (box centre or plane point; rotation as for create).
 KYU_API kyu_status kyu_collider_set_transform(kyu_world *world, kyu_collider_id collider, vec3s position,
                                               versors rotation);
+/// Position (box centre or plane point; a kinematic collider moves every step).
 KYU_API kyu_status kyu_collider_get_position(const kyu_world *world, kyu_collider_id collider, vec3s *out);
 /// Orientation (a kinematic collider with an angular velocity turns every step).
 KYU_API kyu_status kyu_collider_get_rotation(const kyu_world *world, kyu_collider_id collider, versors *out);
