@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 # kyu: make | make run | make test | make samples | make bench | make install PREFIX=/usr/local
+#   (headers, libkyu.a, libkyu.so, kyu.pc and the CMake package lib/cmake/kyu)
 #   SANITIZE=1  build everything with AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/)
 #   SANITIZE=thread  ThreadSanitizer (in build-tsan/)
 #   SANITIZE=strict  with CC=clang: ASan + UBSan + float-cast-overflow + implicit-conversion (build-strict/)
@@ -7,8 +8,13 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
-VERSION := 0.1.0
-SONAME  := libkyu.so.0
+# The version is written once, in include/kyu/base.h; the soname follows its major number.
+version_of = $(shell sed -n 's/^.define KYU_VERSION_$(1)  *\([0-9][0-9]*\)\( .*\)\{0,1\}$$/\1/p' include/kyu/base.h)
+VERSION := $(call version_of,MAJOR).$(call version_of,MINOR).$(call version_of,PATCH)
+SONAME  := libkyu.so.$(call version_of,MAJOR)
+ifneq ($(words $(subst ., ,$(VERSION))),3)
+$(error include/kyu/base.h: KYU_VERSION_MAJOR, _MINOR and _PATCH not found (read "$(VERSION)"))
+endif
 
 # cglm is the one dependency: tools/deps.sh finds it (or installs it when run as root on Debian).
 CGLM_CFLAGS := $(shell sh tools/deps.sh || echo KYU_DEPS_FAILED)
@@ -51,17 +57,24 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
 # Tools and samples with their own dependencies (scene files, viewer, renderer, lesson) keep their
 # rules in mk/*.mk; each may add a script to TOOL_TESTS, which `make test` runs after the unit tests.
-TOOL_TESTS :=
-TOOL_TEST_DEPS :=
+# symbols.sh: libkyu.so exports exactly the functions include/kyu/*.h declares with KYU_API.
+# cxx.sh: the README's program and tests/cxx/use.cpp built as C++ (they link libkyu.a with LDSAN).
+# install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
+# CMake package (tests/cmake-consumer).
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
+TOOL_TEST_DEPS := $(BUILD)/libkyu.so
 -include $(sort $(wildcard mk/*.mk))
+
+# The library's own objects: only what include/kyu/*.h declares with KYU_API is exported (base.h).
+LIB_CFLAGS := -DKYU_BUILD -fvisibility=hidden
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DKYU_BUILD -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -c $< -o $@
 
 $(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DKYU_BUILD -fPIC -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -fPIC -c $< -o $@
 
 $(BUILD)/libkyu.a: $(LIB_OBJ)
 	ar rcs $@ $^
@@ -79,7 +92,7 @@ test: $(BUILD)/tests/run_tests $(if $(TESTS),,$(TOOL_TEST_DEPS))
 ifneq ($(TESTS),)
 	./$(BUILD)/tests/run_tests $(TESTS)
 else
-	BUILD=$(BUILD) sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
+	BUILD=$(BUILD) CC="$(CC)" LDSAN="$(LDSAN)" sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
 endif
 
 $(BUILD)/tools/bench: tools/bench.c $(BUILD)/libkyu.a
@@ -121,6 +134,13 @@ install: lib
 	install -m 755 $(BUILD)/$(SONAME) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libkyu.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' kyu.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/kyu.pc
+	@# The CMake package (find_package(kyu) gives kyu::kyu); tests/cmake-consumer uses it.
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/kyu
+	sed -e 's|@SONAME@|$(SONAME)|g' -e 's|@VERSION@|$(VERSION)|g' cmake/kyuConfig.cmake.in \
+		> $(DESTDIR)$(PREFIX)/lib/cmake/kyu/kyuConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(call version_of,MAJOR)|g' \
+		-e "s|@SIZEOF_VOID_P@|$$(echo | $(CC) -dM -E - | sed -n 's/^.define __SIZEOF_POINTER__ //p')|g" \
+		cmake/kyuConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/kyu/kyuConfigVersion.cmake
 	@# The dynamic loader's cache must learn the new libkyu.so.0 (/usr/local/lib is searched, but
 	@# only through the cache). Other prefixes: see README (LD_LIBRARY_PATH, or link --static).
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then ldconfig; fi

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The allocator hooks (kyu_set_allocator). The one piece of process-wide state the engine has, set
-// by the user before any world exists; everything else lives in a world.
+// What is process-wide rather than a world's: the allocator hooks (kyu_set_allocator), set by the
+// user before any world exists, the count of live worlds that enforces it, the assert hook, and the
+// version. Everything else lives in a world.
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kyu/kyu.h"
@@ -23,7 +27,13 @@ static void std_free(void *ptr, void *user) {
 
 static kyu_allocator allocator = {std_alloc, std_realloc, std_free, NULL};
 
+static atomic_int live_worlds;
+
+void kyu_world_count_add(int delta) { atomic_fetch_add(&live_worlds, delta); }
+
 kyu_status kyu_set_allocator(const kyu_allocator *a) {
+    // A world's memory must go back to the hooks that gave it.
+    if (atomic_load(&live_worlds) > 0) return KYU_ERR_LOCKED;
     if (!a) {
         allocator = (kyu_allocator){std_alloc, std_realloc, std_free, NULL};
         return KYU_OK;
@@ -53,3 +63,18 @@ void *kyu_realloc(void *ptr, size_t size) {
 void kyu_free(void *ptr) {
     if (ptr) allocator.deallocate(ptr, allocator.user);
 }
+
+// ---- invariants (KYU_ASSERT) ---------------------------------------------------------------------
+
+static _Atomic(kyu_assert_fn *) assert_handler;
+
+void kyu_set_assert_handler(kyu_assert_fn *handler) { atomic_store(&assert_handler, handler); }
+
+_Noreturn void kyu_assert_fail(const char *condition, const char *file, int line) {
+    kyu_assert_fn *handler = atomic_load(&assert_handler);
+    if (handler) handler(condition, file, line);
+    fprintf(stderr, "kyu: internal check failed: %s (%s:%d)\n", condition, file, line);
+    abort();
+}
+
+const char *kyu_version(void) { return KYU_VERSION_STRING; }

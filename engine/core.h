@@ -13,8 +13,22 @@ void *kyu_calloc(size_t count, size_t size);
 void *kyu_realloc(void *ptr, size_t size);
 void kyu_free(void *ptr);
 
+// Live worlds, counted so kyu_set_allocator can refuse to swap the hooks under them (world.c).
+void kyu_world_count_add(int delta);
+
+// An internal invariant: a failure is a bug in kyu, never bad input (that is a kyu_status). It calls
+// the hook of kyu_set_assert_handler (world.h), then aborts. Compiled out under NDEBUG, as C's
+// assert is (kyu's own builds do not define it), but the condition still counts as a use of what
+// it names.
+#ifdef NDEBUG
+#define KYU_ASSERT(cond) ((void)sizeof(cond))
+#else
+#define KYU_ASSERT(cond) ((cond) ? (void)0 : kyu_assert_fail(#cond, __FILE__, __LINE__))
+#endif
+_Noreturn void kyu_assert_fail(const char *condition, const char *file, int line);
+
 #ifdef KYU_BUILD // the library's own sources (the Makefile sets it); tests may include internal.h
-#pragma GCC poison malloc calloc realloc free
+#pragma GCC poison malloc calloc realloc free aligned_alloc posix_memalign strdup strndup
 #endif
 
 #endif

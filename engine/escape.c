@@ -570,7 +570,7 @@ static void count_task(int begin, int end, int worker, void *ctx) {
     int o = first_contact_of(w, w->active[begin]);
     for (int k = begin; k < end; k++) {
         uint32_t a = w->active[k];
-        assert(k == 0 || w->active[k - 1] < a); // the merges need key order
+        KYU_ASSERT(k == 0 || w->active[k - 1] < a); // the merges need key order
         int n = 0;
         for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
             if (it.partner > a) {
@@ -604,7 +604,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
         for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
             if (it.partner > a && (*it.hit & PAIR_KEPT))
                 later[n++] = (uint64_t)it.partner << 1 | ((*it.hit & PAIR_TOUCHING) != 0);
-        assert(n == w->cf_count[k]);
+        KYU_ASSERT(n == w->cf_count[k]);
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {
                 uint64_t t = later[j];
@@ -679,7 +679,7 @@ int kyu_contacts_find(kyu_world *w) {
     // Begins and ends in key order, body by body (keys are (a, b)), only where fill_task counted
     // some. Every contact of last step is an active body's: a body that fell asleep took its
     // contacts to its island, a removed body's left the cache at the start of the step.
-    assert(old == w->contact_count);
+    KYU_ASSERT(old == w->contact_count);
     (void)old;
     for (int k = 0; k < w->active_count; k++) {
         if (w->cf_count[k] == 0) continue;

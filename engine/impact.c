@@ -401,7 +401,7 @@ static void first_impacts_task(int begin, int end, int worker, void *ctx) {
 static int first_impacts(kyu_world *w) {
     pair_slices x = {.w = w};
     int sources = kyu_pair_source_count(w);
-    assert(sources <= 3 * KYU_MAX_SLICES);
+    KYU_ASSERT(sources <= 3 * KYU_MAX_SLICES);
     for (int s = 0; s < sources; s++) x.at[s + 1] = x.at[s] + kyu_pair_source(w, s).count;
     x.total = x.at[sources];
     int slices = x.slices = kyu_slice_count(x.total);

@@ -3,7 +3,6 @@
 #ifndef KYU_INTERNAL_H
 #define KYU_INTERNAL_H
 
-#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -515,7 +515,7 @@ static int root_sleeps(const kyu_world *w, uint32_t i) {
 // sensor pair can: every other body-body contact links the two into one island).
 static int leaves_island(const kyu_world *w, const contact *c) {
     if ((c->b & KYU_COLLIDER_BIT) || root_sleeps(w, c->b)) return 0;
-    assert(c->sensor && !c->touching);
+    KYU_ASSERT(c->sensor && !c->touching);
     return 1;
 }
 
@@ -603,7 +603,7 @@ int kyu_islands_update(kyu_world *w) {
         s->vel[i] = s->ang[i] = glms_vec3_zero();
         s->sleep_epoch[i]++;
         int inserted = sg_insert(w, i);
-        assert(inserted == 0); // sg_reserve made the room
+        KYU_ASSERT(inserted == 0); // sg_reserve made the room
         (void)inserted;
     }
     int n = 0;

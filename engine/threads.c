@@ -41,7 +41,8 @@ struct kyu_pool {
     kyu_task_fn *task;
     void *context;
     int items, workers, chunk;
-    share *shares; // one per worker
+    share *shares;      // one per worker, each on its own cache line
+    void *shares_block; // what kyu_malloc gave for them (shares is inside it, aligned)
 };
 
 typedef struct worker_arg {
@@ -73,7 +74,7 @@ static int take(struct kyu_pool *p, share *s, int from_back, uint32_t *begin, ui
 // up its last chunks. The split follows the timing; no answer does (every task gives the same
 // result for any split).
 static void run_share(struct kyu_pool *p, int worker) {
-    assert(worker < p->workers); // every thread the pool started takes part in every phase
+    KYU_ASSERT(worker < p->workers); // every thread the pool started takes part in every phase
     uint32_t begin, end;
     while (take(p, &p->shares[worker], 0, &begin, &end)) p->task((int)begin, (int)end, worker, p->context);
     for (int k = 1; k < p->workers; k++) {
@@ -182,13 +183,18 @@ int kyu_pool_create(kyu_world *w) {
     struct kyu_pool *p = kyu_calloc(1, sizeof *p);
     if (!p) return -1;
     p->threads = kyu_calloc((size_t)n, sizeof *p->threads);
-    p->shares = aligned_alloc(_Alignof(share), (size_t)(n + 1) * sizeof *p->shares);
-    if (!p->threads || !p->shares || pthread_mutex_init(&p->lock, NULL)) {
+    // The user's hooks promise no alignment beyond malloc's, so the shares are aligned inside a
+    // block with room to spare (aligned_alloc would bypass the hooks, and kyu_free would hand them
+    // a block they never gave).
+    p->shares_block = kyu_malloc((size_t)(n + 1) * sizeof *p->shares + _Alignof(share));
+    if (!p->threads || !p->shares_block || pthread_mutex_init(&p->lock, NULL)) {
         kyu_free(p->threads);
-        kyu_free(p->shares);
+        kyu_free(p->shares_block);
         kyu_free(p);
         return -1;
     }
+    uintptr_t at = (uintptr_t)p->shares_block + _Alignof(share) - 1;
+    p->shares = (share *)(at - at % _Alignof(share));
     for (int k = 0; k <= n; k++) atomic_init(&p->shares[k].range, 0); // empty
     atomic_init(&p->alone_until, 0);
     pthread_cond_init(&p->wake, NULL);
@@ -222,7 +228,7 @@ void kyu_pool_destroy(kyu_world *w) {
     pthread_cond_destroy(&p->done);
     pthread_mutex_destroy(&p->lock);
     kyu_free(p->threads);
-    kyu_free(p->shares);
+    kyu_free(p->shares_block);
     kyu_free(p);
     w->pool = NULL;
 }

@@ -107,6 +107,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     if (st != KYU_OK) return st;
     kyu_world *w = kyu_calloc(1, sizeof *w);
     if (!w) return KYU_ERR_OUT_OF_MEMORY;
+    kyu_world_count_add(1); // kyu_world_destroy takes it back, also on the failures below
     w->def = *def;
     w->free_island = -1;
     do w->id = atomic_fetch_add(&next_world_id, 1u);
@@ -147,6 +148,7 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_free(w->worker_scratch); kyu_free(w->worker_scratch_cap);
     kyu_free(w->fresh); kyu_free(w->begin_events); kyu_free(w->end_events); kyu_free(w->impact_events);
     kyu_free(w);
+    kyu_world_count_add(-1);
 }
 
 // The awake bodies, in slot order: every stage below works on these only.

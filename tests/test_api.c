@@ -1427,7 +1427,19 @@ static void test_impulse_changes_velocity_by_impulse_over_mass(void) {
     kyu_world_destroy(w);
 }
 
+// ---- version ------------------------------------------------------------------------------------
+
+// The library and the headers it was built with agree, and the string is the three numbers.
+static void test_version_is_the_headers_three_numbers(void) {
+    char expected[32];
+    snprintf(expected, sizeof expected, "%d.%d.%d", KYU_VERSION_MAJOR, KYU_VERSION_MINOR, KYU_VERSION_PATCH);
+    ENSURE(strcmp(KYU_VERSION_STRING, expected) == 0);
+    ENSURE(kyu_version() != NULL);
+    ENSURE(strcmp(kyu_version(), KYU_VERSION_STRING) == 0);
+}
+
 void suite_api(void) {
+    RUN_TEST(test_version_is_the_headers_three_numbers);
     // 1. validation
     RUN_TEST(test_null_world_is_rejected_by_every_function);
     RUN_TEST(test_null_def_and_null_out_are_rejected);

@@ -4,6 +4,10 @@
 // corrupted snapshots; the step-count arithmetic of kyu_world_update; errors that name their field;
 // two worlds built and stepped on two threads at once (no state shared between worlds).
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,6 +327,210 @@ static void test_every_allocation_failure_leaves_the_world_as_promised(void) {
     ENSURE(checked >= total / 2); // most of the failures hit a call (the rest hit the snapshot reads)
 }
 
+// ---- the allocator and assert hooks -------------------------------------------------------------
+
+// Counts the blocks kyu holds; `failing` makes every request fail (the hooks stay installed: they
+// cannot be swapped while a world exists).
+typedef struct counting {
+    long live, allocations;
+    int failing;
+} counting;
+
+static void *c_alloc(size_t n, void *u) {
+    counting *c = u;
+    if (c->failing) return NULL;
+    void *p = malloc(n);
+    if (p) c->live++, c->allocations++;
+    return p;
+}
+static void *c_realloc(void *p, size_t n, void *u) {
+    counting *c = u;
+    if (c->failing) return NULL;
+    c->allocations++;
+    return realloc(p, n); // the block stays one block (on failure the old one is still held)
+}
+static void c_free(void *p, void *u) {
+    counting *c = u;
+    c->live--;
+    free(p);
+}
+
+// Everything a world allocates (two workers, every shape, events, queries, a snapshot, removals)
+// goes through the hooks, and every block is given back by kyu_world_destroy.
+static void test_counting_allocator_gets_every_block_back_after_destroy(void) {
+    counting c = {0};
+    kyu_allocator hooks = {c_alloc, c_realloc, c_free, &c};
+    ENSURE(kyu_set_allocator(&hooks) == KYU_OK);
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = 2;
+    wd.enable_impact_events = true;
+    kyu_world *w = NULL;
+    kyu_status st = kyu_world_create(&wd, &w);
+    long after_create = c.live;
+    kyu_body_id ids[200];
+    int created = 0;
+    for (int k = 0; st == KYU_OK && k < 5; k++) {
+        kyu_collider_def cd = collider_of(2 * k, v3(2.5f * (float)k - 5, 0, 0));
+        st = kyu_collider_create(w, &cd, NULL);
+    }
+    for (int i = 0; st == KYU_OK && i < 200; i++, created++) {
+        kyu_body_def bd = kyu_body_def_default();
+        bd.radius = 0.2f;
+        bd.position = v3(-5.0f + 0.5f * (float)(i % 20), 1.0f + 0.5f * (float)(i / 20), 0.3f * (float)(i % 3));
+        st = kyu_body_create(w, &bd, &ids[i]);
+    }
+    for (int s = 0; st == KYU_OK && s < 60; s++) st = kyu_world_step(w);
+    kyu_query_hit hit;
+    if (st == KYU_OK) st = kyu_world_raycast(w, v3(0, 10, 0), v3(0, -20, 0), kyu_query_filter_default(), &hit);
+    size_t n = 0;
+    if (st == KYU_OK) kyu_world_save_memory(w, NULL, 0, &n);
+    void *snap = malloc(n);
+    if (st == KYU_OK) st = kyu_world_save_memory(w, snap, n, &n);
+    for (int i = 0; st == KYU_OK && i < created; i += 3) st = kyu_body_destroy(w, ids[i]);
+    for (int s = 0; st == KYU_OK && s < 10; s++) st = kyu_world_step(w);
+    if (st == KYU_OK) st = kyu_world_load_memory(w, snap, n);
+    for (int s = 0; st == KYU_OK && s < 10; s++) st = kyu_world_step(w);
+    free(snap);
+    long during = c.live, allocations = c.allocations;
+    kyu_world_destroy(w);
+    long after_destroy = c.live;
+    kyu_hull_data hull = {0};
+    int built = kyu_hull_build(hull_pts, 5, &hull);
+    long hull_blocks = c.live;
+    kyu_hull_free(&hull);
+    long after_hull = c.live;
+    kyu_set_allocator(NULL);
+    printf("    %ld allocations, %ld blocks held after creation, %ld while stepping\n", allocations,
+           after_create, during);
+    ENSURE(st == KYU_OK);
+    ENSURE(after_create > 0 && during > after_create && allocations > 100); // kyu used the hooks
+    ENSURE(after_destroy == 0);
+    ENSURE(built == KYU_HULL_OK && hull_blocks > 0 && after_hull == 0);
+}
+
+// With every request failing: no world (and nothing held). Then bodies are added with memory
+// refused at each call: a call that needs no memory succeeds; one that does (the storage grows at
+// 64, 128, ... bodies) is refused with KYU_ERR_OUT_OF_MEMORY, the world as it was, and the same call
+// works once memory is back.
+static void test_failing_allocator_makes_creation_fail_cleanly(void) {
+    counting c = {.failing = 1};
+    kyu_allocator hooks = {c_alloc, c_realloc, c_free, &c};
+    ENSURE(kyu_set_allocator(&hooks) == KYU_OK);
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = (kyu_world *)&c; // not NULL, to see it set
+    kyu_status refused = kyu_world_create(&wd, &w);
+    int no_world = w == NULL && c.live == 0;
+    c.failing = 0;
+    kyu_status st = kyu_world_create(&wd, &w);
+    int refusals = 0, broken = 0;
+    kyu_body_id first = KYU_NULL_BODY;
+    for (int i = 0; st == KYU_OK && i < 300 && !broken; i++) {
+        kyu_body_def bd = kyu_body_def_default();
+        bd.position = v3(1.5f * (float)(i % 20), 1.5f * (float)(i / 20), 0);
+        uint64_t hash = kyu_world_state_hash(w);
+        long held = c.live;
+        c.failing = 1;
+        kyu_body_id id = KYU_NULL_BODY;
+        st = kyu_body_create(w, &bd, &id);
+        c.failing = 0;
+        if (st == KYU_ERR_OUT_OF_MEMORY) {
+            refusals++;
+            broken = kyu_world_body_count(w) != i || kyu_world_state_hash(w) != hash || c.live != held ||
+                     kyu_body_is_valid(w, id) || (i > 0 && !kyu_body_is_valid(w, first)) ||
+                     !strstr(kyu_world_last_error(w), "memory");
+            st = kyu_body_create(w, &bd, &id);
+        }
+        if (i == 0) first = id;
+    }
+    int bodies = kyu_world_body_count(w);
+    kyu_world_destroy(w);
+    long after = c.live;
+    kyu_set_allocator(NULL);
+    printf("    %d of 300 body creations needed memory\n", refusals);
+    ENSURE(refused == KYU_ERR_OUT_OF_MEMORY && no_world);
+    ENSURE(st == KYU_OK && bodies == 300);
+    ENSURE(refusals >= 2 && !broken);
+    ENSURE(after == 0);
+}
+
+// The hooks cannot change under a live world (its blocks must go back where they came from), and
+// incomplete hooks are refused; in both cases the hooks in place stay.
+static void test_allocator_is_refused_while_a_world_exists_or_incomplete(void) {
+    counting c = {0};
+    kyu_allocator hooks = {c_alloc, c_realloc, c_free, &c};
+    kyu_allocator no_free = {c_alloc, c_realloc, NULL, &c};
+    ENSURE(kyu_set_allocator(&no_free) == KYU_ERR_NULL);
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_status while_alive = kyu_set_allocator(&hooks);
+    kyu_status reset_while_alive = kyu_set_allocator(NULL);
+    kyu_world_destroy(w);
+    ENSURE(while_alive == KYU_ERR_LOCKED && reset_while_alive == KYU_ERR_LOCKED);
+    ENSURE(c.allocations == 0); // neither the refused hooks nor the incomplete ones were used
+    ENSURE(kyu_set_allocator(&hooks) == KYU_OK);
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    long used = c.allocations;
+    kyu_world_destroy(w);
+    ENSURE(kyu_set_allocator(NULL) == KYU_OK);
+    ENSURE(used > 0 && c.live == 0);
+}
+
+static struct {
+    jmp_buf back;
+    int calls, line;
+    char condition[128], file[128];
+} caught;
+
+static void catch_assert(const char *condition, const char *file, int line) {
+    caught.calls++;
+    snprintf(caught.condition, sizeof caught.condition, "%s", condition);
+    snprintf(caught.file, sizeof caught.file, "%s", file);
+    caught.line = line;
+    longjmp(caught.back, 1);
+}
+
+// An internal invariant broken on purpose: kyu_broadphase_mark_hit (internal.h) is told of an
+// impact between two bodies the broadphase never paired. The handler hears the condition and
+// where it is, and takes control before kyu would abort.
+static void test_assert_handler_hears_a_broken_invariant(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    kyu_body_id a, b;
+    ENSURE(kyu_body_create(w, &bd, &a) == KYU_OK);
+    bd.position = v3(100, 0, 0); // far apart: never partners
+    ENSURE(kyu_body_create(w, &bd, &b) == KYU_OK);
+    kyu_world_step(w);
+    memset(&caught, 0, sizeof caught);
+    kyu_set_assert_handler(catch_assert);
+    if (setjmp(caught.back) == 0) kyu_broadphase_mark_hit(w, 0, 1);
+    kyu_set_assert_handler(NULL);
+    kyu_world_destroy(w);
+    ENSURE(caught.calls == 1);
+    ENSURE(strstr(caught.condition, "not partners") != NULL);
+    ENSURE(strstr(caught.file, "broadphase.c") != NULL && caught.line > 0);
+}
+
+// Without a handler (or after NULL restores the default) a failed check prints itself and aborts:
+// in a child process, which must die of SIGABRT.
+static void test_default_assert_handler_aborts(void) {
+    kyu_set_assert_handler(catch_assert);
+    kyu_set_assert_handler(NULL);
+    fflush(stdout);
+    pid_t child = fork();
+    ENSURE(child >= 0);
+    if (child == 0) {
+        fclose(stderr); // the expected message stays out of the test log
+        KYU_ASSERT(1 + 1 == 3);
+        _exit(0); // not reached if the check fired
+    }
+    int status = 0;
+    ENSURE(waitpid(child, &status, 0) == child);
+    ENSURE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+}
+
 // ---- snapshots that someone else wrote ----------------------------------------------------------
 
 static uint64_t fnv(const uint8_t *p, size_t n) {
@@ -558,6 +766,11 @@ static void test_fastest_accepted_balls_never_pass_a_thin_wall(void) {
 void suite_robustness(void) {
     RUN_TEST(test_random_api_sequences_keep_every_invariant);
     RUN_TEST(test_every_allocation_failure_leaves_the_world_as_promised);
+    RUN_TEST(test_counting_allocator_gets_every_block_back_after_destroy);
+    RUN_TEST(test_failing_allocator_makes_creation_fail_cleanly);
+    RUN_TEST(test_allocator_is_refused_while_a_world_exists_or_incomplete);
+    RUN_TEST(test_assert_handler_hears_a_broken_invariant);
+    RUN_TEST(test_default_assert_handler_aborts);
     RUN_TEST(test_corrupted_snapshots_are_refused_or_step_cleanly);
     RUN_TEST(test_old_snapshot_format_is_refused_by_name);
     RUN_TEST(test_update_with_huge_frame_and_tiny_step_never_freezes);

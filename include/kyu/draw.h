@@ -24,7 +24,10 @@ extern "C" {
 
 /// A colour, components in [0, 1].
 typedef struct kyu_color {
-    float r, g, b, a;
+    float r; ///< red
+    float g; ///< green
+    float b; ///< blue
+    float a; ///< opacity
 } kyu_color;
 
 /// Layers: OR them into kyu_debug_draw.flags.
@@ -48,13 +51,19 @@ typedef enum kyu_draw_flags {
 
 /// Callbacks and settings for kyu_world_draw. Make it with kyu_debug_draw_default().
 typedef struct kyu_debug_draw {
+    /// A sphere (a body; its orientation comes as segments with KYU_DRAW_ORIENTATION).
     void (*draw_sphere)(vec3s center, float radius, kyu_color color, void *context);
+    /// A line segment (normals, velocities, pairs, orientation markers).
     void (*draw_segment)(vec3s a, vec3s b, kyu_color color, void *context);
+    /// A point; `size` is point_size (contact and impact points).
     void (*draw_point)(vec3s p, float size, kyu_color color, void *context);
     /// An oriented box (also used for AABBs and grid cells, with an identity rotation).
     void (*draw_box)(const kyu_box *box, kyu_color color, void *context);
+    /// A capsule (capsule colliders, swept volumes).
     void (*draw_capsule)(vec3s a, vec3s b, float radius, kyu_color color, void *context);
+    /// A triangle (planes as two, hull and mesh faces).
     void (*draw_triangle)(vec3s a, vec3s b, vec3s c, kyu_color color, void *context);
+    /// A label at a point (with KYU_DRAW_TEXT).
     void (*draw_text)(vec3s p, const char *text, kyu_color color, void *context);
     uint32_t flags;       ///< kyu_draw_flags; default KYU_DRAW_SHAPES | KYU_DRAW_SLEEP
     float plane_extent;   ///< half size of the square drawn for a plane, m; default 10
@@ -65,11 +74,11 @@ typedef struct kyu_debug_draw {
 } kyu_debug_draw;
 
 /// Defaults: no callbacks, shapes and sleep layers.
-kyu_debug_draw kyu_debug_draw_default(void);
+KYU_API kyu_debug_draw kyu_debug_draw_default(void);
 
 /// Calls draw's callbacks for the chosen layers. Reads the world only; call it between steps.
 /// Errors: NULL world or draw, a draw not made by kyu_debug_draw_default.
-kyu_status kyu_world_draw(const kyu_world *world, const kyu_debug_draw *draw);
+KYU_API kyu_status kyu_world_draw(const kyu_world *world, const kyu_debug_draw *draw);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@
 #ifndef KYU_GEOMETRY_H
 #define KYU_GEOMETRY_H
 
+#include "base.h"
+
 #include <stdbool.h>
 
 #include <cglm/struct.h>
@@ -35,9 +37,9 @@ typedef struct kyu_hit {
 /// An oriented box: centre, rotation (columns are the box axes in world space, orthonormal) and
 /// half extents. A float rotation is orthonormal only to ~1e-7; kyu inverts it by its transpose.
 typedef struct kyu_box {
-    vec3s center;
-    mat3s rotation;
-    vec3s half_extents;
+    vec3s center;       ///< world position of the centre
+    mat3s rotation;     ///< columns: the box's axes in world space
+    vec3s half_extents; ///< half sizes along its axes, each >= 0
 } kyu_box;
 
 /// Time of impact of two moving spheres A and B (centres a0, b0; displacements da, db over the
@@ -45,79 +47,87 @@ typedef struct kyu_box {
 /// P t^2 + 2 Q t + R, P = D.D, Q = C0.D, R = C0.C0; contact when it equals (ra + rb)^2.
 /// Edge cases: same displacement (P = 0): hit at t = 0 if touching or overlapping, else never;
 /// Q >= 0 at a touching start: moving apart, no hit; coincident centres: normal (0, 1, 0).
-kyu_hit kyu_sweep_sphere_sphere(vec3s a0, vec3s da, float ra, vec3s b0, vec3s db, float rb);
+KYU_API kyu_hit kyu_sweep_sphere_sphere(vec3s a0, vec3s da, float ra, vec3s b0, vec3s db, float rb);
 
 /// A sphere (centre c0, radius r, displacement d) against the plane {x : n.x = offset}, solid on the
 /// side opposite n (n must be unit). The plane may move by `plane_d` over the sweep.
-kyu_hit kyu_sweep_sphere_plane(vec3s c0, vec3s d, float r, vec3s n, float offset, vec3s plane_d);
+KYU_API kyu_hit kyu_sweep_sphere_plane(vec3s c0, vec3s d, float r, vec3s n, float offset, vec3s plane_d);
 
 /// A sphere against an oriented box that moves by `box_d` over the sweep (no rotation). Exact: the
 /// first entry of the centre's path into the box grown by r (3 face slabs, 12 edge capsules).
-kyu_hit kyu_sweep_sphere_box(vec3s c0, vec3s d, float r, const kyu_box *box, vec3s box_d);
+KYU_API kyu_hit kyu_sweep_sphere_box(vec3s c0, vec3s d, float r, const kyu_box *box, vec3s box_d);
 
 /// Closest point of a box to p (p itself when inside).
-vec3s kyu_closest_point_box(const kyu_box *box, vec3s p);
+KYU_API vec3s kyu_closest_point_box(const kyu_box *box, vec3s p);
 
 /// Signed distance from a sphere to a box: negative is penetration depth. `normal` (may be NULL) is
 /// unit from the box to the sphere; for a centre inside the box, the face of least penetration.
-float kyu_distance_sphere_box(vec3s c, float r, const kyu_box *box, vec3s *normal, vec3s *point);
+KYU_API float kyu_distance_sphere_box(vec3s c, float r, const kyu_box *box, vec3s *normal, vec3s *point);
 
 /// First hit of the ray/segment p + t d, t in [0, 1], with the capsule (segment a-b, radius r).
 /// Returns false when p starts inside or there is no hit.
-bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, float *t);
+KYU_API bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, float *t);
 
 /// A box from centre, unit quaternion and half extents.
-kyu_box kyu_box_make(vec3s center, versors rotation, vec3s half_extents);
+KYU_API kyu_box kyu_box_make(vec3s center, versors rotation, vec3s half_extents);
 
 // ---- shapes shared by the geometry modules (plain data, passed by pointer or value) -------------
 
 /// An axis-aligned box.
 typedef struct kyu_aabb {
-    vec3s lower, upper;
+    vec3s lower; ///< the least corner
+    vec3s upper; ///< the greatest corner (>= lower on each axis)
 } kyu_aabb;
 
 /// A segment from a to b (a == b is a point).
 typedef struct kyu_segment {
-    vec3s a, b;
+    vec3s a; ///< one end
+    vec3s b; ///< the other end
 } kyu_segment;
 
 /// A triangle (degenerate ones, with collinear or equal corners, are handled, not rejected).
 typedef struct kyu_triangle {
-    vec3s a, b, c;
+    vec3s a; ///< a corner
+    vec3s b; ///< a corner
+    vec3s c; ///< a corner ((b - a) x (c - a) is its normal's side)
 } kyu_triangle;
 
 /// A capsule (line-swept sphere): the points within `radius` of the segment a-b.
 typedef struct kyu_capsule {
-    vec3s a, b;
-    float radius;
+    vec3s a;      ///< one end of the axis
+    vec3s b;      ///< the other end
+    float radius; ///< >= 0
 } kyu_capsule;
 
 /// A solid finite cylinder of `radius` around the segment a-b (flat caps at a and b).
 typedef struct kyu_cylinder {
-    vec3s a, b;
-    float radius;
+    vec3s a;      ///< the centre of one cap
+    vec3s b;      ///< the centre of the other cap
+    float radius; ///< >= 0
 } kyu_cylinder;
 
 /// A solid cone: apex, unit axis from the apex, height along it, and the half angle at the apex
 /// (radians, in (0, pi/2)).
 typedef struct kyu_cone {
-    vec3s apex, axis;
-    float height, half_angle;
+    vec3s apex;       ///< the tip
+    vec3s axis;       ///< unit, from the apex into the cone
+    float height;     ///< along the axis, to the flat base
+    float half_angle; ///< radians, in (0, pi/2)
 } kyu_cone;
 
 /// A convex hull: its vertices (not owned; at least 1) and, when built by kyu_hull_build, its
 /// face planes (normal, offset: n.x <= offset inside). Plain data: the caller owns the arrays.
 typedef struct kyu_hull {
-    const vec3s *points;
-    int count;
+    const vec3s *points; ///< the vertices (borrowed)
+    int count;           ///< at least 1
 } kyu_hull;
 
 /// A contact between A and B: a point (on B's surface), the unit normal from B to A, and the
 /// signed distance (negative = penetration depth, positive = gap).
 typedef struct kyu_contact {
-    vec3s point;
-    vec3s normal;
-    float distance;
+    vec3s point;    ///< on B's surface
+    vec3s normal;   ///< unit, from B to A
+    float distance; ///< signed: the gap, or minus the penetration depth
 } kyu_contact;
 
 #include "closest.h"

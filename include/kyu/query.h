@@ -47,7 +47,7 @@ typedef struct kyu_query_filter {
 } kyu_query_filter;
 
 /// The filter that sees everything: all bits, colliders included, no body ignored.
-kyu_query_filter kyu_query_filter_default(void);
+KYU_API kyu_query_filter kyu_query_filter_default(void);
 
 /// The result of a raycast or a sphere cast.
 typedef struct kyu_query_hit {
@@ -72,56 +72,60 @@ typedef struct kyu_distance_result {
 /// that shape: a ray cast from a character's centre does not hit the character (as in Box2D and
 /// Unity). A ray starting exactly on a surface and heading in hits at fraction 0. A zero-length ray
 /// hits nothing. `out->hit` false: nothing on the segment.
-kyu_status kyu_world_raycast(kyu_world *world, vec3s origin, vec3s translation, kyu_query_filter filter,
-                             kyu_query_hit *out);
+KYU_API kyu_status kyu_world_raycast(kyu_world *world, vec3s origin, vec3s translation,
+                                     kyu_query_filter filter, kyu_query_hit *out);
 
 /// Every body and collider the segment hits (same rules as `kyu_world_raycast`), nearest first.
 /// Writes the first `min(capacity, total)` hits to `hits` (NULL is allowed when capacity is 0) and
 /// the total number of hits to `*out_count`, which may exceed `capacity`.
-kyu_status kyu_world_raycast_all(kyu_world *world, vec3s origin, vec3s translation, kyu_query_filter filter,
-                                 kyu_query_hit *hits, int capacity, int *out_count);
+KYU_API kyu_status kyu_world_raycast_all(kyu_world *world, vec3s origin, vec3s translation,
+                                         kyu_query_filter filter, kyu_query_hit *hits, int capacity,
+                                         int *out_count);
 
 /// The first body or collider hit by a sphere of `radius` (>= 0, m) swept from `origin` to
 /// `origin + translation`. As in geometry.h's sweeps, a sphere that starts overlapping (or
 /// touching) a shape hits it at fraction 0 unless it is moving away from it, so a cast from inside a
 /// body reports that body (use `filter.ignore_body` for the caster). Unlike a ray, then, a sphere of
 /// radius 0 hits what contains its origin when heading inward. A zero-length cast is an overlap test.
-kyu_status kyu_world_sphere_cast(kyu_world *world, vec3s origin, float radius, vec3s translation,
-                                 kyu_query_filter filter, kyu_query_hit *out);
+KYU_API kyu_status kyu_world_sphere_cast(kyu_world *world, vec3s origin, float radius, vec3s translation,
+                                         kyu_query_filter filter, kyu_query_hit *out);
 
 /// The bodies that overlap or touch the sphere (centre, radius >= 0), in slot order. Colliders are
 /// not listed. Writes the first `min(capacity, total)` handles and sets `*out_count` to the total.
-kyu_status kyu_world_overlap_sphere(kyu_world *world, vec3s center, float radius, kyu_query_filter filter,
-                                    kyu_body_id *bodies, int capacity, int *out_count);
+KYU_API kyu_status kyu_world_overlap_sphere(kyu_world *world, vec3s center, float radius,
+                                            kyu_query_filter filter, kyu_body_id *bodies, int capacity,
+                                            int *out_count);
 
 /// The bodies whose sphere overlaps or touches the box [lower, upper] (lower <= upper on each axis),
 /// in slot order; the test is exact (a sphere near a corner of the box is not listed). As
 /// `kyu_world_overlap_sphere` for the outputs.
-kyu_status kyu_world_overlap_aabb(kyu_world *world, vec3s lower, vec3s upper, kyu_query_filter filter,
-                                  kyu_body_id *bodies, int capacity, int *out_count);
+KYU_API kyu_status kyu_world_overlap_aabb(kyu_world *world, vec3s lower, vec3s upper, kyu_query_filter filter,
+                                          kyu_body_id *bodies, int capacity, int *out_count);
 
 /// The body whose surface is nearest to `point`, among those within `max_distance` (m, finite,
 /// >= 0; FLT_MAX for no limit). Distance is |point - centre| - radius (negative inside the body).
 /// Use `filter.ignore_body` to skip the asking body. `*out_body` is the null handle when no body is
 /// within reach; `out_distance` may be NULL.
-kyu_status kyu_world_nearest_body(kyu_world *world, vec3s point, float max_distance, kyu_query_filter filter,
-                                  kyu_body_id *out_body, float *out_distance);
+KYU_API kyu_status kyu_world_nearest_body(kyu_world *world, vec3s point, float max_distance,
+                                          kyu_query_filter filter, kyu_body_id *out_body,
+                                          float *out_distance);
 
 /// Closest points of bodies A and B (signed distance, normal from B to A).
-kyu_status kyu_body_distance(const kyu_world *world, kyu_body_id a, kyu_body_id b, kyu_distance_result *out);
+KYU_API kyu_status kyu_body_distance(const kyu_world *world, kyu_body_id a, kyu_body_id b,
+                                     kyu_distance_result *out);
 
 /// Closest points of a body (A) and a collider (B), the collider as it stands now. For a plane, B's
 /// point is the foot of the body's centre on the plane; for a box whose inside holds the centre, the
 /// normal leaves through the face of least penetration.
-kyu_status kyu_body_collider_distance(const kyu_world *world, kyu_body_id body, kyu_collider_id collider,
-                                      kyu_distance_result *out);
+KYU_API kyu_status kyu_body_collider_distance(const kyu_world *world, kyu_body_id body,
+                                              kyu_collider_id collider, kyu_distance_result *out);
 
 /// Whether bodies A and B, moving in straight lines at their current velocities (gravity and other
 /// bodies ignored), touch within `horizon` seconds (finite, 0 <= horizon <= 1e9), and when.
 /// Bodies already overlapping or touching collide at 0 unless they are moving apart.
 /// `*out_seconds` (may be NULL) is the time of first contact, 0 when there is none.
-kyu_status kyu_body_time_to_collision(const kyu_world *world, kyu_body_id a, kyu_body_id b, float horizon,
-                                      bool *out_will_collide, float *out_seconds);
+KYU_API kyu_status kyu_body_time_to_collision(const kyu_world *world, kyu_body_id a, kyu_body_id b,
+                                              float horizon, bool *out_will_collide, float *out_seconds);
 
 #ifdef __cplusplus
 }

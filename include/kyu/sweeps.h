@@ -26,8 +26,8 @@ extern "C" {
 /// (a == b) is a sphere. At a hit, `point` is on the capsule's surface and `normal` points from the
 /// closest point of the axis segment to the centre. A centre exactly on the axis segment gets a
 /// normal against the relative motion, or a fixed one perpendicular to the axis when still.
-kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *capsule,
-                                 vec3s capsule_d);
+KYU_API kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *capsule,
+                                         vec3s capsule_d);
 
 /// A sphere against a solid, flat-capped cylinder translating by `cylinder_d`. The cylinder grown
 /// by r is the union of the side grown by r (clipped to the axis range), the two cap discs
@@ -37,8 +37,8 @@ kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *
 /// section for its minimum, then bisection to double precision). A centre inside the cylinder takes
 /// the normal of the nearest surface (side or cap). A degenerate cylinder (a == b) has no axis: it
 /// is taken as the ball of its radius around a (the union of every disc it could stand for).
-kyu_hit kyu_sweep_sphere_cylinder(vec3s c0, vec3s d, float r, const kyu_cylinder *cylinder,
-                                  vec3s cylinder_d);
+KYU_API kyu_hit kyu_sweep_sphere_cylinder(vec3s c0, vec3s d, float r, const kyu_cylinder *cylinder,
+                                          vec3s cylinder_d);
 
 /// A sphere against a two-sided triangle translating by `triangle_d`: the face slab (within the
 /// triangle, r either side) and three edge capsules. A degenerate triangle (collinear or equal
@@ -46,8 +46,8 @@ kyu_hit kyu_sweep_sphere_cylinder(vec3s c0, vec3s d, float r, const kyu_cylinder
 /// sphere's side; at an edge or vertex it points from the closest point of that feature to the
 /// centre. A centre exactly in the triangle's plane and inside it gets the face normal against the
 /// relative motion (the side it is coming from).
-kyu_hit kyu_sweep_sphere_triangle(vec3s c0, vec3s d, float r, const kyu_triangle *triangle,
-                                  vec3s triangle_d);
+KYU_API kyu_hit kyu_sweep_sphere_triangle(vec3s c0, vec3s d, float r, const kyu_triangle *triangle,
+                                          vec3s triangle_d);
 
 #ifdef __cplusplus
 }

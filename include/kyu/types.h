@@ -7,6 +7,8 @@
 #ifndef KYU_TYPES_H
 #define KYU_TYPES_H
 
+#include "base.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,11 +18,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// Library version.
-#define KYU_VERSION_MAJOR 0
-#define KYU_VERSION_MINOR 1
-#define KYU_VERSION_PATCH 0
 
 /// Every public function that can fail returns one of these. `KYU_OK` is zero.
 /// `kyu_status_string` turns a code into a sentence; `kyu_world_last_error` gives the detail of the
@@ -54,21 +51,26 @@ typedef enum kyu_status {
 /// generation differs; it would take 2^32 reuses of one slot to alias). A handle of another live
 /// world is `KYU_ERR_FOREIGN_HANDLE`.
 typedef struct kyu_body_id {
-    uint32_t index1;
-    uint32_t world;
-    uint32_t generation;
+    uint32_t index1;     ///< the body's slot + 1 (0: the null handle)
+    uint32_t world;      ///< the id of the world it belongs to
+    uint32_t generation; ///< the slot's generation when the body was made
 } kyu_body_id;
 
 /// A collider handle, same rules as `kyu_body_id`.
 typedef struct kyu_collider_id {
-    uint32_t index1;
-    uint32_t world;
-    uint32_t generation;
+    uint32_t index1;     ///< the collider's slot + 1 (0: the null handle)
+    uint32_t world;      ///< the id of the world it belongs to
+    uint32_t generation; ///< the slot's generation when the collider was made
 } kyu_collider_id;
 
-/// The null handles.
-#define KYU_NULL_BODY ((kyu_body_id){0, 0, 0})
-#define KYU_NULL_COLLIDER ((kyu_collider_id){0, 0, 0})
+/// The null handles (a compound literal in C, which C++ does not have).
+#ifdef __cplusplus
+#define KYU_NULL_BODY (kyu_body_id{0, 0, 0})
+#define KYU_NULL_COLLIDER (kyu_collider_id{0, 0, 0})
+#else
+#define KYU_NULL_BODY ((kyu_body_id){0, 0, 0})             ///< the null body handle
+#define KYU_NULL_COLLIDER ((kyu_collider_id){0, 0, 0}) ///< the null collider handle
+#endif
 
 /// A slice of parallel work: items [begin, end) on worker `worker` (0 <= worker < worker_count).
 /// kyu's tasks write only per-item results, so any split of the items gives the same answer.
@@ -87,11 +89,18 @@ typedef void kyu_finish_task_fn(void *user_task, void *user_context);
 /// never reallocates NULL and never frees NULL. A NULL result is a failure, which the calling
 /// function reports as KYU_ERR_OUT_OF_MEMORY.
 typedef struct kyu_allocator {
-    void *(*allocate)(size_t size, void *user);
-    void *(*reallocate)(void *ptr, size_t size, void *user);
-    void (*deallocate)(void *ptr, void *user);
+    void *(*allocate)(size_t size, void *user);              ///< as malloc
+    void *(*reallocate)(void *ptr, size_t size, void *user); ///< as realloc
+    void (*deallocate)(void *ptr, void *user);               ///< as free
     void *user; ///< passed to each hook
 } kyu_allocator;
+
+/// Called when one of kyu's internal checks fails (kyu_set_assert_handler), with the condition as
+/// written, the source file and the line. Such a failure is a bug in kyu (or memory corrupted
+/// around it), never a consequence of bad input, which functions report with a kyu_status. kyu
+/// aborts when the handler returns; a handler may log, or leave by longjmp (the world it came from
+/// must not be used again). The checks are compiled out when kyu is built with NDEBUG.
+typedef void kyu_assert_fn(const char *condition, const char *file, int line);
 
 /// How a pair's friction or restitution comes from the values of its two sides (a body and a body,
 /// or a body and a collider). Box2D v3 and Jolt offer the same rules.
@@ -156,7 +165,7 @@ typedef struct kyu_world_def {
                                    ///< than one; false keeps every phase parallel
     kyu_enqueue_task_fn *enqueue_task; ///< optional: run kyu's parallel work on your job system
     kyu_finish_task_fn *finish_task;   ///< (both or neither; then kyu starts no threads)
-    void *user_task_context;
+    void *user_task_context;       ///< passed to enqueue_task and finish_task
     bool enable_sleep;             ///< resting islands fall asleep (cost nothing), default true
     bool enable_impact_events;     ///< record impact events (for sounds), default false: a settling
                                    ///< pile makes one per impact, which costs memory and time
@@ -201,7 +210,7 @@ typedef struct kyu_body_def {
     int32_t group;           ///< same non-zero group: > 0 always collide, < 0 never; default 0
     bool is_sensor;          ///< reports overlap begin/end events, never collides; default false
     bool allow_sleep;        ///< false: this body (and its island) never sleeps; default true
-    uint32_t internal_cookie;
+    uint32_t internal_cookie; ///< set by kyu_body_def_default(); a def made otherwise is refused
 } kyu_body_def;
 
 /// Collider shapes. More shapes come later; the collider code dispatches on this.
@@ -221,12 +230,13 @@ typedef enum kyu_motion {
 
 /// A collider: static or kinematic level geometry that particles collide with.
 typedef struct kyu_collider_def {
-    kyu_shape_type type;
-    kyu_motion motion;
+    kyu_shape_type type; ///< the shape; default KYU_SHAPE_PLANE
+    kyu_motion motion;   ///< static (default) or kinematic
     vec3s position;      ///< box: centre. plane: any point on the plane
     versors rotation;    ///< box orientation (normalised on create), default identity
     vec3s half_extents;  ///< box half sizes, each > 0
-    vec3s capsule_a, capsule_b; ///< capsule axis ends, in the collider's frame (rotated, then moved)
+    vec3s capsule_a;     ///< capsule axis end, in the collider's frame (rotated, then moved)
+    vec3s capsule_b;     ///< the other end
     float radius;        ///< capsule radius, > 0
     const vec3s *points; ///< hull points or mesh vertices in the collider's frame (copied on create)
     int point_count;     ///< hull: >= 4 points spanning a volume; mesh: >= 3 vertices
@@ -248,19 +258,19 @@ typedef struct kyu_collider_def {
     vec3s surface_velocity;   ///< m/s, world frame: its surface moves at this velocity (a conveyor
                               ///< belt) without the collider moving; acts through friction
     uint32_t material;   ///< your id for the mix callbacks (kyu_mix_fn), default 0
-    void *user_data;
+    void *user_data;     ///< yours; kyu never reads it
     uint32_t category_bits; ///< default 1
     uint32_t mask_bits;     ///< default all (see kyu_body_def)
-    uint32_t internal_cookie;
+    uint32_t internal_cookie; ///< set by kyu_collider_def_default(); a def made otherwise is refused
 } kyu_collider_def;
 
 /// A pair that began or ended touching. `body` is the pair's lower slot; the other side is either
 /// `other` (a body) or `collider` (the unused one is the null handle). A removed body's end events
 /// come with the next step and name it by its (now stale) handle.
 typedef struct kyu_contact_event {
-    kyu_body_id body;
-    kyu_body_id other;
-    kyu_collider_id collider;
+    kyu_body_id body;         ///< the pair's lower slot
+    kyu_body_id other;        ///< the other body, or the null handle
+    kyu_collider_id collider; ///< the collider, or the null handle
     bool sensor;          ///< an overlap of a sensor (no collision happened)
     int step;             ///< which step of the last kyu_world_update it happened in (0 first; 0
                           ///< after kyu_world_step)
@@ -269,11 +279,11 @@ typedef struct kyu_contact_event {
 /// An impact: two things met with a closing speed above the restitution threshold (for sounds and
 /// damage). `normal` points from the other side to `body`; `point` is on the contact.
 typedef struct kyu_impact_event {
-    kyu_body_id body;
-    kyu_body_id other;
-    kyu_collider_id collider;
-    vec3s point;
-    vec3s normal;
+    kyu_body_id body;         ///< the body that met something
+    kyu_body_id other;        ///< the other body, or the null handle
+    kyu_collider_id collider; ///< the collider, or the null handle
+    vec3s point;              ///< m, where they met
+    vec3s normal;             ///< unit, from the other side to `body`
     float approach_speed; ///< m/s, > 0
     float normal_impulse; ///< N s, the impulse on `body` along `normal` (>= 0)
     vec3s tangent_impulse;///< N s, friction's impulse on `body` (perpendicular to `normal`): it
@@ -297,10 +307,13 @@ typedef struct kyu_step_stats {
     int bodies_fell_asleep; ///< bodies that fell asleep at the end of the step
     int phases_alone;       ///< parallel phases the calling thread ran alone because other
                             ///< processes kept the workers from their processors (yield_when_busy)
-    /// Wall-clock milliseconds of the step's stages (a monotonic clock; for profiling, not results):
-    /// forces, sweeps and the kept contacts' velocity solve; the broadphase; the impact queue; the
-    /// contact search and escape; waking and falling asleep; and the whole step.
-    float ms_solve, ms_broadphase, ms_impacts, ms_contacts, ms_islands, ms_total;
+    // Wall-clock milliseconds of the step's stages (a monotonic clock; for profiling, not results).
+    float ms_solve;      ///< ms: forces, sweeps and the kept contacts' velocity solve
+    float ms_broadphase; ///< ms: the broadphase
+    float ms_impacts;    ///< ms: the impact queue
+    float ms_contacts;   ///< ms: the contact search and escape
+    float ms_islands;    ///< ms: waking and falling asleep
+    float ms_total;      ///< ms: the whole step
 } kyu_step_stats;
 
 #ifdef __cplusplus
