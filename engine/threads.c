@@ -20,10 +20,10 @@ typedef struct share {
     _Alignas(64) atomic_uint_fast64_t range; // front << 32 | back
 } share;
 
-// How much of a thread's time in its shares it really ran (CPU time over wall time), summed over
-// a window of shares: a thread that other processes keep from its processor shows it.
+// The caller's account of its parallel phases (see meter_phase).
 typedef struct meter {
-    double wall, cpu;
+    double wall, lost;
+    int short_windows; // windows in a row that lost more than BUSY_LOSS of their time
 } meter;
 
 struct kyu_pool {
@@ -32,8 +32,8 @@ struct kyu_pool {
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
     int spin;                        // workers fit on the machine's processors: spin between phases
-    atomic_int_fast64_t alone_until; // ns (CLOCK_MONOTONIC): until then phases run on the caller alone
-    meter caller;                    // the caller's share of the phases (only the caller touches it)
+    double alone_until;              // s (CLOCK_MONOTONIC): until then phases run on the caller alone
+    meter caller;                    // only the caller (the stepping thread) touches these two
     atomic_uint_fast64_t generation; // bumped for each parallel phase (after its fields are set)
     atomic_int pending;              // workers still running the current phase
     atomic_int sleepers;             // workers asleep on `wake`, or about to be
@@ -96,28 +96,32 @@ static double thread_seconds(void) {
 }
 
 // Busy processors. When another process (a renderer, a game loop, another job) needs the processors
-// the workers run on, a parallel phase waits for whichever thread the kernel took the processor
-// from (a chunk it holds cannot be taken back), for a time slice of milliseconds, and a step of a
-// few dozen phases becomes several times slower than on one thread. Every thread measures the
-// share of its wall time in its shares that it actually ran; a window of METER_WINDOW seconds of
-// shares in which one ran less than BUSY_RATIO of the time means the machine is busy: for the
+// the workers run on, a parallel phase waits for whichever worker the kernel took the processor
+// from (to see the phase begin, or to finish a chunk it holds), for a time slice of milliseconds,
+// and a step of a few dozen phases becomes several times slower than on one thread. The caller
+// meters its phases: of each phase's wall time, the part it spent waiting for the workers after
+// its own share, plus the part of its own share the kernel kept it from running (thread CPU time
+// short of wall time). When that lost part is more than BUSY_LOSS of a window of METER_WINDOW
+// seconds of phases, BUSY_WINDOWS windows in a row (one is a hiccup), the machine is busy: for the
 // next ALONE_SECONDS the phases run on the caller alone (as with one worker; answers do not change
-// with the split), and then the workers try again (kyu_world_def.yield_when_busy, default on).
+// with the split), then the workers try again (kyu_world_def.yield_when_busy, default on).
 // Measured on two cores with one busy process beside: see docs/benchmarks.md.
-#define METER_WINDOW 2e-3
-#define BUSY_RATIO 0.8
-#define ALONE_SECONDS 1.0
+#define METER_WINDOW 4e-3
+#define BUSY_LOSS 0.35
+#define BUSY_WINDOWS 2
+#define ALONE_SECONDS 0.5
 
-static void run_metered(struct kyu_pool *p, int worker, meter *m) {
-    double w0 = seconds_now(), c0 = thread_seconds();
-    run_share(p, worker);
-    double w1 = seconds_now();
-    m->wall += w1 - w0;
-    m->cpu += thread_seconds() - c0;
+static void meter_phase(struct kyu_pool *p, double start, double share_wall, double share_cpu, double end) {
+    meter *m = &p->caller;
+    m->wall += end - start;
+    m->lost += (end - start - share_wall) + (share_wall - share_cpu);
     if (m->wall < METER_WINDOW) return;
-    if (m->cpu < BUSY_RATIO * m->wall)
-        atomic_store_explicit(&p->alone_until, (int_fast64_t)((w1 + ALONE_SECONDS) * 1e9), memory_order_relaxed);
-    m->wall = m->cpu = 0.0;
+    m->short_windows = m->lost > BUSY_LOSS * m->wall ? m->short_windows + 1 : 0;
+    if (m->short_windows >= BUSY_WINDOWS) {
+        p->alone_until = end + ALONE_SECONDS;
+        m->short_windows = 0;
+    }
+    m->wall = m->lost = 0.0;
 }
 
 static void cpu_relax(void) {
@@ -163,10 +167,9 @@ static void *worker_main(void *arg) {
     worker_arg *wa = arg;
     struct kyu_pool *p = wa->pool;
     uint64_t seen = 0;
-    meter m = {0.0, 0.0};
     while (wait_for_phase(p, seen)) {
         seen = atomic_load_explicit(&p->generation, memory_order_acquire);
-        run_metered(p, wa->index, &m);
+        run_share(p, wa->index);
         if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1 && !p->spin) {
             pthread_mutex_lock(&p->lock); // the caller waits on `done` under the lock: no lost wake
             pthread_cond_signal(&p->done);
@@ -196,7 +199,6 @@ int kyu_pool_create(kyu_world *w) {
     uintptr_t at = (uintptr_t)p->shares_block + _Alignof(share) - 1;
     p->shares = (share *)(at - at % _Alignof(share));
     for (int k = 0; k <= n; k++) atomic_init(&p->shares[k].range, 0); // empty
-    atomic_init(&p->alone_until, 0);
     pthread_cond_init(&p->wake, NULL);
     pthread_cond_init(&p->done, NULL);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -248,7 +250,8 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
         task(0, items, 0, context);
         return;
     }
-    if (w->def.yield_when_busy && seconds_now() * 1e9 < (double)atomic_load_explicit(&p->alone_until, memory_order_relaxed)) {
+    double start = seconds_now();
+    if (w->def.yield_when_busy && start < p->alone_until) {
         w->stats.phases_alone++;
         task(0, items, 0, context);
         return;
@@ -270,15 +273,18 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->lock);
     }
-    run_metered(p, 0, &p->caller);
+    double cpu0 = thread_seconds(), share_start = seconds_now();
+    run_share(p, 0);
+    double share_wall = seconds_now() - share_start, share_cpu = thread_seconds() - cpu0;
     if (!p->spin) {
         pthread_mutex_lock(&p->lock);
         while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->lock);
         pthread_mutex_unlock(&p->lock);
-        return;
+    } else {
+        for (int i = 1; atomic_load_explicit(&p->pending, memory_order_acquire) > 0; i++) {
+            cpu_relax();
+            if ((i & 1023) == 0) sched_yield(); // a worker descheduled by another process: let it run
+        }
     }
-    for (int i = 1; atomic_load_explicit(&p->pending, memory_order_acquire) > 0; i++) {
-        cpu_relax();
-        if ((i & 1023) == 0) sched_yield(); // a worker descheduled by another process: let it run
-    }
+    meter_phase(p, start, share_wall, share_cpu, seconds_now());
 }
