@@ -92,6 +92,19 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
+// The cube root of x > 0 from frexp, ldexp and + - * / only. Those are exact or correctly rounded
+// on every IEEE machine, while C libraries round cbrt each their own way; the grid's cell comes
+// from this root, and the cascade's order from the grid, so the wasm build and the native one step
+// alike only if both compute the cell to the bit.
+static double cube_root(double x) {
+    int e;
+    double m = frexp(x, &e); // x = m 2^e, m in [0.5, 1)
+    while (e % 3 != 0) m *= 2.0, e--; // now m in [0.5, 4) and e a multiple of 3
+    double r = 1.0;
+    for (int k = 0; k < 8; k++) r -= (r * r * r - m) / (3.0 * r * r); // Newton from 1: 8 are plenty
+    return ldexp(r, e / 3);
+}
+
 static void choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
     int n = w->active_count;
@@ -109,7 +122,7 @@ static void choose_cell_size(kyu_world *w) {
         }
         double cell = 1.1 * all.extent_sum / n, volume = 1.0;
         for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - all.lo[d] + cell;
-        g->cell = (float)fmax(cell, cbrt(SPARSE_BODIES_PER_CELL * volume / n));
+        g->cell = (float)fmax(cell, cube_root(SPARSE_BODIES_PER_CELL * volume / n));
     }
     g->inv_cell = 1.0f / g->cell;
 }
