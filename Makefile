@@ -41,7 +41,10 @@ LDSAN   := -fsanitize=thread
 else
 BUILD   ?= build
 endif
-CFLAGS_ALL := $(WARN) $(OPT) -Iinclude $(CGLM_CFLAGS) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
+# No fused multiply-adds (gcc contracts a * b + c by default where the target has FMA, clang with
+# -march=native): the answer must be the same from gcc, clang and emscripten (tests compare them).
+FPFLAGS := -ffp-contract=off
+CFLAGS_ALL := $(WARN) $(FPFLAGS) $(OPT) -Iinclude $(CGLM_CFLAGS) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
 LDLIBS_ALL := -lm -lpthread $(LDSAN) $(LDFLAGS)
 
 LIB_SRC  := $(wildcard engine/*.c engine/geometry/*.c)

@@ -34,7 +34,7 @@ wasm: $(WASM_DIR)/index.html
 # directory cannot be given to emcc (its glibc headers would shadow emscripten's libc), so cglm's
 # headers come through a link of their own.
 CGLM_INCLUDEDIR := $(shell pkg-config --variable=includedir cglm 2>/dev/null || echo /usr/include)
-WASM_CFLAGS := $(WARN) -O2 -Iinclude -I$(WASM_DIR)/include -D_POSIX_C_SOURCE=200809L
+WASM_CFLAGS := $(WARN) $(FPFLAGS) -O2 -Iinclude -I$(WASM_DIR)/include -D_POSIX_C_SOURCE=200809L
 WASM_OBJ := $(patsubst %.c,$(WASM_DIR)/obj/%.o,$(LIB_SRC) $(WEB_SRC))
 # Debian's emcc runs its JavaScript optimiser with node and the node-acorn package in
 # /usr/share/nodejs, which a node from elsewhere (NodeSource's) does not search by itself.
