@@ -222,9 +222,10 @@ kyu_status kyu_world_step(kyu_world *w) {
     w->gravity_on = kyu_gravity_on(w);
     w->down = w->gravity_on ? glms_vec3_normalize(w->def.gravity) : glms_vec3_zero();
     double t0 = now_ms();
-    int fail = kyu_events_begin_step(w);
+    // Stages as README's "How a step works" numbers them; 0 readies the step.
+    int fail = kyu_events_begin_step(w); // 0. events, removals, waking, new bodies' contacts
     if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)
-    if (!fail) fail = kyu_islands_wake_touched(w); // 8. what awake bodies will touch wakes up
+    if (!fail) fail = kyu_islands_wake_touched(w); //    what awake bodies will touch wakes up (6)
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_add_fresh(w); // new bodies meet what they touch before they move
     collect_active(w);
@@ -233,22 +234,22 @@ kyu_status kyu_world_step(kyu_world *w) {
     double t1 = now_ms();
     if (!fail) kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
-    if (!fail) fail = kyu_contacts_solve_velocities(w); // 7a. kept contacts: no approach (resting piles)
+    if (!fail) fail = kyu_contacts_solve_velocities(w); // 2. velocity solve over kept contacts
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
-    kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 2. swept boxes
+    kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
     kyu_colliders_update_bounds(w);
     double t2 = now_ms();
-    if (!fail) fail = kyu_broadphase_build(w); // 3. candidate pairs
+    if (!fail) fail = kyu_broadphase_build(w); //    candidate pairs
     double t3 = now_ms();
-    if (!fail) fail = kyu_impacts_resolve(w); // 4-6. exact impacts in time order, response
+    if (!fail) fail = kyu_impacts_resolve(w); // 4. impacts in time order, response, cascades
     if (!fail) kyu_colliders_advance(w);
     if (w->active_count != awake_at_start) sort_active(w);  // islands woken mid-step joined
     double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
-    if (!fail) fail = kyu_contacts_find(w);   // 7b. new + kept contacts
+    if (!fail) fail = kyu_contacts_find(w);   // 5. contacts (new + kept)
     if (!fail) fail = kyu_contacts_escape(w); //     and de-penetration
     double t5 = now_ms();
-    if (!fail) fail = kyu_islands_update(w);  // 8. resting islands fall asleep
+    if (!fail) fail = kyu_islands_update(w);  // 6. islands: resting ones fall asleep
     if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
     double t6 = now_ms();
     kyu_step_stats *st = &w->stats;
