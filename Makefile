@@ -80,7 +80,7 @@ $(BUILD)/pic/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	$(CC) $(CFLAGS_ALL) $(LIB_CFLAGS) -fPIC -c $< -o $@
 
 $(BUILD)/libkyu.a: $(LIB_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^ # afresh: a renamed source must not leave its old object inside
 
 $(BUILD)/libkyu.so: $(PIC_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) -o $(BUILD)/$(SONAME) $^ $(LDLIBS_ALL)

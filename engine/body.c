@@ -82,7 +82,7 @@ int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status) {
     if (!(w)) return KYU_ERR_NULL;                                                                 \
     int slot = kyu_body_slot((w), (id), &st_);                                                     \
     if (slot < 0)                                                                                  \
-        return kyu_fail((kyu_world *)(w), st_, "body handle {index1 %u, generation %u, world %u}", \
+        return kyu_fail((w), st_, "body handle {index1 %u, generation %u, world %u}", \
                         (id).index1, (id).generation, (id).world);
 
 kyu_body_def kyu_body_def_default(void) {
@@ -282,7 +282,7 @@ bool kyu_body_is_valid(const kyu_world *w, kyu_body_id id) {
 
 kyu_status kyu_body_get_position(const kyu_world *w, kyu_body_id id, vec3s *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.pos[slot];
     return KYU_OK;
 }
@@ -303,7 +303,7 @@ kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
 
 kyu_status kyu_body_get_velocity(const kyu_world *w, kyu_body_id id, vec3s *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.vel[slot];
     return KYU_OK;
 }
@@ -332,14 +332,14 @@ kyu_status kyu_body_apply_impulse(kyu_world *w, kyu_body_id id, vec3s impulse) {
 
 kyu_status kyu_body_get_interpolated_position(const kyu_world *w, kyu_body_id id, vec3s *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = glms_vec3_lerp(w->bodies.prev[slot], w->bodies.pos[slot], w->alpha);
     return KYU_OK;
 }
 
 kyu_status kyu_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, vec3s *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.ang[slot];
     return KYU_OK;
 }
@@ -366,7 +366,7 @@ kyu_status kyu_body_set_angular_velocity(kyu_world *w, kyu_body_id id, vec3s av)
 
 kyu_status kyu_body_get_rotation(const kyu_world *w, kyu_body_id id, versors *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.rot[slot];
     return KYU_OK;
 }
@@ -388,7 +388,7 @@ versors kyu_body_interpolated_rotation(const kyu_world *w, uint32_t slot) {
 
 kyu_status kyu_body_get_interpolated_rotation(const kyu_world *w, kyu_body_id id, versors *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = kyu_body_interpolated_rotation(w, (uint32_t)slot);
     return KYU_OK;
 }
@@ -426,7 +426,7 @@ kyu_status kyu_body_apply_angular_impulse(kyu_world *w, kyu_body_id id, vec3s an
 
 kyu_status kyu_body_get_inertia(const kyu_world *w, kyu_body_id id, float *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     float ii = w->bodies.inv_inertia[slot];
     *out = ii > 0.0f ? 1.0f / ii : INFINITY;
     return KYU_OK;
@@ -434,21 +434,21 @@ kyu_status kyu_body_get_inertia(const kyu_world *w, kyu_body_id id, float *out) 
 
 kyu_status kyu_body_get_radius(const kyu_world *w, kyu_body_id id, float *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.radius[slot];
     return KYU_OK;
 }
 
 kyu_status kyu_body_get_mass(const kyu_world *w, kyu_body_id id, float *out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.mass[slot];
     return KYU_OK;
 }
 
 kyu_status kyu_body_get_user_data(const kyu_world *w, kyu_body_id id, void **out) {
     BODY_SLOT(w, id, slot);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->bodies.user[slot];
     return KYU_OK;
 }
@@ -479,7 +479,7 @@ kyu_status kyu_body_get_contacts(const kyu_world *w, kyu_body_id id, kyu_contact
                                  int *total) {
     BODY_SLOT(w, id, slot);
     if (!total || capacity < 0 || (capacity > 0 && !out))
-        return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "total is NULL, or out is NULL with capacity > 0");
+        return kyu_fail(w, KYU_ERR_NULL, "total is NULL, or out is NULL with capacity > 0");
     touching_of x = {(uint32_t)slot, w->bodies.generation[slot], out, capacity, 0};
     kyu_contacts_each(w, push_touching, &x);
     *total = x.n;

@@ -107,13 +107,12 @@ int kyu_world_get_awake(const kyu_world *w, uint8_t *out, int capacity) {
 static kyu_status check_list(const kyu_world *w, const kyu_body_id *ids, int count, const void *data,
                              const char *fn) {
     if (!w) return KYU_ERR_NULL;
-    kyu_world *wm = (kyu_world *)w; // the last error is the only thing a failed getter writes
-    if (count < 0) return kyu_fail(wm, KYU_ERR_INVALID_ARGUMENT, "%s: count %d (must be >= 0)", fn, count);
-    if (count > 0 && (!ids || !data)) return kyu_fail(wm, KYU_ERR_NULL, "%s: ids or the array is NULL", fn);
+    if (count < 0) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "%s: count %d (must be >= 0)", fn, count);
+    if (count > 0 && (!ids || !data)) return kyu_fail(w, KYU_ERR_NULL, "%s: ids or the array is NULL", fn);
     for (int k = 0; k < count; k++) {
         kyu_status st;
         if (kyu_body_slot(w, ids[k], &st) < 0)
-            return kyu_fail(wm, st, "%s: ids[%d] {index1 %u, generation %u, world %u}", fn, k, ids[k].index1,
+            return kyu_fail(w, st, "%s: ids[%d] {index1 %u, generation %u, world %u}", fn, k, ids[k].index1,
                             ids[k].generation, ids[k].world);
     }
     return KYU_OK;

@@ -48,7 +48,7 @@ int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
     kyu_status st_ = KYU_OK;                                                                            \
     if (!(w)) return KYU_ERR_NULL;                                                                 \
     int slot = kyu_collider_slot((w), (id), &st_);                                                     \
-    if (slot < 0) return kyu_fail((kyu_world *)(w), st_, "collider handle {index1 %u}", (id).index1);
+    if (slot < 0) return kyu_fail((w), st_, "collider handle {index1 %u}", (id).index1);
 
 static kyu_status validate_rotation(kyu_world *w, versors q) {
     float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
@@ -305,7 +305,7 @@ kyu_status kyu_collider_set_surface_velocity(kyu_world *w, kyu_collider_id id, v
 
 kyu_status kyu_collider_get_rotation(const kyu_world *w, kyu_collider_id id, versors *out) {
     COLLIDER_SLOT(w, id, i);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->colliders[i].rotation;
     return KYU_OK;
 }
@@ -331,7 +331,7 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
 
 kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec3s *out) {
     COLLIDER_SLOT(w, id, i);
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     *out = w->colliders[i].box.center;
     return KYU_OK;
 }

@@ -424,17 +424,16 @@ kyu_debug_draw kyu_debug_draw_default(void) {
 }
 
 static kyu_status validate(const kyu_world *w, const kyu_debug_draw *d) {
-    kyu_world *m = (kyu_world *)w; // kyu_fail records the detail; the world's state is untouched
-    if (!d) return kyu_fail(m, KYU_ERR_NULL, "kyu_world_draw: draw is NULL");
+    if (!d) return kyu_fail(w, KYU_ERR_NULL, "kyu_world_draw: draw is NULL");
     if (d->cookie != KYU_DRAW_COOKIE)
-        return kyu_fail(m, KYU_ERR_INVALID_DEF, "kyu_world_draw: draw not made by kyu_debug_draw_default");
-    if (w->locked) return kyu_fail(m, KYU_ERR_LOCKED, "kyu_world_draw during a step");
+        return kyu_fail(w, KYU_ERR_INVALID_DEF, "kyu_world_draw: draw not made by kyu_debug_draw_default");
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_draw during a step");
     if (d->flags & ~KYU_DRAW_ALL_FLAGS)
-        return kyu_fail(m, KYU_ERR_INVALID_ARGUMENT, "kyu_world_draw: unknown flags 0x%x", d->flags & ~KYU_DRAW_ALL_FLAGS);
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "kyu_world_draw: unknown flags 0x%x", d->flags & ~KYU_DRAW_ALL_FLAGS);
     if (!isfinite(d->plane_extent) || !isfinite(d->velocity_scale) || !isfinite(d->point_size))
-        return kyu_fail(m, KYU_ERR_NOT_FINITE, "kyu_world_draw: plane_extent, velocity_scale, point_size must be finite");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "kyu_world_draw: plane_extent, velocity_scale, point_size must be finite");
     if (!(d->plane_extent >= 0.0f && d->point_size >= 0.0f))
-        return kyu_fail(m, KYU_ERR_INVALID_ARGUMENT, "kyu_world_draw: plane_extent %g, point_size %g (must be >= 0)",
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "kyu_world_draw: plane_extent %g, point_size %g (must be >= 0)",
                         (double)d->plane_extent, (double)d->point_size);
     return KYU_OK;
 }
@@ -446,7 +445,7 @@ kyu_status kyu_world_draw(const kyu_world *w, const kyu_debug_draw *d) {
     draw_ctx x = {w, d, NULL};
     uint32_t f = d->flags;
     if ((f & KYU_DRAW_ISLANDS) && (f & KYU_DRAW_SHAPES) && d->draw_sphere && !(x.root = awake_islands(w)))
-        return kyu_fail((kyu_world *)w, KYU_ERR_OUT_OF_MEMORY, "kyu_world_draw: island scratch");
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "kyu_world_draw: island scratch");
     if (f & KYU_DRAW_SHAPES) layer_shapes(&x);
     if (f & KYU_DRAW_AABBS) layer_aabbs(&x);
     if (f & KYU_DRAW_SWEPT) layer_swept(&x);

@@ -32,18 +32,18 @@ const char *kyu_status_string(kyu_status status) {
     return status_text[status];
 }
 
-kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...) {
-    if (w) {
+kyu_status kyu_fail(const kyu_world *w, kyu_status status, const char *fmt, ...) {
+    if (w && w->error) {
         va_list ap;
         va_start(ap, fmt);
-        int n = snprintf(w->error, sizeof w->error, "%s: ", kyu_status_string(status));
-        if (n > 0 && (size_t)n < sizeof w->error) vsnprintf(w->error + n, sizeof w->error - (size_t)n, fmt, ap);
+        int n = snprintf(w->error, KYU_ERROR_SIZE, "%s: ", kyu_status_string(status));
+        if (n > 0 && n < KYU_ERROR_SIZE) vsnprintf(w->error + n, (size_t)(KYU_ERROR_SIZE - n), fmt, ap);
         va_end(ap);
     }
     return status;
 }
 
-const char *kyu_world_last_error(const kyu_world *w) { return w ? w->error : "world is NULL"; }
+const char *kyu_world_last_error(const kyu_world *w) { return w ? w->error : "world is NULL"; } // set at creation
 
 int kyu_finite3(vec3s v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 

@@ -319,7 +319,8 @@ struct kyu_world {
     kyu_world_def def;
     uint32_t id;
     int locked;
-    char error[256];
+    char *error; // KYU_ERROR_SIZE bytes of its own: the last error's text. A getter that fails (on a
+                 //   const world) writes only here, through this pointer, and the world stays const.
     body_store bodies;
 
     collider *colliders;
@@ -453,7 +454,8 @@ static inline float kyu_rest_speed(const kyu_world *w) {
 static inline int kyu_gravity_on(const kyu_world *w) { return glms_vec3_norm2(w->def.gravity) > 0.0f; }
 
 // error.c
-kyu_status kyu_fail(kyu_world *w, kyu_status status, const char *fmt, ...);
+#define KYU_ERROR_SIZE 256
+kyu_status kyu_fail(const kyu_world *w, kyu_status status, const char *fmt, ...);
 int kyu_finite3(vec3s v);
 int kyu_bounded3(vec3s v, float limit);
 

@@ -549,7 +549,7 @@ static kyu_status body_slot(const kyu_world *w, kyu_body_id id, const char *name
     kyu_status st;
     *slot = kyu_body_slot(w, id, &st);
     if (*slot < 0)
-        return kyu_fail((kyu_world *)w, st, "%s handle {index1 %u, generation %u, world %u}", name, id.index1,
+        return kyu_fail(w, st, "%s handle {index1 %u, generation %u, world %u}", name, id.index1,
                         id.generation, id.world);
     return KYU_OK;
 }
@@ -559,7 +559,7 @@ static kyu_status collider_slot(const kyu_world *w, kyu_collider_id id, int *slo
     kyu_status st = KYU_OK;
     *slot = kyu_collider_slot(w, id, &st);
     if (*slot < 0)
-        return kyu_fail((kyu_world *)w, st, "collider handle {index1 %u, generation %u, world %u}", id.index1,
+        return kyu_fail(w, st, "collider handle {index1 %u, generation %u, world %u}", id.index1,
                         id.generation, id.world);
     *slot = (int)(id.index1 - 1);
     return KYU_OK;
@@ -936,12 +936,12 @@ kyu_status kyu_world_nearest_body(kyu_world *w, vec3s point, float max_distance,
 kyu_status kyu_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, kyu_distance_result *out) {
     if (out) memset(out, 0, sizeof *out);
     if (!w) return KYU_ERR_NULL;
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     int ia, ib;
     kyu_status st = body_slot(w, a, "body a", &ia);
     if (st == KYU_OK) st = body_slot(w, b, "body b", &ib);
     if (st != KYU_OK) return st;
-    if (ia == ib) return kyu_fail((kyu_world *)w, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
+    if (ia == ib) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
     const body_store *s = &w->bodies;
     dv3 ca = dv(s->pos[ia]), cb = dv(s->pos[ib]), m = dsub(ca, cb);
     double len = sqrt(ddot(m, m)), ra = s->radius[ia], rb = s->radius[ib];
@@ -957,7 +957,7 @@ kyu_status kyu_body_collider_distance(const kyu_world *w, kyu_body_id body, kyu_
                                       kyu_distance_result *out) {
     if (out) memset(out, 0, sizeof *out);
     if (!w) return KYU_ERR_NULL;
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
     int ia, ic;
     kyu_status st = body_slot(w, body, "body", &ia);
     if (st == KYU_OK) st = collider_slot(w, cid, &ic);
@@ -985,16 +985,15 @@ kyu_status kyu_body_time_to_collision(const kyu_world *w, kyu_body_id a, kyu_bod
     if (out_will_collide) *out_will_collide = false;
     if (out_seconds) *out_seconds = 0.0f;
     if (!w) return KYU_ERR_NULL;
-    kyu_world *wm = (kyu_world *)w; // for the last error only
-    if (!out_will_collide) return kyu_fail(wm, KYU_ERR_NULL, "out_will_collide is NULL");
-    if (!isfinite(horizon)) return kyu_fail(wm, KYU_ERR_NOT_FINITE, "horizon %g", (double)horizon);
+    if (!out_will_collide) return kyu_fail(w, KYU_ERR_NULL, "out_will_collide is NULL");
+    if (!isfinite(horizon)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "horizon %g", (double)horizon);
     if (!(horizon >= 0.0f && horizon <= KYU_MAX_COORD))
-        return kyu_fail(wm, KYU_ERR_INVALID_ARGUMENT, "horizon %g s (allowed: [0, 1e9])", (double)horizon);
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "horizon %g s (allowed: [0, 1e9])", (double)horizon);
     int ia, ib;
     kyu_status st = body_slot(w, a, "body a", &ia);
     if (st == KYU_OK) st = body_slot(w, b, "body b", &ib);
     if (st != KYU_OK) return st;
-    if (ia == ib) return kyu_fail(wm, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
+    if (ia == ib) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
     const body_store *s = &w->bodies;
     kyu_hit h = kyu_sweep_sphere_sphere(s->pos[ia], glms_vec3_scale(s->vel[ia], horizon), s->radius[ia],
                                         s->pos[ib], glms_vec3_scale(s->vel[ib], horizon), s->radius[ib]);

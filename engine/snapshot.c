@@ -163,15 +163,14 @@ static uint64_t fnv1a(const uint8_t *p, size_t n) {
 
 kyu_status kyu_world_save_memory(const kyu_world *w, void *buffer, size_t capacity, size_t *size) {
     if (!w) return KYU_ERR_NULL;
-    kyu_world *mw = (kyu_world *)w; // only for the error text
-    if (!size) return kyu_fail(mw, KYU_ERR_NULL, "kyu_world_save_memory: size is NULL");
-    if (w->locked) return kyu_fail(mw, KYU_ERR_LOCKED, "kyu_world_save_memory during a step");
+    if (!size) return kyu_fail(w, KYU_ERR_NULL, "kyu_world_save_memory: size is NULL");
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_save_memory during a step");
     writer count = {NULL, 0};
     put_world(&count, w);
     *size = SNAP_HEADER + count.n;
     if (!buffer) return KYU_OK;
     if (capacity < *size)
-        return kyu_fail(mw, KYU_ERR_CAPACITY, "snapshot needs %zu bytes, buffer has %zu", *size, capacity);
+        return kyu_fail(w, KYU_ERR_CAPACITY, "snapshot needs %zu bytes, buffer has %zu", *size, capacity);
     uint8_t *out = buffer;
     writer o = {out + SNAP_HEADER, 0};
     put_world(&o, w);
@@ -187,19 +186,18 @@ kyu_status kyu_world_save_memory(const kyu_world *w, void *buffer, size_t capaci
 
 kyu_status kyu_world_save(const kyu_world *w, const char *path) {
     if (!w) return KYU_ERR_NULL;
-    kyu_world *mw = (kyu_world *)w;
-    if (!path) return kyu_fail(mw, KYU_ERR_NULL, "kyu_world_save: path is NULL");
+    if (!path) return kyu_fail(w, KYU_ERR_NULL, "kyu_world_save: path is NULL");
     size_t n = 0;
     kyu_status st = kyu_world_save_memory(w, NULL, 0, &n);
     if (st != KYU_OK) return st;
     uint8_t *buf = kyu_malloc(n);
-    if (!buf) return kyu_fail(mw, KYU_ERR_OUT_OF_MEMORY, "snapshot of %zu bytes", n);
+    if (!buf) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "snapshot of %zu bytes", n);
     st = kyu_world_save_memory(w, buf, n, &n);
     if (st == KYU_OK) {
         FILE *f = fopen(path, "wb");
         int ok = f && fwrite(buf, 1, n, f) == n;
         if (f && fclose(f) != 0) ok = 0;
-        if (!ok) st = kyu_fail(mw, KYU_ERR_IO, "cannot write snapshot '%s'", path);
+        if (!ok) st = kyu_fail(w, KYU_ERR_IO, "cannot write snapshot '%s'", path);
     }
     kyu_free(buf);
     return st;
@@ -669,6 +667,7 @@ static kyu_world *build(reader *r, const kyu_world *into) {
 // Moves the loaded world's contents into `into`, which keeps its id, threads and error text.
 static void adopt(kyu_world *into, kyu_world *loaded) {
     kyu_world old = *into;
+    char *loaded_error = loaded->error;
     *into = *loaded;
     into->id = old.id;
     into->pool = old.pool;
@@ -682,13 +681,14 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     into->def.friction_callback = old.def.friction_callback; // functions are not saved: the loader's stay
     into->def.restitution_callback = old.def.restitution_callback;
     into->def.mix_context = old.def.mix_context;
-    memcpy(into->error, old.error, sizeof into->error);
+    into->error = old.error;
     // What is left of the old world goes out through `loaded` (with the new world's one-worker scratch).
     kyu_world rest = old;
     rest.pool = NULL;
     rest.worker_scratch = loaded->worker_scratch;
     rest.worker_scratch_cap = loaded->worker_scratch_cap;
     rest.def.worker_count = 1;
+    rest.error = loaded_error;
     *loaded = rest;
     kyu_world_destroy(loaded);
 }

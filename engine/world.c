@@ -115,7 +115,8 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
     w->worker_scratch = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch);
     w->worker_scratch_cap = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch_cap);
-    if (!w->worker_scratch || !w->worker_scratch_cap || kyu_bodies_reserve(w, cap > 0 ? cap : 1) ||
+    w->error = kyu_calloc(1, KYU_ERROR_SIZE);
+    if (!w->worker_scratch || !w->worker_scratch_cap || !w->error || kyu_bodies_reserve(w, cap > 0 ? cap : 1) ||
         kyu_pool_create(w)) {
         kyu_world_destroy(w);
         return KYU_ERR_OUT_OF_MEMORY;
@@ -147,6 +148,7 @@ void kyu_world_destroy(kyu_world *w) {
         for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->worker_scratch[i]);
     kyu_free(w->worker_scratch); kyu_free(w->worker_scratch_cap);
     kyu_free(w->fresh); kyu_free(w->begin_events); kyu_free(w->end_events); kyu_free(w->impact_events);
+    kyu_free(w->error);
     kyu_free(w);
     kyu_world_count_add(-1);
 }
@@ -377,7 +379,7 @@ double kyu_world_rotational_energy(const kyu_world *w) {
 
 kyu_status kyu_world_momentum(const kyu_world *w, double out[3]) {
     if (!w) return KYU_ERR_NULL;
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "kyu_world_momentum: out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "kyu_world_momentum: out is NULL");
     out[0] = out[1] = out[2] = 0.0;
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i])
@@ -387,7 +389,7 @@ kyu_status kyu_world_momentum(const kyu_world *w, double out[3]) {
 
 kyu_status kyu_world_angular_momentum(const kyu_world *w, double out[3]) {
     if (!w) return KYU_ERR_NULL;
-    if (!out) return kyu_fail((kyu_world *)w, KYU_ERR_NULL, "kyu_world_angular_momentum: out is NULL");
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "kyu_world_angular_momentum: out is NULL");
     out[0] = out[1] = out[2] = 0.0;
     const body_store *b = &w->bodies;
     for (int i = 0; i < b->high; i++) {

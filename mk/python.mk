@@ -35,7 +35,7 @@ python: $(PY_MODULE) $(PY_SRC:python/%=$(PY_DIR)/%)
 TOOL_TEST_DEPS += python $(BUILD)/tools/bench
 
 $(BUILD)/pic/libkyu.a: $(PIC_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(PY_DIR)/_kyu.c: python/build_kyu.py
 	@mkdir -p $(dir $@)
