@@ -12,7 +12,7 @@
 # PILE N), so a noisy minute touches every row alike; each cell is the median, with the range.
 # and, for each N in BIG_SIZES, PILE awake and GAS for BIG_STEPS steps (how the cost per body-step
 # and the memory per body hold up at a million). Bytes per body is the peak resident size over N.
-#   SIZES="10000 100000"  WORKERS="1 2"  REPEATS=3  STEPS=150  BIG_SIZES=1000000  BIG_STEPS=60
+#   SIZES="10000 100000"  WORKERS="1 2"  REPEATS=3  STEPS=150  BIG_SIZES="" (e.g. 1000000)  BIG_STEPS=60
 #   EXTRA="--fixed-rotation" (bench options for every row)
 set -eu
 
@@ -26,7 +26,7 @@ sizes=${SIZES:-10000 100000}
 workers_list=${WORKERS:-1 2}
 repeats=${REPEATS:-3}
 steps=${STEPS:-150}
-big_sizes=${BIG_SIZES-1000000}
+big_sizes=${BIG_SIZES:-}
 big_steps=${BIG_STEPS:-60}
 extra=${EXTRA:-}
 
