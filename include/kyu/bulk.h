@@ -22,9 +22,8 @@
 /// Setting positions or velocities wakes the bodies' sleeping islands, as the one-body setters do.
 /// Events come as parallel arrays ("struct of arrays"), each field contiguous.
 ///
-/// Bodies do not rotate yet. When they do, their angular velocities and rotations join this header
-/// as `kyu_world_get_angular_velocities` / `kyu_world_get_rotations` (and the `kyu_bodies_` forms),
-/// next to the velocity functions, in the same shape.
+/// Spin has the same shape: angular velocities (3 floats a body, rad/s, world frame) and rotations
+/// (4 floats a body, the unit quaternion x, y, z, w), for all bodies or for a list of handles.
 #ifndef KYU_BULK_H
 #define KYU_BULK_H
 
