@@ -202,8 +202,7 @@ static void span_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     int n = w->active_count;
     for (int c = begin; c < end; c++) {
-        span_slice *s = &x->span[c];
-        *s = (span_slice){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
+        span_slice local = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0}, *s = &local;
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
             const aabb *b = &w->box[w->active[k]];
             if (!fits_cell(&w->grid, b)) {
@@ -213,6 +212,7 @@ static void span_task(int begin, int end, int worker, void *ctx) {
             s->small++;
             for (int d = 0; d < 3; d++) s->lo[d] = kyu_minf(s->lo[d], b->lo[d]), s->hi[d] = kyu_maxf(s->hi[d], b->lo[d]);
         }
+        x->span[c] = local; // stored once: neighbouring slices share cache lines
     }
 }
 

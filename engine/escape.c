@@ -232,13 +232,16 @@ static void span_task(int begin, int end, int worker, void *ctx) {
     partition_ctx *x = ctx;
     const kyu_world *w = x->w;
     for (int sl = begin; sl < end; sl++) {
-        float *lo = x->lo[sl], *hi = x->hi[sl];
-        for (int d = 0; d < 3; d++) lo[d] = INFINITY, hi[d] = -INFINITY;
+        // In locals, stored once: slices of two workers share cache lines in x (false sharing made
+        // this the costliest task of a 2-worker GAS step).
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
         for (int k = kyu_slice_start(w->active_count, x->slices, sl); k < kyu_slice_start(w->active_count, x->slices, sl + 1); k++)
             for (int d = 0; d < 3; d++) {
                 float p = w->bodies.pos[w->active[k]].raw[d];
                 lo[d] = kyu_minf(lo[d], p), hi[d] = kyu_maxf(hi[d], p);
             }
+        memcpy(x->lo[sl], lo, sizeof lo);
+        memcpy(x->hi[sl], hi, sizeof hi);
     }
 }
 
@@ -258,9 +261,10 @@ static void count_domains_task(int begin, int end, int worker, void *ctx) {
     partition_ctx *x = ctx;
     const kyu_world *w = x->w;
     for (int sl = begin; sl < end; sl++) {
-        memset(x->at[sl], 0, sizeof x->at[sl]);
+        int at[KYU_SOLVE_DOMAINS + 1] = {0}; // counted in a local (see span_task)
         for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
-            x->at[sl][domain_of(w, &w->contacts[i])]++;
+            at[domain_of(w, &w->contacts[i])]++;
+        memcpy(x->at[sl], at, sizeof at);
     }
 }
 
@@ -268,9 +272,12 @@ static void place_domains_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     partition_ctx *x = ctx;
     kyu_world *w = x->w;
-    for (int sl = begin; sl < end; sl++)
+    for (int sl = begin; sl < end; sl++) {
+        int at[KYU_SOLVE_DOMAINS + 1];
+        memcpy(at, x->at[sl], sizeof at); // advanced in a local (see span_task)
         for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
-            w->solve_order[x->at[sl][domain_of(w, &w->contacts[i])]++] = i;
+            w->solve_order[at[domain_of(w, &w->contacts[i])]++] = i;
+    }
 }
 
 // How high a contact is: its lower body's height along gravity (a collider is below its body).
