@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_BODIES = 16, MAX_STEPS_PER_ADVANCE = 8 };
+enum { MAX_BODIES = 1 << 16, MAX_STEPS_PER_ADVANCE = 8 };
 
 typedef struct body_state {
     float p[3], v[3], w[3];
@@ -20,17 +20,18 @@ typedef struct body_state {
 struct kyu_web {
     kyu_world *world;
     int billiards;                   // 0: the lesson
-    int nbodies;
-    kyu_body_id ids[MAX_BODIES];     // slot order (the order of the bulk calls and the hash)
+    int nbodies, cap;                // every array below holds `cap` bodies
+    kyu_body_id *ids;                // slot order (the order of the bulk calls and the hash)
     float dt, accumulator, e, mu;
     int steps;
-    float prev[3 * MAX_BODIES], cur[3 * MAX_BODIES]; // positions before and after the last step
-    float draw[8 * MAX_BODIES];
+    float *prev, *cur;               // 3 a body: positions before and after the last step
+    float *draw;                     // 8 a body (kyu_web_bodies)
+    float *scratch;                  // 4 a body: what the bulk getters fill
     char text[4096];                 // the hash, or the impact record (at most about 1.5 kB)
     int have_impact;
     kyu_impact_event impact;         // the first impact of the last step that had one
     int impact_step, impact_begins, impact_a, impact_b; // b: -1 for a collider
-    body_state before[MAX_BODIES], after[MAX_BODIES];
+    body_state *before, *after, *states; // states: step_once's copy of the state before a step
     kyu_step_stats impact_stats;
     int impact_asleep;
 };
@@ -49,16 +50,42 @@ static kyu_web *web_new(const kyu_world_def *wd, int billiards) {
     return web;
 }
 
-// Called once the bodies are made: the handles in slot order, and the positions both "before" and
-// "after" so the first frame draws them where they are.
+// Room for n bodies in every per-body array. 0, or -1 out of memory (the arrays keep their contents).
+static int web_reserve(kyu_web *web, int n) {
+    if (n <= web->cap) return 0;
+    int cap = web->cap > 0 ? web->cap : 16;
+    while (cap < n) cap *= 2;
+#define GROW_TO(p, per) do { void *q_ = realloc((p), (size_t)cap * (per) * sizeof *(p)); if (!q_) return -1; (p) = q_; } while (0)
+    GROW_TO(web->ids, 1);
+    GROW_TO(web->prev, 3);
+    GROW_TO(web->cur, 3);
+    GROW_TO(web->draw, 8);
+    GROW_TO(web->scratch, 4);
+    GROW_TO(web->before, 1);
+    GROW_TO(web->after, 1);
+    GROW_TO(web->states, 1);
+#undef GROW_TO
+    web->cap = cap;
+    return 0;
+}
+
+// After bodies were added: the handles in slot order, and the new bodies' positions both "before"
+// and "after" so the next frame draws them where they are. 0, or -1.
+static int web_refresh(kyu_web *web) {
+    int old = web->nbodies, n = kyu_world_body_count(web->world);
+    if (n > MAX_BODIES || web_reserve(web, n)) return -1;
+    web->nbodies = kyu_world_get_bodies(web->world, web->ids, n);
+    kyu_world_get_positions(web->world, web->cur, n);
+    memcpy(web->prev + 3 * old, web->cur + 3 * old, (size_t)(n - old) * 3 * sizeof *web->cur);
+    return 0;
+}
+
+// Called once a ready-made scene's bodies are made.
 static kyu_web *web_ready(kyu_web *web) {
-    web->nbodies = kyu_world_get_bodies(web->world, web->ids, MAX_BODIES);
-    if (web->nbodies < 1 || web->nbodies > MAX_BODIES) {
+    if (web_refresh(web) || web->nbodies < 1) {
         kyu_web_destroy(web);
         return NULL;
     }
-    kyu_world_get_positions(web->world, web->cur, MAX_BODIES);
-    memcpy(web->prev, web->cur, sizeof web->cur);
     return web;
 }
 
@@ -131,8 +158,53 @@ kyu_web *kyu_web_billiards_create(int struck) {
 void kyu_web_destroy(kyu_web *web) {
     if (!web) return;
     kyu_world_destroy(web->world);
+    free(web->ids), free(web->prev), free(web->cur), free(web->draw), free(web->scratch);
+    free(web->before), free(web->after), free(web->states);
     free(web);
 }
+
+// ---- scenes of your own ----------------------------------------------------------------------
+
+kyu_web *kyu_web_create(float gx, float gy, float gz, int hz) {
+    if (!(isfinite(gx) && isfinite(gy) && isfinite(gz) && hz >= 10 && hz <= 1000)) return NULL;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(gx, gy, gz);
+    wd.fixed_dt = 1.0f / (float)hz;
+    wd.enable_impact_events = true;
+    return web_new(&wd, 0);
+}
+
+int kyu_web_add_ball(kyu_web *web, float x, float y, float z, float vx, float vy, float vz, float radius, float mass,
+                     float restitution, float friction) {
+    if (!web || web->nbodies >= MAX_BODIES) return -1;
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(x, y, z), bd.velocity = v3(vx, vy, vz);
+    bd.radius = radius, bd.mass = mass, bd.restitution = restitution, bd.friction = friction;
+    if (kyu_body_create(web->world, &bd, NULL) != KYU_OK) return -1;
+    return web_refresh(web) == 0 ? web->nbodies - 1 : -1;
+}
+
+static int add_collider(kyu_web *web, kyu_collider_def *c, float restitution, float friction) {
+    if (!web) return -1;
+    c->restitution = restitution, c->friction = friction;
+    return kyu_collider_create(web->world, c, NULL) == KYU_OK ? 0 : -1;
+}
+
+int kyu_web_add_plane(kyu_web *web, float nx, float ny, float nz, float offset, float restitution, float friction) {
+    kyu_collider_def c = kyu_collider_def_default();
+    float nn = nx * nx + ny * ny + nz * nz, s = nn > 0.0f ? offset / nn : 0.0f; // the point n offset / |n|^2
+    c.type = KYU_SHAPE_PLANE, c.normal = v3(nx, ny, nz), c.position = v3(nx * s, ny * s, nz * s);
+    return add_collider(web, &c, restitution, friction);
+}
+
+int kyu_web_add_box(kyu_web *web, float x, float y, float z, float hx, float hy, float hz, float restitution,
+                    float friction) {
+    kyu_collider_def c = kyu_collider_def_default();
+    c.type = KYU_SHAPE_BOX, c.position = v3(x, y, z), c.half_extents = v3(hx, hy, hz);
+    return add_collider(web, &c, restitution, friction);
+}
+
+const char *kyu_web_error(const kyu_web *web) { return web ? kyu_world_last_error(web->world) : "no scene"; }
 
 static int slot_of(const kyu_web *web, kyu_body_id id) {
     for (int i = 0; i < web->nbodies; i++)
@@ -141,21 +213,24 @@ static int slot_of(const kyu_web *web, kyu_body_id id) {
 }
 
 static void read_states(const kyu_web *web, body_state *out) {
-    float p[3 * MAX_BODIES], v[3 * MAX_BODIES], w[3 * MAX_BODIES];
-    kyu_world_get_positions(web->world, p, MAX_BODIES);
-    kyu_world_get_velocities(web->world, v, MAX_BODIES);
-    kyu_world_get_angular_velocities(web->world, w, MAX_BODIES);
-    for (int i = 0; i < web->nbodies; i++)
-        for (int d = 0; d < 3; d++) out[i].p[d] = p[3 * i + d], out[i].v[d] = v[3 * i + d], out[i].w[d] = w[3 * i + d];
+    int n = web->nbodies;
+    float *a = web->scratch;
+    kyu_world_get_positions(web->world, a, n);
+    for (int i = 0; i < n; i++) memcpy(out[i].p, a + 3 * i, sizeof out[i].p);
+    kyu_world_get_velocities(web->world, a, n);
+    for (int i = 0; i < n; i++) memcpy(out[i].v, a + 3 * i, sizeof out[i].v);
+    kyu_world_get_angular_velocities(web->world, a, n);
+    for (int i = 0; i < n; i++) memcpy(out[i].w, a + 3 * i, sizeof out[i].w);
 }
 
 static int step_once(kyu_web *web) {
-    body_state before[MAX_BODIES];
+    int n = web->nbodies;
+    body_state *before = web->states;
     read_states(web, before);
-    memcpy(web->prev, web->cur, sizeof web->cur);
+    memcpy(web->prev, web->cur, (size_t)n * 3 * sizeof *web->cur);
     if (kyu_world_step(web->world) != KYU_OK) return -1;
     web->steps++;
-    kyu_world_get_positions(web->world, web->cur, MAX_BODIES);
+    kyu_world_get_positions(web->world, web->cur, n);
     int count = 0;
     const kyu_impact_event *ev = kyu_world_impact_events(web->world, &count);
     if (count > 0) { // the step's first impact, and the states around that step
@@ -164,7 +239,7 @@ static int step_once(kyu_web *web) {
         web->impact_step = web->steps;
         web->impact_a = slot_of(web, ev[0].body);
         web->impact_b = kyu_body_is_valid(web->world, ev[0].other) ? slot_of(web, ev[0].other) : -1;
-        memcpy(web->before, before, sizeof before);
+        memcpy(web->before, before, (size_t)n * sizeof *before);
         read_states(web, web->after);
         web->impact_stats = kyu_world_stats(web->world);
         kyu_world_begin_events(web->world, &web->impact_begins);
@@ -177,7 +252,7 @@ int kyu_web_step(kyu_web *web) {
     if (!web || step_once(web) != 0) return -1;
     // Drawn where the step ended (a single step of a paused page shows its result, not a blend).
     web->accumulator = 0.0f;
-    memcpy(web->prev, web->cur, sizeof web->cur);
+    memcpy(web->prev, web->cur, (size_t)web->nbodies * 3 * sizeof *web->cur);
     return 0;
 }
 
@@ -200,16 +275,16 @@ int kyu_web_step_count(const kyu_web *web) { return web ? web->steps : 0; }
 
 const float *kyu_web_bodies(kyu_web *web) {
     if (!web) return NULL;
-    float q[4 * MAX_BODIES], r[MAX_BODIES];
-    kyu_world_get_rotations(web->world, q, MAX_BODIES);
-    kyu_world_get_radii(web->world, r, MAX_BODIES);
-    float alpha = web->accumulator / web->dt;
-    for (int i = 0; i < web->nbodies; i++) {
+    int n = web->nbodies;
+    float *a = web->scratch, alpha = web->accumulator / web->dt;
+    kyu_world_get_rotations(web->world, a, n);
+    for (int i = 0; i < n; i++) {
         float *o = web->draw + 8 * i;
         for (int d = 0; d < 3; d++) o[d] = web->prev[3 * i + d] + alpha * (web->cur[3 * i + d] - web->prev[3 * i + d]);
-        for (int d = 0; d < 4; d++) o[3 + d] = q[4 * i + d];
-        o[7] = r[i];
+        for (int d = 0; d < 4; d++) o[3 + d] = a[4 * i + d];
     }
+    kyu_world_get_radii(web->world, a, n);
+    for (int i = 0; i < n; i++) web->draw[8 * i + 7] = a[i];
     return web->draw;
 }
 
@@ -217,8 +292,8 @@ float kyu_web_kinetic_energy(const kyu_web *web) { return web ? (float)kyu_world
 
 int kyu_web_moving_count(const kyu_web *web) {
     if (!web) return 0;
-    float v[3 * MAX_BODIES];
-    kyu_world_get_velocities(web->world, v, MAX_BODIES);
+    const float *v = web->scratch;
+    kyu_world_get_velocities(web->world, web->scratch, web->nbodies);
     int moving = 0;
     for (int i = 0; i < web->nbodies; i++)
         moving += v[3 * i] * v[3 * i] + v[3 * i + 1] * v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2] > 1e-4f;

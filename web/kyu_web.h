@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /// @file kyu_web.h
 /// The browser's way into kyu: a few plain functions over two ready-made scenes (the collision
-/// lesson and the billiards break), called from JavaScript through WebAssembly (`make wasm`).
+/// lesson and the billiards break) or a scene of your own (balls, planes, boxes), called from
+/// JavaScript through WebAssembly (`make wasm`).
 ///
 /// Only numbers, pointers and strings cross: JavaScript cannot pass cglm's `vec3s` by value, so
 /// every function takes floats and returns a number, a pointer to floats in wasm memory, or a
@@ -32,6 +33,27 @@ kyu_web *kyu_web_lesson_create(float e, float mu, float spin, float offset, int 
 /// does (the determinism test's scene), 0 leaves it at rest for the player. NULL on failure.
 kyu_web *kyu_web_billiards_create(int struck);
 
+/// An empty scene of your own: gravity (gx, gy, gz) in m/s^2, `hz` steps a second (in [10, 1000]),
+/// impact events on (kyu_web_impact_json reports its first impact of the last step that had one).
+/// Fill it with the three calls below. NULL when a value is refused.
+kyu_web *kyu_web_create(float gx, float gy, float gz, int hz);
+
+/// A ball at (x, y, z) moving at (vx, vy, vz), of `radius` m and `mass` kg, with its restitution and
+/// friction. Returns its index in kyu_web_bodies (balls are numbered in the order they are added),
+/// or -1 when the engine refused a value (kyu_web_error says which).
+int kyu_web_add_ball(kyu_web *web, float x, float y, float z, float vx, float vy, float vz, float radius, float mass,
+                     float restitution, float friction);
+
+/// A static plane: the points p with n . p = offset, solid on the side away from n. 0, or -1.
+int kyu_web_add_plane(kyu_web *web, float nx, float ny, float nz, float offset, float restitution, float friction);
+
+/// A static axis-aligned box: centre (x, y, z), half sizes (hx, hy, hz). 0, or -1.
+int kyu_web_add_box(kyu_web *web, float x, float y, float z, float hx, float hy, float hz, float restitution,
+                    float friction);
+
+/// Why the last call on this scene failed (kyu_world_last_error's text).
+const char *kyu_web_error(const kyu_web *web);
+
 /// Destroys the scene (NULL does nothing).
 void kyu_web_destroy(kyu_web *web);
 
@@ -43,7 +65,7 @@ int kyu_web_step(kyu_web *web);
 /// fit, at most 8 (the rest is dropped, so a slow frame cannot spiral). Returns the steps run.
 int kyu_web_advance(kyu_web *web, float seconds);
 
-/// Bodies in the scene (2 for the lesson, 16 for billiards).
+/// Bodies in the scene (2 for the lesson, 16 for billiards; at most 65536 in a scene of your own).
 int kyu_web_body_count(const kyu_web *web);
 
 /// Steps run since the scene was made.

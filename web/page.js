@@ -112,7 +112,21 @@ function main(K) {
     nextFrame(frame);
 }
 
-// Both scenes stepped `steps` times, hashes at every tenth of the run and the end (web/hash.c).
+// web/hash.c's pour, made through the calls any page can make: 200 balls into a box on a plane.
+function pour(K) {
+    const w = K._kyu_web_create(0, -9.8125, 0, 120);
+    K._kyu_web_add_plane(w, 0, 1, 0, 0, 0.375, 0.5);
+    K._kyu_web_add_box(w, -1.125, 1, 0, 0.125, 1, 1.25, 0.375, 0.5);
+    K._kyu_web_add_box(w, 1.125, 1, 0, 0.125, 1, 1.25, 0.375, 0.5);
+    K._kyu_web_add_box(w, 0, 1, -1.125, 1, 1, 0.125, 0.375, 0.5);
+    K._kyu_web_add_box(w, 0, 1, 1.125, 1, 1, 0.125, 0.375, 0.5);
+    for (let i = 0; i < 200; i++)
+        K._kyu_web_add_ball(w, -0.75 + 0.25 * (i % 7) + 0.0078125 * (i % 5), 0.5 + 0.25 * Math.floor(i / 49), -0.75 + 0.25 * (Math.floor(i / 7) % 7),
+                            0, 0, 0, 0.0625 + 0.015625 * (i % 3), 1, 0.375, 0.5);
+    return w;
+}
+
+// The scenes stepped `steps` times, hashes at every tenth of the run and the end (web/hash.c).
 function runTest(K, steps, hash, impact) {
     const lines = [];
     const scene = (name, w) => {
@@ -126,6 +140,7 @@ function runTest(K, steps, hash, impact) {
     const w = scene("lesson", K._kyu_web_lesson_create(0.75, 0.25, 20, 0.25, 120)); // web/hash.c's TEST_LESSON
     lines.push("lesson-impact " + impact(w));
     K._kyu_web_destroy(w);
+    K._kyu_web_destroy(scene("pour", pour(K)));
     $("test").textContent = lines.join("\n");
     document.body.dataset.test = "done";
 }

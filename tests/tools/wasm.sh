@@ -68,7 +68,7 @@ test_lines() { sed -n '/<pre id="test"/,/<\/pre>/p' "$1" | sed -e 's/^<pre id="t
 chrome 0 "file://$P?test=$STEPS" --dump-dom > "$T/loaded.html"
 test_lines "$T/loaded.html" > "$T/page"
 if [ -s "$T/page" ] && cmp -s "$T/native" "$T/page"; then
-    ok "chromium: the wasm build's state hashes equal the native build's at 10 checkpoints of $STEPS steps, both scenes ($(grep "^billiards $STEPS " "$T/page"))"
+    ok "chromium: the wasm build's state hashes equal the native build's at 10 checkpoints of $STEPS steps, all three scenes ($(grep "^billiards $STEPS " "$T/page"); $(grep "^pour $STEPS " "$T/page"), a pour made with kyu_web_create/add_ball/add_plane/add_box)"
 else
     no "determinism" "native and wasm differ: $(diff "$T/native" "$T/page" | head -4 | tr '\n' ' ' | cut -c1-400)"
 fi
