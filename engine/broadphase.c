@@ -89,7 +89,7 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
         cell_stats st = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
             const aabb *b = &w->box[w->active[k]];
-            st.extent_sum += box_extent(b);
+            st.extent_sum += (double)box_extent(b);
             for (int d = 0; d < 3; d++) st.lo[d] = kyu_minf(st.lo[d], b->lo[d]), st.hi[d] = kyu_maxf(st.hi[d], b->lo[d]);
         }
         x->slice[c] = st;
@@ -125,7 +125,7 @@ static void choose_cell_size(kyu_world *w) {
             for (int d = 0; d < 3; d++) all.lo[d] = kyu_minf(all.lo[d], slice[c].lo[d]), all.hi[d] = kyu_maxf(all.hi[d], slice[c].hi[d]);
         }
         double cell = 1.1 * all.extent_sum / n, volume = 1.0;
-        for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - all.lo[d] + cell;
+        for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - (double)all.lo[d] + cell;
         g->cell = (float)fmax(cell, cube_root(SPARSE_BODIES_PER_CELL * volume / n));
     }
     g->inv_cell = 1.0f / g->cell;

@@ -61,18 +61,18 @@ static kyu_status validate_rotation(kyu_world *w, versors q) {
 // Whether points span a volume: the largest tetrahedron on them (grown greedily: the farthest
 // point, the farthest from that line, the farthest from that plane) is not flat, relative to size.
 static int spans_volume(const vec3s *p, int n) {
-    double a[3] = {p[0].x, p[0].y, p[0].z}, best = 0.0;
+    double a[3] = {(double)p[0].x, (double)p[0].y, (double)p[0].z}, best = 0.0;
     int i1 = 0;
     for (int i = 1; i < n; i++) {
         double d = 0.0;
-        for (int k = 0; k < 3; k++) d += (p[i].raw[k] - a[k]) * (p[i].raw[k] - a[k]);
+        for (int k = 0; k < 3; k++) d += ((double)p[i].raw[k] - a[k]) * ((double)p[i].raw[k] - a[k]);
         if (d > best) best = d, i1 = i;
     }
     double size = sqrt(best), u[3], c[3] = {0.0, 0.0, 0.0}, area = 0.0;
     if (!(size > 0.0)) return 0;
-    for (int k = 0; k < 3; k++) u[k] = p[i1].raw[k] - a[k];
+    for (int k = 0; k < 3; k++) u[k] = (double)p[i1].raw[k] - a[k];
     for (int i = 1; i < n; i++) {
-        double v[3] = {p[i].raw[0] - a[0], p[i].raw[1] - a[1], p[i].raw[2] - a[2]};
+        double v[3] = {(double)p[i].raw[0] - a[0], (double)p[i].raw[1] - a[1], (double)p[i].raw[2] - a[2]};
         double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
         double m = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
         if (m > area) area = m, memcpy(c, x, sizeof c);
@@ -80,7 +80,7 @@ static int spans_volume(const vec3s *p, int n) {
     if (!(sqrt(area) > 1e-9 * size * size)) return 0;
     double vol = 0.0;
     for (int i = 1; i < n; i++) {
-        double h = fabs((p[i].raw[0] - a[0]) * c[0] + (p[i].raw[1] - a[1]) * c[1] + (p[i].raw[2] - a[2]) * c[2]);
+        double h = fabs(((double)p[i].raw[0] - a[0]) * c[0] + ((double)p[i].raw[1] - a[1]) * c[1] + ((double)p[i].raw[2] - a[2]) * c[2]);
         if (h > vol) vol = h;
     }
     return vol > 1e-6 * size * size * size;

@@ -483,7 +483,7 @@ static int find_resting_islands(kyu_world *w) {
 static void size_sleep_grid(kyu_world *w) {
     if (w->sleep.table_size != 0 && (w->sleep.live != 0 || w->sleep.giant_count != 0)) return;
     double sum = 0.0;
-    for (int k = 0; k < w->active_count; k++) sum += w->bodies.radius[w->active[k]];
+    for (int k = 0; k < w->active_count; k++) sum += (double)w->bodies.radius[w->active[k]];
     double mean = sum / w->active_count;
     w->sleep.cell = (float)(4.0 * mean) + 2.0f * (w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * (float)mean);
     w->sleep.inv_cell = 1.0f / w->sleep.cell;

@@ -121,7 +121,7 @@ static int32_t cell_coord(const struct kyu_query_cache *q, double x, int k, int3
 static int64_t body_cells(const struct kyu_query_cache *q, vec3s c, float r, int32_t lo[3], int32_t hi[3]) {
     int64_t n = 1;
     for (int k = 0; k < 3; k++) {
-        double x = c.raw[k], e = (double)r + q->pad;
+        double x = (double)c.raw[k], e = (double)r + q->pad;
         lo[k] = cell_coord(q, x - e, k, 0, q->dims[k] - 1);
         hi[k] = cell_coord(q, x + e, k, 0, q->dims[k] - 1);
         n *= hi[k] - lo[k] + 1;
@@ -135,7 +135,7 @@ static int64_t body_cells(const struct kyu_query_cache *q, vec3s c, float r, int
 static double choose_cell(const kyu_world *w, const int hist[EXP_COUNT], int live, double extent) {
     double h = 0.0;
     if (w->def.cell_size > 0.0f) {
-        h = w->def.cell_size;
+        h = (double)w->def.cell_size;
     } else {
         int target = (3 * live + 3) / 4, sum = 0, e = 0;
         while (e < EXP_COUNT - 1 && (sum += hist[e]) < target) e++;
@@ -162,10 +162,10 @@ static int rebuild(kyu_world *w, struct kyu_query_cache *q) {
         frexpf(r, &e);
         hist[e - EXP_MIN < 0 ? 0 : e - EXP_MIN >= EXP_COUNT ? EXP_COUNT - 1 : e - EXP_MIN]++;
         for (int k = 0; k < 3; k++) {
-            double x = s->pos[i].raw[k];
-            lo[k] = fmin(lo[k], x - r);
-            hi[k] = fmax(hi[k], x + r);
-            far = fmax(far, fabs(x) + r);
+            double x = (double)s->pos[i].raw[k];
+            lo[k] = fmin(lo[k], x - (double)r);
+            hi[k] = fmax(hi[k], x + (double)r);
+            far = fmax(far, fabs(x) + (double)r);
         }
     }
     q->dirty = 0;
@@ -353,7 +353,7 @@ static void walk(qctx *x, double radius) {
         double o = dget(x->o, k), d = dget(x->d, k);
         c[k] = cell_coord(q, o + ta * d, k, -n - 1, q->dims[k] + n);
         step[k] = d > 0.0 ? 1 : d < 0.0 ? -1 : 0;
-        tmax[k] = step[k] == 0 ? INFINITY : (q->g0[k] + (c[k] + (step[k] > 0)) * h - o) / d;
+        tmax[k] = step[k] == 0 ? (double)INFINITY : (q->g0[k] + (c[k] + (step[k] > 0)) * h - o) / d;
     }
     int32_t lo[3] = {c[0] - n, c[1] - n, c[2] - n}, hi[3] = {c[0] + n, c[1] + n, c[2] + n};
     visit_box(x, lo, hi);
@@ -406,7 +406,7 @@ static int ray_box(dv3 o, dv3 d, const kyu_box *box, double *t, dv3 *normal) {
     double p[3], dl[3], lo[3], hi[3];
     for (int i = 0; i < 3; i++) {
         dv3 u = dv(m->col[i]);
-        p[i] = ddot(rel, u), dl[i] = ddot(d, u), hi[i] = box->half_extents.raw[i], lo[i] = -hi[i];
+        p[i] = ddot(rel, u), dl[i] = ddot(d, u), hi[i] = (double)box->half_extents.raw[i], lo[i] = -hi[i];
     }
     int axis;
     double t1, t0 = kyu_dslab(p, dl, lo, hi, &axis, &t1);
@@ -443,7 +443,7 @@ static int push_hit(qctx *x, double t, uint32_t id, vec3s point, vec3s normal) {
 // The ray's hit on body b, if any: fraction, point and outward normal.
 static int ray_body(const qctx *x, uint32_t b, double *t, vec3s *point, vec3s *normal) {
     const body_store *s = &x->w->bodies;
-    if (!ray_sphere(x->o, x->d, dv(s->pos[b]), s->radius[b], t)) return 0;
+    if (!ray_sphere(x->o, x->d, dv(s->pos[b]), (double)s->radius[b], t)) return 0;
     dv3 p = dmad(x->o, x->d, *t);
     vec3s back = unit_or((dv3){-x->d.x, -x->d.y, -x->d.z}, (vec3s){{0.0f, 1.0f, 0.0f}});
     *point = fv(p);
@@ -467,7 +467,7 @@ static void cast_visit_body(qctx *x, uint32_t b) {
     const body_store *s = &x->w->bodies;
     kyu_hit h =
         kyu_sweep_sphere_sphere(fv(x->o), fv(x->d), (float)x->r, s->pos[b], glms_vec3_zero(), s->radius[b]);
-    if (h.hit && better(x, h.t, b)) take(x, h.t, b, h.point, h.normal);
+    if (h.hit && better(x, (double)h.t, b)) take(x, (double)h.t, b, h.point, h.normal);
 }
 
 // Colliders are few: every one is tested (planes are unbounded anyway).
@@ -486,7 +486,7 @@ static void ray_colliders(qctx *x, int all) {
         } else { // a ray is the sweep of a point; one starting inside does not hit (as for boxes)
             kyu_hit h = kyu_shape_sweep(c, c->box.center, fv(x->o), fv(x->d), 0.0f);
             hit = h.hit && !h.start_overlap;
-            t = h.t;
+            t = (double)h.t;
             n = dv(h.normal);
         }
         uint32_t id = KYU_COLLIDER_BIT | (uint32_t)i;
@@ -509,7 +509,7 @@ static void cast_colliders(qctx *x) {
                         ? kyu_sweep_sphere_plane(o, d, (float)x->r, c->normal, c->offset, glms_vec3_zero())
                         : kyu_shape_sweep(c, c->box.center, o, d, (float)x->r);
         uint32_t id = KYU_COLLIDER_BIT | (uint32_t)i;
-        if (h.hit && better(x, h.t, id)) take(x, h.t, id, h.point, h.normal);
+        if (h.hit && better(x, (double)h.t, id)) take(x, (double)h.t, id, h.point, h.normal);
     }
 }
 
@@ -588,7 +588,7 @@ static int prepare(kyu_world *w, kyu_query_filter f, qctx *x) {
     x->w = w;
     x->q = q;
     x->f = f;
-    x->best = INFINITY;
+    x->best = (double)INFINITY;
     x->best_id = UINT32_MAX;
     return 0;
 }
@@ -619,7 +619,7 @@ static kyu_status begin(kyu_world *w, kyu_query_filter f, qctx *x) {
     x->w = w;
     x->q = q;
     x->f = f;
-    x->best = INFINITY;
+    x->best = (double)INFINITY;
     x->best_id = UINT32_MAX;
     return KYU_OK;
 }
@@ -668,7 +668,7 @@ kyu_status kyu_world_raycast(kyu_world *w, vec3s origin, vec3s translation, kyu_
     ray_colliders(&x, 0);
     visit_huge(&x);
     walk(&x, 0.0);
-    if (x.best < INFINITY) *out = make_hit(w, x.best, x.best_id, x.point, x.normal);
+    if (x.best < (double)INFINITY) *out = make_hit(w, x.best, x.best_id, x.point, x.normal);
     return KYU_OK;
 }
 
@@ -714,12 +714,12 @@ kyu_status kyu_world_sphere_cast(kyu_world *w, vec3s origin, float radius, vec3s
     if (st != KYU_OK) return st;
     x.o = dv(origin);
     x.d = dv(translation);
-    x.r = radius;
+    x.r = (double)radius;
     x.fn = cast_visit_body;
     cast_colliders(&x);
     visit_huge(&x);
-    walk(&x, radius);
-    if (x.best < INFINITY) *out = make_hit(w, x.best, x.best_id, x.point, x.normal);
+    walk(&x, (double)radius);
+    if (x.best < (double)INFINITY) *out = make_hit(w, x.best, x.best_id, x.point, x.normal);
     return KYU_OK;
 }
 
@@ -745,10 +745,10 @@ static void aabb_visit_body(qctx *x, uint32_t b) {
     const body_store *s = &x->w->bodies;
     double d2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        double c = s->pos[b].raw[k], e = c < x->lo[k] ? x->lo[k] - c : c > x->hi[k] ? c - x->hi[k] : 0.0;
+        double c = (double)s->pos[b].raw[k], e = c < x->lo[k] ? x->lo[k] - c : c > x->hi[k] ? c - x->hi[k] : 0.0;
         d2 += e * e;
     }
-    double r = s->radius[b];
+    double r = (double)s->radius[b];
     if (d2 <= r * r) collect(x, b);
 }
 
@@ -774,11 +774,11 @@ int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, const uint32
     qctx x;
     if (prepare(w, kyu_query_filter_default(), &x)) return -1;
     x.o = dv(center);
-    x.r = radius;
+    x.r = (double)radius;
     x.fn = sphere_visit_body;
     for (int k = 0; k < 3; k++) {
-        x.lo[k] = dget(x.o, k) - radius;
-        x.hi[k] = dget(x.o, k) + radius;
+        x.lo[k] = dget(x.o, k) - (double)radius;
+        x.hi[k] = dget(x.o, k) + (double)radius;
     }
     visit_huge(&x);
     visit_world_box(&x, x.lo, x.hi);
@@ -797,11 +797,11 @@ kyu_status kyu_world_overlap_sphere(kyu_world *w, vec3s center, float radius, ky
     if (st == KYU_OK) st = begin(w, filter, &x);
     if (st != KYU_OK) return st;
     x.o = dv(center);
-    x.r = radius;
+    x.r = (double)radius;
     x.fn = sphere_visit_body;
     for (int k = 0; k < 3; k++) {
-        x.lo[k] = dget(x.o, k) - radius;
-        x.hi[k] = dget(x.o, k) + radius;
+        x.lo[k] = dget(x.o, k) - (double)radius;
+        x.hi[k] = dget(x.o, k) + (double)radius;
     }
     return overlap(&x, bodies, capacity, out_count);
 }
@@ -822,8 +822,8 @@ kyu_status kyu_world_overlap_aabb(kyu_world *w, vec3s lower, vec3s upper, kyu_qu
     if (st != KYU_OK) return st;
     x.fn = aabb_visit_body;
     for (int k = 0; k < 3; k++) {
-        x.lo[k] = lower.raw[k];
-        x.hi[k] = upper.raw[k];
+        x.lo[k] = (double)lower.raw[k];
+        x.hi[k] = (double)upper.raw[k];
     }
     return overlap(&x, bodies, capacity, out_count);
 }
@@ -920,11 +920,11 @@ kyu_status kyu_world_nearest_body(kyu_world *w, vec3s point, float max_distance,
     st = begin(w, filter, &x);
     if (st != KYU_OK) return st;
     x.o = dv(point);
-    x.limit = max_distance;
+    x.limit = (double)max_distance;
     x.fn = nearest_visit_body;
     visit_huge(&x);
     nearest_search(&x);
-    if (x.best < INFINITY) {
+    if (x.best < (double)INFINITY) {
         *out_body = body_handle(w, x.best_id);
         if (out_distance) *out_distance = (float)x.best;
     }
@@ -944,7 +944,7 @@ kyu_status kyu_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, k
     if (ia == ib) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
     const body_store *s = &w->bodies;
     dv3 ca = dv(s->pos[ia]), cb = dv(s->pos[ib]), m = dsub(ca, cb);
-    double len = sqrt(ddot(m, m)), ra = s->radius[ia], rb = s->radius[ib];
+    double len = sqrt(ddot(m, m)), ra = (double)s->radius[ia], rb = (double)s->radius[ib];
     vec3s n = unit_or(m, (vec3s){{0.0f, 1.0f, 0.0f}});
     out->distance = (float)(len - ra - rb);
     out->normal = n;
@@ -968,13 +968,13 @@ kyu_status kyu_body_collider_distance(const kyu_world *w, kyu_body_id body, kyu_
     if (c->type == KYU_SHAPE_PLANE) {
         dv3 n = dv(c->normal);
         double s = ddot(n, dv(p)) - (double)c->offset;
-        out->distance = (float)(s - r);
+        out->distance = (float)(s - (double)r);
         out->normal = c->normal;
         out->point_b = fv(dmad(dv(p), n, -s));
     } else {
         // Every triangle of a mesh counts here: the range reaches the whole shape.
         out->distance = kyu_shape_distance(c, c->box.center, p, r, 1e30f, &out->normal);
-        out->point_b = fv(dmad(dv(p), dv(out->normal), -((double)out->distance + r)));
+        out->point_b = fv(dmad(dv(p), dv(out->normal), -((double)out->distance + (double)r)));
     }
     out->point_a = fv(dmad(dv(p), dv(out->normal), -(double)r));
     return KYU_OK;

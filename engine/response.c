@@ -28,39 +28,39 @@ typedef struct side {
 static kyu_impulse respond(side a, side b, vec3s n, float e, float mu, float beta) {
     kyu_impulse out = {0.0f, {{0.0f, 0.0f, 0.0f}}};
     double vr[3], nd[3], nn = 0.0, vn = 0.0;
-    for (int k = 0; k < 3; k++) vr[k] = (double)a.v->raw[k] - b.v->raw[k], nd[k] = n.raw[k], nn += nd[k] * nd[k], vn += vr[k] * nd[k];
+    for (int k = 0; k < 3; k++) vr[k] = (double)a.v->raw[k] - (double)b.v->raw[k], nd[k] = (double)n.raw[k], nn += nd[k] * nd[k], vn += vr[k] * nd[k];
     vn /= nn;
     if (!(vn < 0.0)) return out;
-    double k = 1.0 / ((double)a.im + b.im), jn = -(1.0 + e) * vn * k, imp[3], vt[3], vt2 = 0.0;
+    double k = 1.0 / ((double)a.im + (double)b.im), jn = -(1.0 + (double)e) * vn * k, imp[3], vt[3], vt2 = 0.0;
     int spin = a.ii > 0.0f || b.ii > 0.0f;
     double nh[3] = {0.0, 0.0, 0.0}, kt = k; // the unit normal; the tangential effective mass
     if (spin) {
         double len = sqrt(nn), s[3];
         for (int i = 0; i < 3; i++) {
             nh[i] = nd[i] / len;
-            s[i] = (double)a.r * (a.ii > 0.0f ? a.w->raw[i] : 0.0f) + (double)b.r * (b.ii > 0.0f ? b.w->raw[i] : 0.0f);
+            s[i] = (double)a.r * (double)(a.ii > 0.0f ? a.w->raw[i] : 0.0f) + (double)b.r * (double)(b.ii > 0.0f ? b.w->raw[i] : 0.0f);
         }
         // The contact points' relative velocity: v_rel + wA x (-rA n) - wB x (rB n) = v_rel + n x (rA wA + rB wB).
         vr[0] += nh[1] * s[2] - nh[2] * s[1];
         vr[1] += nh[2] * s[0] - nh[0] * s[2];
         vr[2] += nh[0] * s[1] - nh[1] * s[0];
-        kt = 1.0 / ((double)a.im + b.im + (double)a.r * a.r * a.ii + (double)b.r * b.r * b.ii);
+        kt = 1.0 / ((double)a.im + (double)b.im + (double)a.r * (double)a.r * (double)a.ii + (double)b.r * (double)b.r * (double)b.ii);
     }
     for (int i = 0; i < 3; i++) imp[i] = nd[i] * jn, vt[i] = vr[i] - nd[i] * vn, vt2 += vt[i] * vt[i];
     double vt_len = sqrt(vt2), pt[3] = {0.0, 0.0, 0.0};
     if (vt_len > 0.0 && mu > 0.0f) {
-        double jt = fmin(mu * jn * sqrt(nn), (1.0 + beta) * vt_len * kt); // sticks, or slides at mu j
+        double jt = fmin((double)mu * jn * sqrt(nn), (1.0 + (double)beta) * vt_len * kt); // sticks, or slides at mu j
         for (int i = 0; i < 3; i++) pt[i] = vt[i] * (jt / vt_len), imp[i] -= pt[i];
     }
     for (int i = 0; i < 3; i++) {
-        a.v->raw[i] = (float)(a.v->raw[i] + imp[i] * a.im);
-        b.v->raw[i] = (float)(b.v->raw[i] - imp[i] * b.im);
+        a.v->raw[i] = (float)((double)a.v->raw[i] + imp[i] * (double)a.im);
+        b.v->raw[i] = (float)((double)b.v->raw[i] - imp[i] * (double)b.im);
     }
     if (spin) { // the tangential impulse -pt on a at -rA n, +pt on b at rB n: both turn by n x pt
         double c[3] = {nh[1] * pt[2] - nh[2] * pt[1], nh[2] * pt[0] - nh[0] * pt[2], nh[0] * pt[1] - nh[1] * pt[0]};
         for (int i = 0; i < 3; i++) {
-            if (a.ii > 0.0f) a.w->raw[i] = (float)(a.w->raw[i] + c[i] * ((double)a.r * a.ii));
-            if (b.ii > 0.0f) b.w->raw[i] = (float)(b.w->raw[i] + c[i] * ((double)b.r * b.ii));
+            if (a.ii > 0.0f) a.w->raw[i] = (float)((double)a.w->raw[i] + c[i] * ((double)a.r * (double)a.ii));
+            if (b.ii > 0.0f) b.w->raw[i] = (float)((double)b.w->raw[i] + c[i] * ((double)b.r * (double)b.ii));
         }
     }
     out.normal = (float)(jn * sqrt(nn));

@@ -345,7 +345,7 @@ static void get_bodies(reader *r, kyu_world *w) {
         if (r->bad) return;
         // The inverse inertia is saved as the step holds it (recomputing it from a scale would not
         // give its bits back), and must be one that some inertia_scale in range gives.
-        double scale = ii > 0.0f ? 1.0 / ((double)ii * 0.4 * d.mass * d.radius * d.radius) : 1.0;
+        double scale = ii > 0.0f ? 1.0 / ((double)ii * 0.4 * (double)d.mass * (double)d.radius * (double)d.radius) : 1.0;
         if (!(ii == 0.0f || (isfinite(ii) && ii > 0.0f && scale > 0.0 && scale <= 1.000001e6)))
             { fail(r, "body %d: inverse inertia %g is not 1 / (s 2/5 m r^2) for an inertia_scale s in (0, 1e6]", i, (double)ii); return; }
         if (!kyu_bounded3(av, STATE_LIMIT) || !(glms_vec3_norm(av) * d.radius <= STATE_LIMIT))
@@ -633,7 +633,7 @@ static kyu_world *build(reader *r, const kyu_world *into) {
     r->w = w;
     w->def.body_capacity = into->def.body_capacity;
     take(r, &w->accumulator, 8);
-    if (!r->bad && !(w->accumulator >= 0.0 && w->accumulator <= (double)d.max_steps_per_update * d.fixed_dt))
+    if (!r->bad && !(w->accumulator >= 0.0 && w->accumulator <= (double)d.max_steps_per_update * (double)d.fixed_dt))
         fail(r, "the accumulator %g is outside [0, max_steps_per_update * fixed_dt]", w->accumulator);
     w->alpha = kyu_alpha_of(w->accumulator, d.fixed_dt);
     w->removed = get_i32(r);

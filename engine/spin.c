@@ -28,12 +28,12 @@ static void turn_of(const double phi[3], double out[4]) {
 }
 
 versors kyu_quat_turn(versors q, vec3s w, float seconds) {
-    double phi[3] = {(double)w.x * seconds, (double)w.y * seconds, (double)w.z * seconds};
+    double phi[3] = {(double)w.x * (double)seconds, (double)w.y * (double)seconds, (double)w.z * (double)seconds};
     if (phi[0] == 0.0 && phi[1] == 0.0 && phi[2] == 0.0) return q;
     double d[4], r[4];
     turn_of(phi, d);
     // r = d q (the turn in the world frame comes first from the left); cglm's versors is (x, y, z, w).
-    double qx = q.x, qy = q.y, qz = q.z, qw = q.w;
+    double qx = (double)q.x, qy = (double)q.y, qz = (double)q.z, qw = (double)q.w;
     r[0] = d[3] * qx + qw * d[0] + (d[1] * qz - d[2] * qy);
     r[1] = d[3] * qy + qw * d[1] + (d[2] * qx - d[0] * qz);
     r[2] = d[3] * qz + qw * d[2] + (d[0] * qy - d[1] * qx);
@@ -46,10 +46,10 @@ versors kyu_quat_turn(versors q, vec3s w, float seconds) {
 
 versors kyu_quat_unit(versors q) {
     double n2 = 0.0;
-    for (int i = 0; i < 4; i++) n2 += (double)q.raw[i] * q.raw[i];
+    for (int i = 0; i < 4; i++) n2 += (double)q.raw[i] * (double)q.raw[i];
     double n = sqrt(n2);
     versors out;
-    for (int i = 0; i < 4; i++) out.raw[i] = (float)(q.raw[i] / n);
+    for (int i = 0; i < 4; i++) out.raw[i] = (float)((double)q.raw[i] / n);
     return out;
 }
 

@@ -144,7 +144,7 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     if (g0 <= tol) return kyu_press_time(glms_vec3_dot(dv, n), glms_vec3_dot(da, n), S);
     float da2 = glms_vec3_norm2(da);
     if (o->col && o->col->type == KYU_SHAPE_PLANE) {
-        double t = first_crossing(0.5 * glms_vec3_dot(n, da), glms_vec3_dot(n, dv), g0, S);
+        double t = first_crossing(0.5 * (double)glms_vec3_dot(n, da), (double)glms_vec3_dot(n, dv), (double)g0, (double)S);
         return (float)t;
     }
     kyu_hit lo;

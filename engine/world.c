@@ -277,7 +277,7 @@ kyu_status kyu_world_step(kyu_world *w) {
 
 // The fraction of a step left in the accumulator, below 1.
 float kyu_alpha_of(double accumulator, float dt) {
-    float a = (float)(accumulator / dt);
+    float a = (float)(accumulator / (double)dt);
     return a < 1.0f ? a : 0.99999994f;
 }
 
@@ -289,8 +289,8 @@ kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "frame_seconds is %g (must be finite)", (double)frame_seconds);
     if (!(frame_seconds >= 0.0f && frame_seconds <= 1e6f))
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "frame_seconds = %g (allowed: [0, 1e6])", (double)frame_seconds);
-    double dt = w->def.fixed_dt;
-    w->accumulator += frame_seconds;
+    double dt = (double)w->def.fixed_dt;
+    w->accumulator += (double)frame_seconds;
     // The step count in double, capped before it becomes an int: a long frame with a short step
     // would overflow one (1e6 s / 1e-6 s), and the time beyond the cap is dropped (no spiral).
     int n = w->def.max_steps_per_update;
@@ -354,7 +354,7 @@ int kyu_world_sleeping_body_count(const kyu_world *w) { return w ? kyu_islands_b
 static double spin_energy(const body_store *b, int i) {
     if (!(b->inv_inertia[i] > 0.0f)) return 0.0;
     vec3s a = b->ang[i];
-    return 0.5 / b->inv_inertia[i] * ((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z);
+    return 0.5 / (double)b->inv_inertia[i] * ((double)a.x * (double)a.x + (double)a.y * (double)a.y + (double)a.z * (double)a.z);
 }
 
 double kyu_world_kinetic_energy(const kyu_world *w) {
@@ -363,7 +363,7 @@ double kyu_world_kinetic_energy(const kyu_world *w) {
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i]) {
             vec3s v = w->bodies.vel[i];
-            e += 0.5 * w->bodies.mass[i] * ((double)v.x * v.x + (double)v.y * v.y + (double)v.z * v.z);
+            e += 0.5 * (double)w->bodies.mass[i] * ((double)v.x * (double)v.x + (double)v.y * (double)v.y + (double)v.z * (double)v.z);
             e += spin_energy(&w->bodies, i);
         }
     return e;
@@ -383,7 +383,7 @@ kyu_status kyu_world_momentum(const kyu_world *w, double out[3]) {
     out[0] = out[1] = out[2] = 0.0;
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i])
-            for (int k = 0; k < 3; k++) out[k] += (double)w->bodies.mass[i] * w->bodies.vel[i].raw[k];
+            for (int k = 0; k < 3; k++) out[k] += (double)w->bodies.mass[i] * (double)w->bodies.vel[i].raw[k];
     return KYU_OK;
 }
 
@@ -394,13 +394,13 @@ kyu_status kyu_world_angular_momentum(const kyu_world *w, double out[3]) {
     const body_store *b = &w->bodies;
     for (int i = 0; i < b->high; i++) {
         if (!b->alive[i]) continue;
-        double m = b->mass[i], x[3], v[3];
-        for (int k = 0; k < 3; k++) x[k] = b->pos[i].raw[k], v[k] = b->vel[i].raw[k];
+        double m = (double)b->mass[i], x[3], v[3];
+        for (int k = 0; k < 3; k++) x[k] = (double)b->pos[i].raw[k], v[k] = (double)b->vel[i].raw[k];
         out[0] += m * (x[1] * v[2] - x[2] * v[1]);
         out[1] += m * (x[2] * v[0] - x[0] * v[2]);
         out[2] += m * (x[0] * v[1] - x[1] * v[0]);
         if (b->inv_inertia[i] > 0.0f)
-            for (int k = 0; k < 3; k++) out[k] += (double)b->ang[i].raw[k] / b->inv_inertia[i];
+            for (int k = 0; k < 3; k++) out[k] += (double)b->ang[i].raw[k] / (double)b->inv_inertia[i];
     }
     return KYU_OK;
 }

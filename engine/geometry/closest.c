@@ -178,7 +178,7 @@ vec3s kyu_closest_point_aabb(const kyu_aabb *box, vec3s p) {
 // differences are exact (floats in double), so a point on a face gets that face's normal exactly.
 static double aabb_inside(dv3 p, dv3 lo, dv3 hi, dv3 *normal, dv3 *point) {
     int axis = 0;
-    double depth = INFINITY, side = 1.0;
+    double depth = (double)INFINITY, side = 1.0;
     for (int k = 0; k < 3; k++) {
         double up = dget(hi, k) - dget(p, k), down = dget(p, k) - dget(lo, k);
         double dk = fmin(up, down);
@@ -238,7 +238,7 @@ static void consider(pair *best, dv3 p1, dv3 p2) {
 // times the slide, ~1e-16 of the coordinates. Exactly parallel lines have no stationary point
 // (n = 0) and the endpoint cases answer.
 static pair seg_seg(dv3 a1, dv3 d1, dv3 a2, dv3 d2) {
-    pair best = {a1, a2, INFINITY};
+    pair best = {a1, a2, (double)INFINITY};
     dv3 n = dcross(d1, d2);
     double nn = ddot(n, n);
     if (nn > 0.0) {
@@ -284,7 +284,7 @@ float kyu_distance_segment_segment(const kyu_segment *s1, const kyu_segment *s2,
 // both points interior and a positive distance, the segment would be parallel to the plane and the
 // minimum would extend to an endpoint or an edge, so these candidates cover every case.
 static pair seg_tri(dv3 p0, dv3 d, const tri *t) {
-    pair best = {p0, p0, INFINITY};
+    pair best = {p0, p0, (double)INFINITY};
     dv3 p1 = dmad(p0, d, 1.0), q;
     if (!t->degenerate) {
         double s0 = ddot(t->n, dsub(p0, t->a)), s1 = ddot(t->n, dsub(p1, t->a));
@@ -334,8 +334,8 @@ float kyu_distance_sphere_sphere(vec3s ca, float ra, vec3s cb, float rb, vec3s *
     // The difference of two floats is exact, so only truly coincident centres lack a direction.
     if (!direction(sep, len, 0.0, &n)) n = UP;
     put(normal, n);
-    put(point, dmad(b, n, rb));
-    return (float)(len - ra - rb);
+    put(point, dmad(b, n, (double)rb));
+    return (float)(len - (double)ra - (double)rb);
 }
 
 float kyu_distance_sphere_capsule(vec3s center, float radius, const kyu_capsule *capsule, vec3s *normal,
@@ -345,8 +345,8 @@ float kyu_distance_sphere_capsule(vec3s center, float radius, const kyu_capsule 
     double len = dlen(sep);
     if (!direction(sep, len, dlen(dsub(c, a)) + dlen(d), &n)) n = axis_fallback(d);
     put(normal, n);
-    put(point, dmad(q, n, capsule->radius));
-    return (float)(len - radius - capsule->radius);
+    put(point, dmad(q, n, (double)capsule->radius));
+    return (float)(len - (double)radius - (double)capsule->radius);
 }
 
 // Axes that touch or cross: push along the normal of both, oriented from B's middle to A's;
@@ -367,8 +367,8 @@ float kyu_distance_capsule_capsule(const kyu_capsule *a, const kyu_capsule *b, v
     double len = sqrt(pr.d2), scale = dlen(dsub(a1, a2)) + dlen(d1) + dlen(d2);
     if (!direction(dsub(pr.p1, pr.p2), len, scale, &n)) n = crossing_normal(a1, d1, a2, d2);
     put(normal, n);
-    put(point, dmad(pr.p2, n, b->radius));
-    return (float)(len - a->radius - b->radius);
+    put(point, dmad(pr.p2, n, (double)b->radius));
+    return (float)(len - (double)a->radius - (double)b->radius);
 }
 
 // A degenerate triangle spans a segment (its longest edge) or a point.
@@ -398,7 +398,7 @@ float kyu_distance_sphere_triangle(vec3s center, float radius, const kyu_triangl
     }
     put(normal, n);
     put(point, q);
-    return (float)(len - radius);
+    return (float)(len - (double)radius);
 }
 
 // ---- Contacts ------------------------------------------------------------------------------------

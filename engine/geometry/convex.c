@@ -39,7 +39,7 @@ vec3s kyu_support_capsule(const kyu_capsule *capsule, vec3s dir) {
     dv3 u = dv(dir), a = dv(capsule->a), b = dv(capsule->b);
     dv3 end = ddot(u, b) > ddot(u, a) ? b : a;
     double len = sqrt(ddot(u, u));
-    if (!(len > 0.0)) return fv(dmad(end, (dv3){0.0, 1.0, 0.0}, capsule->radius));
+    if (!(len > 0.0)) return fv(dmad(end, (dv3){0.0, 1.0, 0.0}, (double)capsule->radius));
     return fv(dmad(end, u, (double)capsule->radius / len));
 }
 
@@ -53,7 +53,7 @@ static dv3 cx_support_box(const kyu_box *box, dv3 u) {
     dv3 p = dv(box->center);
     for (int i = 0; i < 3; i++) {
         dv3 axis = dv(m->col[i]);
-        p = dmad(p, axis, ddot(axis, u) >= 0.0 ? e[i] : -(double)e[i]);
+        p = dmad(p, axis, ddot(axis, u) >= 0.0 ? (double)e[i] : -(double)e[i]);
     }
     return p;
 }
@@ -140,7 +140,7 @@ vec3s kyu_convex_support(const kyu_convex *shape, vec3s dir) {
     double len = sqrt(ddot(u, u));
     dv3 p = core_support(shape, u);
     if (!(len > 0.0)) u = (dv3){0.0, 1.0, 0.0}, len = 1.0;
-    return fv(dmad(p, u, shape->radius / len));
+    return fv(dmad(p, u, (double)shape->radius / len));
 }
 
 // ---- GJK ----------------------------------------------------------------------------------------
@@ -353,7 +353,7 @@ float kyu_convex_distance(const kyu_convex *a, const kyu_convex *b, vec3s *point
                           vec3s *normal) {
     cx_gjk_result g;
     cx_gjk(a, (dv3){0.0, 0.0, 0.0}, b, &g);
-    double ra = a->radius, rb = b->radius;
+    double ra = (double)a->radius, rb = (double)b->radius;
     dv3 pa = g.pa, pb = g.pb, n = {0.0, 1.0, 0.0};
     double gap = 0.0;
     if (!g.overlap && g.distance > 0.0) {
@@ -607,7 +607,7 @@ static void cx_contact(const kyu_convex *A, dv3 shift, const kyu_convex *B, doub
                        dv3 *point_b) {
     cx_gjk_result g;
     cx_gjk(A, shift, B, &g);
-    double ra = A->radius, rb = B->radius;
+    double ra = (double)A->radius, rb = (double)B->radius;
     // A gap above 1e-10 of the size is trusted to GJK (its direction is then exact to ~1e-6);
     // below it, the cores touch or overlap and EPA gives the normal.
     if (!g.overlap && g.distance > 1e-10 * g.scale) {
@@ -643,14 +643,14 @@ float kyu_distance_sphere_hull(vec3s center, float radius, const kyu_hull *hull,
     cx_contact(&a, (dv3){0.0, 0.0, 0.0}, &b, &dist, &n, &p);
     if (normal) *normal = fv(n);
     if (point) *point = fv(p);
-    return (float)(dist - radius);
+    return (float)(dist - (double)radius);
 }
 
 kyu_hit kyu_sweep_sphere_hull(vec3s c0, vec3s d, float r, const kyu_hull *hull, vec3s hull_d) {
     kyu_hit h = {0};
     kyu_convex a = kyu_convex_sphere(c0, 0.0f), b = kyu_convex_hull(hull, 0.0f);
     dv3 v = dsub(dv(d), dv(hull_d));
-    double rr = r, vlen = sqrt(ddot(v, v));
+    double rr = (double)r, vlen = sqrt(ddot(v, v));
     double t = 0.0, dist;
     dv3 n, p;
     cx_contact(&a, (dv3){0.0, 0.0, 0.0}, &b, &dist, &n, &p);
@@ -693,7 +693,7 @@ kyu_hit kyu_sweep_sphere_hull(vec3s c0, vec3s d, float r, const kyu_hull *hull, 
 
 static void box_axes(const kyu_box *b, dv3 ax[3], double e[3]) {
     for (int i = 0; i < 3; i++) ax[i] = dv(b->rotation.col[i]);
-    e[0] = b->half_extents.x, e[1] = b->half_extents.y, e[2] = b->half_extents.z;
+    e[0] = (double)b->half_extents.x, e[1] = (double)b->half_extents.y, e[2] = (double)b->half_extents.z;
 }
 
 static double box_radius(const dv3 ax[3], const double e[3], dv3 l) {

@@ -11,7 +11,7 @@ typedef struct dv3 {
     double x, y, z;
 } dv3;
 
-static inline dv3 dv(vec3s v) { return (dv3){v.x, v.y, v.z}; }
+static inline dv3 dv(vec3s v) { return (dv3){(double)v.x, (double)v.y, (double)v.z}; }
 static inline dv3 dsub(dv3 a, dv3 b) { return (dv3){a.x - b.x, a.y - b.y, a.z - b.z}; }
 static inline dv3 dmad(dv3 a, dv3 b, double s) { return (dv3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s}; }
 static inline double ddot(dv3 a, dv3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }

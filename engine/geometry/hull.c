@@ -477,7 +477,7 @@ static double hull_size(const kyu_hull_data *h) {
 // Largest separation of B from face plane f of A, and the mean of B's vertices at that depth.
 static double face_sep(const kyu_hull_data *a, int f, const kyu_hull_data *b, double tol, dv3 *deepest) {
     dv3 n = dv(a->faces[f].normal);
-    double off = a->faces[f].offset, lo = DBL_MAX;
+    double off = (double)a->faces[f].offset, lo = DBL_MAX;
     for (int i = 0; i < b->vertex_count; i++) lo = fmin(lo, ddot(n, dv(b->vertices[i])));
     if (deepest) {
         dv3 sum = {0.0, 0.0, 0.0};
@@ -516,7 +516,7 @@ kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b)
         if (s > best) {
             dv3 n = dv(b->faces[f].normal);
             best = s, r.feature = KYU_SAT_FACE_B, r.index_a = -1, r.index_b = f;
-            best_n = n, best_p = dmad(deep, n, -(ddot(n, deep) - b->faces[f].offset));
+            best_n = n, best_p = dmad(deep, n, -(ddot(n, deep) - (double)b->faces[f].offset));
         }
     }
     double face_best = best;

@@ -79,7 +79,7 @@ bool kyu_segment_triangle(kyu_segment s, const kyu_triangle *tri, float *t, floa
 }
 
 bool kyu_ray_triangle(vec3s origin, vec3s dir, const kyu_triangle *tri, float *t, float *u, float *v) {
-    return line_triangle(dv(origin), dv(dir), INFINITY, tri, t, u, v);
+    return line_triangle(dv(origin), dv(dir), (double)INFINITY, tri, t, u, v);
 }
 
 // ---- Spheres ------------------------------------------------------------------------------------
@@ -106,15 +106,15 @@ static bool out_t(double tt, float *t) {
 
 bool kyu_test_point_sphere(vec3s p, vec3s c, float r) {
     dv3 m = dsub(dv(p), dv(c));
-    return ddot(m, m) <= (double)r * r;
+    return ddot(m, m) <= (double)r * (double)r;
 }
 
 bool kyu_segment_sphere(kyu_segment s, vec3s c, float r, float *t) {
-    return out_t(line_sphere(dv(s.a), dsub(dv(s.b), dv(s.a)), 1.0, dv(c), r), t);
+    return out_t(line_sphere(dv(s.a), dsub(dv(s.b), dv(s.a)), 1.0, dv(c), (double)r), t);
 }
 
 bool kyu_ray_sphere(vec3s origin, vec3s dir, vec3s c, float r, float *t) {
-    return out_t(line_sphere(dv(origin), dv(dir), INFINITY, dv(c), r), t);
+    return out_t(line_sphere(dv(origin), dv(dir), (double)INFINITY, dv(c), (double)r), t);
 }
 
 // ---- Boxes --------------------------------------------------------------------------------------
@@ -133,11 +133,11 @@ bool kyu_test_aabb_aabb(const kyu_aabb *a, const kyu_aabb *b) {
 
 double kyu_dslab(const double p[3], const double d[3], const double lo[3], const double hi[3], int *axis,
                  double *t_exit) {
-    double t0 = -INFINITY, t1 = INFINITY;
+    double t0 = -(double)INFINITY, t1 = (double)INFINITY;
     *axis = -1;
     for (int i = 0; i < 3; i++) {
         if (d[i] == 0.0) {
-            if (p[i] < lo[i] || p[i] > hi[i]) return *t_exit = NAN;
+            if (p[i] < lo[i] || p[i] > hi[i]) return *t_exit = (double)NAN;
             continue;
         }
         double ta = (lo[i] - p[i]) / d[i], tb = (hi[i] - p[i]) / d[i];
@@ -181,9 +181,9 @@ static bool ray_box_local(const double p[3], const double d[3], const double lo[
 }
 
 bool kyu_ray_aabb(vec3s origin, vec3s dir, const kyu_aabb *box, float *t, vec3s *normal) {
-    const double p[3] = {origin.x, origin.y, origin.z}, d[3] = {dir.x, dir.y, dir.z};
-    const double lo[3] = {box->lower.x, box->lower.y, box->lower.z};
-    const double hi[3] = {box->upper.x, box->upper.y, box->upper.z};
+    const double p[3] = {(double)origin.x, (double)origin.y, (double)origin.z}, d[3] = {(double)dir.x, (double)dir.y, (double)dir.z};
+    const double lo[3] = {(double)box->lower.x, (double)box->lower.y, (double)box->lower.z};
+    const double hi[3] = {(double)box->upper.x, (double)box->upper.y, (double)box->upper.z};
     double n[3];
     if (!ray_box_local(p, d, lo, hi, t, n)) return false;
     if (normal) *normal = (vec3s){{(float)n[0], (float)n[1], (float)n[2]}};
@@ -198,7 +198,7 @@ bool kyu_ray_box(vec3s origin, vec3s dir, const kyu_box *box, float *t, vec3s *n
         dv3 axis = dv(m->col[i]);
         p[i] = ddot(rel, axis);
         d[i] = ddot(dd, axis);
-        hi[i] = box->half_extents.raw[i];
+        hi[i] = (double)box->half_extents.raw[i];
         lo[i] = -hi[i];
     }
     if (!ray_box_local(p, d, lo, hi, t, n)) return false;
@@ -244,7 +244,7 @@ static double point_triangle_dist2(dv3 p, const dv3 q[3]) {
 
 bool kyu_test_sphere_triangle(vec3s c, float r, const kyu_triangle *tri) {
     const dv3 q[3] = {dv(tri->a), dv(tri->b), dv(tri->c)};
-    return point_triangle_dist2(dv(c), q) <= (double)r * r;
+    return point_triangle_dist2(dv(c), q) <= (double)r * (double)r;
 }
 
 // ---- Cylinders ----------------------------------------------------------------------------------
@@ -266,7 +266,7 @@ bool kyu_test_point_cylinder(vec3s p, const kyu_cylinder *cyl) {
     double s = ddot(m, w);
     if (s < 0.0 || s > len) return false;
     dv3 perp = dmad(m, w, -s);
-    return ddot(perp, perp) <= (double)cyl->radius * cyl->radius;
+    return ddot(perp, perp) <= (double)cyl->radius * (double)cyl->radius;
 }
 
 // First t in [0, tmax] of p + t d in the cylinder: the intersection of the caps' slab interval and
@@ -275,7 +275,7 @@ static double line_cylinder(dv3 p, dv3 d, double tmax, const kyu_cylinder *cyl) 
     dv3 w;
     double len;
     if (!cyl_frame(cyl, &w, &len)) return -1.0;
-    double R = cyl->radius;
+    double R = (double)cyl->radius;
     dv3 m = dsub(p, dv(cyl->a));
     double ms = ddot(m, w), ds = ddot(d, w);
     double t0 = 0.0, t1 = tmax;
@@ -322,7 +322,7 @@ static double line_cylinder(dv3 p, dv3 d, double tmax, const kyu_cylinder *cyl) 
 }
 
 bool kyu_ray_cylinder(vec3s origin, vec3s dir, const kyu_cylinder *cyl, float *t) {
-    return out_t(line_cylinder(dv(origin), dv(dir), INFINITY, cyl), t);
+    return out_t(line_cylinder(dv(origin), dv(dir), (double)INFINITY, cyl), t);
 }
 
 bool kyu_segment_cylinder(kyu_segment s, const kyu_cylinder *cyl, float *t) {
@@ -338,8 +338,8 @@ bool kyu_test_sphere_cylinder(vec3s c, float r, const kyu_cylinder *cyl) {
     double s = ddot(m, w);
     double rho = dlen(dmad(m, w, -s));
     double ds = s < 0.0 ? -s : s > len ? s - len : 0.0;
-    double dr = rho > cyl->radius ? rho - cyl->radius : 0.0;
-    return ds * ds + dr * dr <= (double)r * r;
+    double dr = rho > (double)cyl->radius ? rho - (double)cyl->radius : 0.0;
+    return ds * ds + dr * dr <= (double)r * (double)r;
 }
 
 // Any unit vector perpendicular to the unit w.
@@ -387,7 +387,7 @@ bool kyu_test_triangle_cylinder(const kyu_triangle *tri, const kyu_cylinder *cyl
     if (n == 0) return false;
     n = clip_axial(mid, n, len, 1.0, fin);
     if (n == 0) return false;
-    double R2 = (double)cyl->radius * cyl->radius;
+    double R2 = (double)cyl->radius * (double)cyl->radius;
     bool pos = false, neg = false;
     for (int i = 0; i < n; i++) {
         const double *p = fin[i], *q = fin[(i + 1) % n];
@@ -413,22 +413,22 @@ bool kyu_test_plane_cylinder(vec3s n, float offset, const kyu_cylinder *cyl) {
     if (!(lu > 0.0)) return false;
     // Distance of the centre to the plane against the cylinder's half-extent along n.
     dv3 c = dmad(a, u, 0.5);
-    double dist = (ddot(nn, c) - offset) / ln;
-    double reach = 0.5 * fabs(ddot(nn, u)) / ln + cyl->radius * dlen(dcross(nn, u)) / (ln * lu);
+    double dist = (ddot(nn, c) - (double)offset) / ln;
+    double reach = 0.5 * fabs(ddot(nn, u)) / ln + (double)cyl->radius * dlen(dcross(nn, u)) / (ln * lu);
     return fabs(dist) <= reach;
 }
 
 // ---- Capsules -----------------------------------------------------------------------------------
 
 bool kyu_test_sphere_capsule(vec3s c, float r, const kyu_capsule *cap) {
-    double rr = (double)r + cap->radius;
+    double rr = (double)r + (double)cap->radius;
     return point_segment_dist2(dv(c), dv(cap->a), dv(cap->b)) <= rr * rr;
 }
 
 bool kyu_test_triangle_capsule(const kyu_triangle *tri, const kyu_capsule *cap) {
     const dv3 q[3] = {dv(tri->a), dv(tri->b), dv(tri->c)};
     dv3 p0 = dv(cap->a), p1 = dv(cap->b);
-    double r2 = (double)cap->radius * cap->radius;
+    double r2 = (double)cap->radius * (double)cap->radius;
     if (line_triangle(p0, dsub(p1, p0), 1.0, tri, NULL, NULL, NULL)) return true;
     // Not crossing: the closest pair has an endpoint of the axis or a triangle edge in it.
     if (point_triangle_dist2(p0, q) <= r2 || point_triangle_dist2(p1, q) <= r2) return true;
@@ -440,15 +440,15 @@ bool kyu_test_triangle_capsule(const kyu_triangle *tri, const kyu_capsule *cap) 
 
 bool kyu_ray_capsule(vec3s origin, vec3s dir, const kyu_capsule *cap, float *t) {
     dv3 p = dv(origin), d = dv(dir), a = dv(cap->a), b = dv(cap->b);
-    double r = cap->radius;
+    double r = (double)cap->radius;
     if (point_segment_dist2(p, a, b) <= r * r) return out_t(0.0, t);
     // Outside: the first entry into the end spheres or the side of the cylinder between them.
-    double best = INFINITY, x;
-    if ((x = line_sphere(p, d, INFINITY, a, r)) >= 0.0 && x < best) best = x;
-    if ((x = line_sphere(p, d, INFINITY, b, r)) >= 0.0 && x < best) best = x;
+    double best = (double)INFINITY, x;
+    if ((x = line_sphere(p, d, (double)INFINITY, a, r)) >= 0.0 && x < best) best = x;
+    if ((x = line_sphere(p, d, (double)INFINITY, b, r)) >= 0.0 && x < best) best = x;
     kyu_cylinder cyl = {cap->a, cap->b, cap->radius};
-    if ((x = line_cylinder(p, d, INFINITY, &cyl)) >= 0.0 && x < best) best = x;
-    return best < INFINITY ? out_t(best, t) : false;
+    if ((x = line_cylinder(p, d, (double)INFINITY, &cyl)) >= 0.0 && x < best) best = x;
+    return best < (double)INFINITY ? out_t(best, t) : false;
 }
 
 // ---- Cones --------------------------------------------------------------------------------------
@@ -461,8 +461,8 @@ bool kyu_test_sphere_cone(vec3s c, float r, const kyu_cone *cone) {
     w = dscale(w, 1.0 / dlen(w));
     dv3 m = dsub(dv(c), dv(cone->apex));
     double z = ddot(m, w), rho = dlen(dmad(m, w, -z));
-    double h = cone->height, R = h * tan((double)cone->half_angle);
-    if (!(h > 0.0)) return ddot(m, m) <= (double)r * r; // no height: the apex alone
+    double h = (double)cone->height, R = h * tan((double)cone->half_angle);
+    if (!(h > 0.0)) return ddot(m, m) <= (double)r * (double)r; // no height: the apex alone
     if (z >= 0.0 && z <= h && rho * h <= z * R) return true;
     // Slanted side from (0, 0) to (h, R).
     double len2 = h * h + R * R;
@@ -473,5 +473,5 @@ bool kyu_test_sphere_cone(vec3s c, float r, const kyu_cone *cone) {
     double bz = z - h, br = rho > R ? rho - R : 0.0;
     double b2 = bz * bz + br * br;
     if (b2 < d2) d2 = b2;
-    return d2 <= (double)r * r;
+    return d2 <= (double)r * (double)r;
 }

@@ -113,7 +113,7 @@ kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *
         h.start_overlap = true;  // moving apart: nothing to resolve
         return h;
     }
-    return make_hit(t, start, a, sd, dmad(q, n, capsule->radius), n);
+    return make_hit(t, start, a, sd, dmad(q, n, (double)capsule->radius), n);
 }
 
 // ---- Cylinders -----------------------------------------------------------------------------------
@@ -167,8 +167,8 @@ static double cylinder_distance(const cyl *c, dv3 p, dv3 v, dv3 *q, dv3 *n) {
 static bool radial_interval(dv3 pw, dv3 vw, double R, double *t0, double *t1) {
     double A = ddot(vw, vw), B = ddot(pw, vw), C = gap_sq(pw, R);
     if (A == 0.0) {
-        *t0 = -INFINITY;
-        *t1 = INFINITY;
+        *t0 = -(double)INFINITY;
+        *t1 = (double)INFINITY;
         return C <= 0.0;
     }
     double disc = B * B - A * C;
@@ -255,7 +255,7 @@ static double cylinder_entry(const cyl *c, dv3 p, dv3 v, double r) {
 kyu_hit kyu_sweep_sphere_cylinder(vec3s c0, vec3s d, float r, const kyu_cylinder *cylinder,
                                   vec3s cylinder_d) {
     dv3 a = dv(cylinder->a), u = dsub(dv(cylinder->b), a), sd = dv(cylinder_d);
-    cyl c = {{0.0, 1.0, 0.0}, dlen(u), cylinder->radius};
+    cyl c = {{0.0, 1.0, 0.0}, dlen(u), (double)cylinder->radius};
     if (!dunit(u, &c.axis)) {
         kyu_capsule ball = {cylinder->a, cylinder->a, cylinder->radius};
         return kyu_sweep_sphere_capsule(c0, d, r, &ball, cylinder_d);
@@ -269,7 +269,7 @@ kyu_hit kyu_sweep_sphere_cylinder(vec3s c0, vec3s d, float r, const kyu_cylinder
         return h;
     }
     if (!start) {
-        t = cylinder_entry(&c, p, v, r);
+        t = cylinder_entry(&c, p, v, (double)r);
         if (t < 0.0) return h;
         cylinder_distance(&c, dmad(p, v, t), v, &q, &n);
     }
@@ -382,7 +382,7 @@ kyu_hit kyu_sweep_sphere_triangle(vec3s c0, vec3s d, float r, const kyu_triangle
     dv3 q = triangle_closest(&k, p, &face);
     bool start = dlen(dsub(p, q)) <= (double)r;
     if (!start) {
-        t = triangle_entry(&k, p, v, r);
+        t = triangle_entry(&k, p, v, (double)r);
         if (t < 0.0) return h;
         p = dmad(p, v, t);
         q = triangle_closest(&k, p, &face);

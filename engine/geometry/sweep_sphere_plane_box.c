@@ -100,7 +100,7 @@ static double segment_capsule_entry(dv3 p, dv3 d, dv3 a, dv3 b, double r) {
 }
 
 bool kyu_segment_capsule_entry(vec3s p, vec3s d, vec3s a, vec3s b, float r, float *t) {
-    double tt = segment_capsule_entry(dv(p), dv(d), dv(a), dv(b), r);
+    double tt = segment_capsule_entry(dv(p), dv(d), dv(a), dv(b), (double)r);
     if (tt < 0.0) return false;
     if (t) *t = (float)tt;
     return true;
@@ -119,16 +119,16 @@ static double ray_aabb_entry(dv3 p, dv3 d, const double e[3]) {
 
 static dv3 to_local(const kyu_box *box, dv3 v) {
     const mat3s *m = &box->rotation;
-    return (dv3){v.x * m->col[0].x + v.y * m->col[0].y + v.z * m->col[0].z,
-                 v.x * m->col[1].x + v.y * m->col[1].y + v.z * m->col[1].z,
-                 v.x * m->col[2].x + v.y * m->col[2].y + v.z * m->col[2].z};
+    return (dv3){v.x * (double)m->col[0].x + v.y * (double)m->col[0].y + v.z * (double)m->col[0].z,
+                 v.x * (double)m->col[1].x + v.y * (double)m->col[1].y + v.z * (double)m->col[1].z,
+                 v.x * (double)m->col[2].x + v.y * (double)m->col[2].y + v.z * (double)m->col[2].z};
 }
 
 static dv3 to_world(const kyu_box *box, dv3 v) {
     const mat3s *m = &box->rotation;
-    return (dv3){m->col[0].x * v.x + m->col[1].x * v.y + m->col[2].x * v.z,
-                 m->col[0].y * v.x + m->col[1].y * v.y + m->col[2].y * v.z,
-                 m->col[0].z * v.x + m->col[1].z * v.y + m->col[2].z * v.z};
+    return (dv3){(double)m->col[0].x * v.x + (double)m->col[1].x * v.y + (double)m->col[2].x * v.z,
+                 (double)m->col[0].y * v.x + (double)m->col[1].y * v.y + (double)m->col[2].y * v.z,
+                 (double)m->col[0].z * v.x + (double)m->col[1].z * v.y + (double)m->col[2].z * v.z};
 }
 
 // Closest point of the local box to local p, the outward normal, and the signed distance.
@@ -155,9 +155,9 @@ static double box_local_distance(dv3 p, const double e[3], dv3 *q, dv3 *normal) 
 }
 
 static void box_extents(const kyu_box *box, double e[3]) {
-    e[0] = box->half_extents.x;
-    e[1] = box->half_extents.y;
-    e[2] = box->half_extents.z;
+    e[0] = (double)box->half_extents.x;
+    e[1] = (double)box->half_extents.y;
+    e[2] = (double)box->half_extents.z;
 }
 
 vec3s kyu_closest_point_box(const kyu_box *box, vec3s p) {
@@ -193,7 +193,7 @@ float kyu_distance_sphere_box(vec3s c, float r, const kyu_box *box, vec3s *norma
         dv3 surf = dist > 0.0 ? q : dmad(q, n, -dist);
         *point = fv(dmad(bc, to_world(box, surf), 1.0));
     }
-    return (float)(dist - r);
+    return (float)(dist - (double)r);
 }
 
 // First entry of p + t d into the box grown by r: the rounded box is the union of three slabs
@@ -239,7 +239,7 @@ kyu_hit kyu_sweep_sphere_box(vec3s c0, vec3s d, float r, const kyu_box *box, vec
         // Moving out: no impact. Sliding along a face keeps the overlap: touching now (t = 0).
         if (ddot(dl, n) > 0.0) return h;
     } else {
-        t = rounded_box_entry(p, dl, e, r);
+        t = rounded_box_entry(p, dl, e, (double)r);
         if (t < 0.0) return h;
         box_local_distance(dmad(p, dl, t), e, &q, &n);
     }
