@@ -122,7 +122,7 @@ tools/bench: $(BUILD)/tools/bench
 bench: $(BUILD)/tools/bench $(BUILD)/tools/floor
 	./tools/bench-table.sh ./$(BUILD)/tools/bench ./$(BUILD)/tools/floor
 
-$(BUILD)/samples/%: samples/%.c $(BUILD)/libkyu.a
+$(BUILD)/samples/%: samples/%.c $(wildcard samples/*.h) $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(BUILD)/libkyu.a -o $@ $(LDLIBS_ALL)
 

@@ -13,7 +13,7 @@ EMCC ?= emcc
 WASM_DIR := $(BUILD)/wasm
 WASM_HAVE := $(shell command -v $(EMCC) >/dev/null 2>&1 && echo yes)
 WEB_SRC := web/kyu_web.c
-WEB_HDR := web/kyu_web.h
+WEB_HDR := web/kyu_web.h samples/billiards_table.h
 WASM_EXPORTS := kyu_web_lesson_create kyu_web_billiards_create kyu_web_create kyu_web_add_ball \
 	kyu_web_add_plane kyu_web_add_box kyu_web_error kyu_web_destroy kyu_web_step \
 	kyu_web_advance kyu_web_body_count kyu_web_step_count kyu_web_bodies kyu_web_kinetic_energy \

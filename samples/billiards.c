@@ -16,19 +16,11 @@
 
 #include <kyu/kyu.h>
 
-enum { BALLS = 16, FRAMES = 900 }; // the cue ball and a rack of 15; 15 s at 60 Hz
-static const float R = 0.028575f, MASS = 0.17f;     // a 57.15 mm pool ball
-static const float HALF_X = 1.27f, HALF_Z = 0.635f; // a 9 ft table's playing area
-static const float CLOTH_MU = 0.2f, CUE_SPEED = 2.0f;
+#include "billiards_table.h"
 
-static vec3s v3(float x, float y, float z) { return (vec3s){{x, y, z}}; }
-
-static void cushion(kyu_world *w, vec3s centre, vec3s half) {
-    kyu_collider_def c = kyu_collider_def_default();
-    c.type = KYU_SHAPE_BOX, c.position = centre, c.half_extents = half;
-    c.restitution = 0.75f, c.friction = 0.2f;
-    kyu_collider_create(w, &c, NULL);
-}
+enum { BALLS = BILLIARDS_BALLS, FRAMES = 900, CUE = BALLS - 1 }; // the cue ball is the last; 15 s at 60 Hz
+static const float R = BILLIARDS_R, HALF_X = BILLIARDS_HALF_X, HALF_Z = BILLIARDS_HALF_Z;
+static const float CLOTH_MU = BILLIARDS_CLOTH_MU, CUE_SPEED = 2.0f;
 
 int main(void) {
     kyu_world_def wd = kyu_world_def_default();
@@ -36,25 +28,8 @@ int main(void) {
     wd.friction_mix = KYU_MIX_MAX;
     kyu_world *w = NULL;
     if (kyu_world_create(&wd, &w) != KYU_OK) return 1;
-    kyu_collider_def cloth = kyu_collider_def_default(); // the plane y = 0
-    cloth.friction = CLOTH_MU, cloth.rolling_resistance = 0.01f;
-    kyu_collider_create(w, &cloth, NULL);
-    cushion(w, v3(-HALF_X - 0.05f, 0.05f, 0), v3(0.05f, 0.05f, HALF_Z + 0.1f));
-    cushion(w, v3(HALF_X + 0.05f, 0.05f, 0), v3(0.05f, 0.05f, HALF_Z + 0.1f));
-    cushion(w, v3(0, 0.05f, -HALF_Z - 0.05f), v3(HALF_X, 0.05f, 0.05f));
-    cushion(w, v3(0, 0.05f, HALF_Z + 0.05f), v3(HALF_X, 0.05f, 0.05f));
-
-    kyu_body_def ball = kyu_body_def_default();
-    ball.radius = R, ball.mass = MASS, ball.restitution = 0.95f, ball.friction = 0.05f;
     kyu_body_id id[BALLS];
-    int n = 0;
-    for (int row = 0; row < 5; row++) // the rack: a triangle, its apex towards the cue ball
-        for (int k = 0; k <= row; k++) {
-            ball.position = v3(0.635f + (float)row * R * sqrtf(3.0f) * 1.001f, R, ((float)k - 0.5f * (float)row) * 2.002f * R);
-            kyu_body_create(w, &ball, &id[1 + n++]);
-        }
-    ball.position = v3(-0.635f, R, 0), ball.velocity = v3(CUE_SPEED, 0, 0); // struck at its centre: no spin
-    kyu_body_create(w, &ball, &id[0]);
+    if (billiards_table(w, CUE_SPEED, id) != 0) return 1; // samples/billiards_table.h
 
     // Until it reaches the rack the cue ball is alone: it slides, then rolls.
     double t = 0, t_roll = -1, t_theory = 2.0 * CUE_SPEED / (7.0 * CLOTH_MU * 9.81);
@@ -64,8 +39,8 @@ int main(void) {
         kyu_world_update(w, 1.0f / 60, &steps);
         for (int s = 0; s < steps; s++) t += wd.fixed_dt;
         vec3s v, a;
-        kyu_body_get_velocity(w, id[0], &v);
-        kyu_body_get_angular_velocity(w, id[0], &a);
+        kyu_body_get_velocity(w, id[CUE], &v);
+        kyu_body_get_angular_velocity(w, id[CUE], &a);
         if (t_roll < 0 && fabsf(v.x + a.z * R) < 1e-3f * CUE_SPEED) { // its lowest point is still (checked each frame)
             t_roll = t;
             printf("cue ball rolls after %.3f s at %.3f m/s (theory: %.3f s, 5/7 v0 = %.3f m/s); spin %.1f rad/s\n",

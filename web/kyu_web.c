@@ -5,6 +5,8 @@
 // the impact, which kyu_world_update's several steps a frame would hide.
 #include "kyu_web.h"
 
+#include "../samples/billiards_table.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -113,16 +115,6 @@ kyu_web *kyu_web_lesson_create(float e, float mu, float spin, float offset, int 
     return web_ready(web);
 }
 
-// samples/billiards.c's table, at the same numbers.
-static const float R = 0.028575f, MASS = 0.17f, HALF_X = 1.27f, HALF_Z = 0.635f;
-
-static void cushion(kyu_world *w, vec3s centre, vec3s half) {
-    kyu_collider_def c = kyu_collider_def_default();
-    c.type = KYU_SHAPE_BOX, c.position = centre, c.half_extents = half;
-    c.restitution = 0.75f, c.friction = 0.2f;
-    kyu_collider_create(w, &c, NULL);
-}
-
 kyu_web *kyu_web_billiards_create(int struck) {
     kyu_world_def wd = kyu_world_def_default();
     wd.fixed_dt = 1.0f / 240;
@@ -130,25 +122,8 @@ kyu_web *kyu_web_billiards_create(int struck) {
     wd.enable_impact_events = true;
     kyu_web *web = web_new(&wd, 1);
     if (!web) return NULL;
-    kyu_world *w = web->world;
-    kyu_collider_def cloth = kyu_collider_def_default();
-    cloth.friction = 0.2f, cloth.rolling_resistance = 0.01f;
-    kyu_collider_create(w, &cloth, NULL);
-    cushion(w, v3(-HALF_X - 0.05f, 0.05f, 0), v3(0.05f, 0.05f, HALF_Z + 0.1f));
-    cushion(w, v3(HALF_X + 0.05f, 0.05f, 0), v3(0.05f, 0.05f, HALF_Z + 0.1f));
-    cushion(w, v3(0, 0.05f, -HALF_Z - 0.05f), v3(HALF_X, 0.05f, 0.05f));
-    cushion(w, v3(0, 0.05f, HALF_Z + 0.05f), v3(HALF_X, 0.05f, 0.05f));
-    kyu_body_def ball = kyu_body_def_default();
-    ball.radius = R, ball.mass = MASS, ball.restitution = 0.95f, ball.friction = 0.05f;
-    int bad = 0;
-    for (int row = 0; row < 5; row++)
-        for (int k = 0; k <= row; k++) {
-            ball.position = v3(0.635f + (float)row * R * sqrtf(3.0f) * 1.001f, R, ((float)k - 0.5f * (float)row) * 2.002f * R);
-            bad |= kyu_body_create(w, &ball, NULL) != KYU_OK;
-        }
-    ball.position = v3(-0.635f, R, 0), ball.velocity = v3(struck ? 2.0f : 0.0f, 0, 0);
-    bad |= kyu_body_create(w, &ball, NULL) != KYU_OK;
-    if (bad) {
+    kyu_body_id ids[BILLIARDS_BALLS];
+    if (billiards_table(web->world, struck ? 2.0f : 0.0f, ids) != 0) { // samples/billiards.c's table
         kyu_web_destroy(web);
         return NULL;
     }
