@@ -100,8 +100,8 @@ static double thread_seconds(void) {
 // from (to see the phase begin, or to finish a chunk it holds), for a time slice of milliseconds,
 // and a step of a few dozen phases becomes several times slower than on one thread. The caller
 // meters its phases: of each phase's wall time, the part it spent waiting for the workers after
-// its own share, plus the part of its own share the kernel kept it from running (thread CPU time
-// short of wall time). When that lost part is more than BUSY_LOSS of a window of METER_WINDOW
+// its own share (unless it had to wake them: see meter_phase), plus the part of its own share the
+// kernel kept it from running (thread CPU time short of wall time). When that lost part is more than BUSY_LOSS of a window of METER_WINDOW
 // seconds of phases, BUSY_WINDOWS windows in a row (one is a hiccup), the machine is busy: for the
 // next ALONE_SECONDS the phases run on the caller alone (as with one worker; answers do not change
 // with the split), then the workers try again (kyu_world_def.yield_when_busy, default on).
@@ -111,10 +111,12 @@ static double thread_seconds(void) {
 #define BUSY_WINDOWS 2
 #define ALONE_SECONDS 0.5
 
-static void meter_phase(struct kyu_pool *p, double start, double share_wall, double share_cpu, double end) {
+static void meter_phase(struct kyu_pool *p, double start, double share_wall, double share_cpu, double end, int woke) {
     meter *m = &p->caller;
     m->wall += end - start;
-    m->lost += (end - start - share_wall) + (share_wall - share_cpu);
+    // A phase that had to wake sleeping workers waited for the wake-up too (tens of microseconds,
+    // busy or not): only its own share's lost time counts.
+    m->lost += (woke ? 0.0 : end - start - share_wall) + (share_wall - share_cpu);
     if (m->wall < METER_WINDOW) return;
     m->short_windows = m->lost > BUSY_LOSS * m->wall ? m->short_windows + 1 : 0;
     if (m->short_windows >= BUSY_WINDOWS) {
@@ -268,7 +270,8 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
                               memory_order_relaxed);
     atomic_store_explicit(&p->pending, p->count, memory_order_relaxed);
     atomic_fetch_add(&p->generation, 1); // publishes the fields above
-    if (atomic_load(&p->sleepers) > 0) {
+    int woke = atomic_load(&p->sleepers) > 0;
+    if (woke) {
         pthread_mutex_lock(&p->lock);
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->lock);
@@ -286,5 +289,5 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
             if ((i & 1023) == 0) sched_yield(); // a worker descheduled by another process: let it run
         }
     }
-    meter_phase(p, start, share_wall, share_cpu, seconds_now());
+    meter_phase(p, start, share_wall, share_cpu, seconds_now(), woke);
 }
