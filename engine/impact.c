@@ -282,8 +282,41 @@ static int shock(kyu_world *w, uint32_t i, uint32_t j, const pair_now *p) {
     return 1;
 }
 
+// Whether bodies i and j, both at the cascade's instant, might touch: a test without a square root
+// that pair_at's gap can never contradict (a relative 1e-5 of room, far above the rounding of its
+// len - ra - rb).
+static int may_touch(const kyu_world *w, uint32_t i, uint32_t j) {
+    const body_store *s = &w->bodies;
+    vec3s d = glms_vec3_sub(s->pos[i], s->pos[j]);
+    float reach = s->radius[i] + s->radius[j] + kyu_pair_slop(w, i, j);
+    return glms_vec3_dot(d, d) <= reach * reach * (1.0f + 1e-5f);
+}
+
+// Whether they might also close faster than tol: skipped only if their velocity and separation
+// point apart and tol is above the rounding that normalising the separation could add (6e-7 of
+// |vrel|), so pair_at would find vn >= -tol too. Most partners of a body in a heap fail one test.
+static int may_approach(const kyu_world *w, uint32_t i, uint32_t j, float tol) {
+    const body_store *s = &w->bodies;
+    vec3s d = glms_vec3_sub(s->pos[i], s->pos[j]), v = glms_vec3_sub(s->vel[i], s->vel[j]);
+    return glms_vec3_dot(d, v) < 0.0f || !(tol > 1e-6f * (fabsf(v.x) + fabsf(v.y) + fabsf(v.z)));
+}
+
+// A touching pair (i, j) at tau that closes faster than the cascade's tolerance: resolved now.
+// Returns 1 if it changed the bodies, 0 if not, -1 out of memory.
+static int cascade_pair(kyu_world *w, uint32_t i, uint32_t j, float tau, pair_now *p, int sweep, int again) {
+    int body = !(j & KYU_COLLIDER_BIT);
+    if (sweep && body && w->gravity_on && shock(w, i, j, p)) {
+        kyu_broadphase_mark_hit(w, i, j);
+        w->version[i]++, w->version[j]++, w->stats.impacts++;
+        return 1;
+    }
+    return respond_now(w, i, j, tau, p, again || (body && (w->cascade_flag[j] & CASCADE_REACHED)));
+}
+
 // Body i's touching partners at tau that approach: resolved now; what changes goes on the list.
-static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep) {
+// With `record` (the first sweep) every touching pair is also cached for the sweeps after it:
+// every body stands at tau while the sweeps run, so which pairs touch, and their normals, stay.
+static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep, int record) {
     int again = sweep || (w->cascade_flag[i] & CASCADE_REACHED) != 0;
     float tol = 0.1f * kyu_rest_speed(w);
     w->cascade_flag[i] |= CASCADE_REACHED;
@@ -294,19 +327,44 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep)
         int body = !(j & KYU_COLLIDER_BIT);
         if (!body && w->colliders[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
         if (body && w->t_body[j] < tau) advance(w, j, tau);
+        if (body && (!may_touch(w, i, j) || (!record && !may_approach(w, i, j, tol)))) continue;
         pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
-        float slop = kyu_pair_slop(w, i, j);
-        if (p.gap > slop || !(p.vn < -tol)) continue;
-        if (sweep && body && w->gravity_on && shock(w, i, j, &p)) {
-            kyu_broadphase_mark_hit(w, i, j);
-            w->version[i]++, w->version[j]++, w->stats.impacts++;
-            continue;
+        if (p.gap > kyu_pair_slop(w, i, j)) continue;
+        if (record) {
+            if (RESERVE(w->cascade_touch, w->cascade_touch_cap, w->cascade_touch_count + 1)) return -1;
+            w->cascade_touch[w->cascade_touch_count++] = (kyu_touch){j, p.gap, p.n};
         }
-        int changed = respond_now(w, i, j, tau, &p, again || (body && (w->cascade_flag[j] & CASCADE_REACHED)));
+        if (!(p.vn < -tol)) continue;
+        int changed = cascade_pair(w, i, j, tau, &p, sweep, again);
         if (changed < 0) return -1;
-        if (!changed) continue;
-        if (sweep) continue; // the sweeps visit every body reached anyway
+        if (!changed || sweep) continue; // the sweeps visit every body reached anyway
         if (!again && (cascade_push(w, i, tau) || (body && cascade_push(w, j, tau)))) return -1;
+    }
+    return 0;
+}
+
+// A later sweep over body k of the list: its cached touching pairs, with this sweep's velocities
+// (the same arithmetic as pair_at, so the same answer as a walk over all its partners).
+static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
+    const body_store *s = &w->bodies;
+    uint32_t i = w->cascade_changed[k];
+    float tol = 0.1f * kyu_rest_speed(w);
+    for (int t = w->cascade_touch_start[k]; t < w->cascade_touch_start[k + 1]; t++) {
+        if (w->stats.impacts >= cap) return 0;
+        const kyu_touch *c = &w->cascade_touch[t];
+        uint32_t j = c->partner;
+        pair_now p = {.n = c->n, .gap = c->gap};
+        vec3s vb, acc_b = glms_vec3_zero();
+        if (j & KYU_COLLIDER_BIT) {
+            p.c = &w->colliders[j & ~KYU_COLLIDER_BIT];
+            vb = p.c->velocity;
+        } else {
+            vb = s->vel[j], acc_b = w->accel[j];
+        }
+        p.vn = glms_vec3_dot(glms_vec3_sub(s->vel[i], vb), p.n);
+        if (!(p.vn < -tol)) continue;
+        p.an = glms_vec3_dot(glms_vec3_sub(w->accel[i], acc_b), p.n);
+        if (cascade_pair(w, i, j, tau, &p, 1, 1) < 0) return -1;
     }
     return 0;
 }
@@ -335,13 +393,24 @@ static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
     for (int head = 0; head < w->cascade_count; head++) { // the wave
         uint32_t i = w->cascade[head];
         w->cascade_flag[i] &= (uint8_t)~CASCADE_PENDING;
-        if (cascade_body(w, i, tau, cap, 0)) return -1;
+        if (cascade_body(w, i, tau, cap, 0, 0)) return -1;
     }
     if (w->cascade_changed_count > 2) { // what came back: inelastic sweeps, lowest first
         if (w->gravity_on && sort_lowest_first(w, w->cascade_changed, w->cascade_changed_count)) return -1;
-        for (int sweep = 0; sweep < CASCADE_SWEEPS; sweep++)
-            for (int k = 0; k < w->cascade_changed_count; k++)
-                if (cascade_body(w, w->cascade_changed[k], tau, cap, 1)) return -1;
+        int n = w->cascade_changed_count;
+        if (RESERVE(w->cascade_touch_start, w->cascade_touch_start_cap, n + 1)) return -1;
+        w->cascade_touch_count = 0;
+        for (int k = 0; k < n; k++) {
+            w->cascade_touch_start[k] = w->cascade_touch_count;
+            if (cascade_body(w, w->cascade_changed[k], tau, cap, 1, 1)) return -1;
+        }
+        w->cascade_touch_start[n] = w->cascade_touch_count;
+        for (int sweep = 1; sweep < CASCADE_SWEEPS; sweep++) {
+            int before = w->stats.impacts;
+            for (int k = 0; k < n; k++)
+                if (sweep_cached(w, k, tau, cap)) return -1;
+            if (w->stats.impacts == before) break; // nothing changed: neither would the next sweep
+        }
     }
     for (int k = 0; k < w->cascade_changed_count; k++) w->cascade_flag[w->cascade_changed[k]] = 0;
     for (int k = 0; k < w->cascade_changed_count; k++)

@@ -38,6 +38,13 @@ typedef struct kyu_height_key { // a body's height along gravity, to sort by
     float height;
     uint32_t slot;
 } kyu_height_key;
+// A touching pair of the cascade's sweeps: partner, normal (partner to body) and gap, all fixed at
+// the cascade's instant.
+typedef struct kyu_touch {
+    uint32_t partner;
+    float gap;
+    vec3s n;
+} kyu_touch;
 
 typedef struct aabb {
     float lo[3], hi[3];
@@ -354,6 +361,9 @@ struct kyu_world {
     int cascade_count, cascade_cap, cascade_changed_count, cascade_changed_cap;
     kyu_height_key *cascade_keys; // scratch for sorting what a cascade changed, lowest first
     int cascade_keys_cap;
+    kyu_touch *cascade_touch; // the touching pairs of the bodies a cascade's sweeps visit, cached by
+    int *cascade_touch_start; //   the first sweep: body k of the list owns [start[k], start[k + 1])
+    int cascade_touch_count, cascade_touch_cap, cascade_touch_start_cap;
 
     // events of the last step
     kyu_contact_event *begin_events, *end_events; // of every step of the last kyu_world_update

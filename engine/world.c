@@ -138,7 +138,7 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_free(w->colliders); kyu_free(w->free_colliders);
     kyu_free(w->active); kyu_free(w->t_body); kyu_free(w->accel); kyu_free(w->version); kyu_free(w->box); kyu_free(w->adj_start); kyu_free(w->adj); kyu_free(w->adj_hit); kyu_free(w->late_hit);
     kyu_free(w->late_head); kyu_free(w->cache_run); kyu_free(w->late_partner); kyu_free(w->late_next);
-    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->cascade_flag); kyu_free(w->cascade); kyu_free(w->cascade_changed); kyu_free(w->cascade_keys); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
+    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->cascade_flag); kyu_free(w->cascade); kyu_free(w->cascade_changed); kyu_free(w->cascade_keys); kyu_free(w->cascade_touch); kyu_free(w->cascade_touch_start); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
     for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
     kyu_free(w->event_chunks);
     kyu_islands_free(w);
