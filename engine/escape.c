@@ -827,18 +827,20 @@ void kyu_contacts_swap(kyu_world *w, int n) {
     w->contact_count = n;
 }
 
-static void push_out(kyu_world *w, contact *c) {
-    if (c->sensor) return;
+static int push_out(kyu_world *w, contact *c) {
+    if (c->sensor) return 0;
     body_store *s = &w->bodies;
     if (is_collider(c->b) && w->colliders[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) {
         const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
-        s->pos[c->a] = kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], kyu_body_slop(w, c->a));
-        return;
+        vec3s p = kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], kyu_body_slop(w, c->a));
+        int moved = memcmp(&p, &s->pos[c->a], sizeof p) != 0;
+        s->pos[c->a] = p;
+        return moved;
     }
     vec3s n;
     float gap = contact_geometry(w, c, &n);
     float depth = -gap - kyu_pair_slop(w, c->a, c->b);
-    if (!(depth > 0.0f)) return;
+    if (!(depth > 0.0f)) return 0;
     float ia = s->inv_mass[c->a], ib = is_collider(c->b) ? 0.0f : s->inv_mass[c->b];
     // Shock propagation (Guendelman et al. 2003): under gravity, a pair one above the other is
     // mended by lifting the upper body only, so an escape never pushes a body down into what holds
@@ -849,6 +851,37 @@ static void push_out(kyu_world *w, contact *c) {
     float share = depth / (ia + ib);
     s->pos[c->a] = glms_vec3_add(s->pos[c->a], glms_vec3_scale(n, share * ia));
     if (!is_collider(c->b)) s->pos[c->b] = glms_vec3_sub(s->pos[c->b], glms_vec3_scale(n, share * ib));
+    return 1;
+}
+
+// One pass of the escape over every contact, as domain_pass_run does it; whether it moved a body
+// (a pass that moves none leaves the next one nothing to do).
+typedef struct escape_pass {
+    kyu_world *w;
+    int moved[KYU_SOLVE_DOMAINS + 1];
+} escape_pass;
+
+static void escape_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    escape_pass *p = ctx;
+    kyu_world *w = p->w;
+    for (int d = begin; d < end; d++) {
+        int moved = 0;
+        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++) moved |= push_out(w, &w->contacts[w->solve_order[k]]);
+        p->moved[d] = moved;
+    }
+}
+
+static int escape_pass_run(kyu_world *w) {
+    escape_pass p = {.w = w};
+    if (w->contact_count >= 4096)
+        kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, escape_task, &p);
+    else
+        escape_task(0, KYU_SOLVE_DOMAINS, 0, &p);
+    escape_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
+    int moved = 0;
+    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= p.moved[d];
+    return moved;
 }
 
 // Every contact's gap and normal after the escape, and the deepest overlap left in each slice.
@@ -869,7 +902,8 @@ static void final_gaps_task(int begin, int end, int worker, void *ctx) {
 
 int kyu_contacts_escape(kyu_world *w) {
     if (partition(w)) return -1;
-    for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, push_out);
+    for (int it = 0; it < w->def.solver_iterations; it++)
+        if (!escape_pass_run(w)) break; // nothing moved: neither would a pass after it
     contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
     kyu_parallel_for(w, x.slices, 1, final_gaps_task, &x);
     float worst = kyu_islands_max_overlap(w); // the true deepest, asleep or awake
