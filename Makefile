@@ -22,6 +22,9 @@ ifneq ($(filter KYU_DEPS_FAILED,$(CGLM_CFLAGS)),)
 $(error cglm is missing (see the line above))
 endif
 
+# The sanitizer builds also check the world's invariants after every stage of every step
+# (engine/validate.c; KYU_VALIDATE= turns that off, KYU_VALIDATE=1 turns it on in any build).
+VALIDATE := $(if $(KYU_VALIDATE),-DKYU_VALIDATE,$(if $(SANITIZE),$(if $(filter KYU_VALIDATE,$(.VARIABLES)),,-DKYU_VALIDATE)))
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes
 OPT     ?= -O2 -g
 ifeq ($(SANITIZE),1)
@@ -44,7 +47,7 @@ endif
 # No fused multiply-adds (gcc contracts a * b + c by default where the target has FMA, clang with
 # -march=native): the answer must be the same from gcc, clang and emscripten (tests compare them).
 FPFLAGS := -ffp-contract=off
-CFLAGS_ALL := $(WARN) $(FPFLAGS) $(OPT) -Iinclude $(CGLM_CFLAGS) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
+CFLAGS_ALL := $(WARN) $(FPFLAGS) $(OPT) $(VALIDATE) -Iinclude $(CGLM_CFLAGS) -D_POSIX_C_SOURCE=200809L $(CFLAGS)
 LDLIBS_ALL := -lm -lpthread $(LDSAN) $(LDFLAGS)
 
 LIB_SRC  := $(wildcard engine/*.c engine/geometry/*.c)

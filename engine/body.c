@@ -31,6 +31,9 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
         GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
         GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) || GROW(w->cache_run, n) || GROW(w->cascade_flag, n) ||
         GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+#ifdef KYU_VALIDATE
+    failed = failed || GROW(w->check_marks, n + 1);
+#endif
     w->uf_parent = w->version; // the island pass borrows two impact stage arrays (internal.h), moved or not
     w->uf_rest = w->limit_t;
     if (failed) return -1;

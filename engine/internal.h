@@ -356,6 +356,7 @@ struct kyu_world {
     int pair_count, pair_cap;
     float *limit_t;      // fallback: where a body stops when the event cap is hit
     int *cache_run;      // per body: where its run of the contact cache starts this step (-1: none)
+    uint8_t *check_marks;         // KYU_VALIDATE builds: per body, the validator's scratch (validate.c)
     uint8_t *cascade_flag;        // per body: on the cascade's list / changed by it (engine/impact.c)
     uint32_t *cascade, *cascade_changed; // the bodies an impact's cascade reaches, and changes
     int cascade_count, cascade_cap, cascade_changed_count, cascade_changed_cap;
@@ -422,6 +423,9 @@ struct kyu_world {
 
 // validate.c: 0, or -1 with the first broken invariant described in msg
 int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity);
+// Inside a step: the above, and the checks named (validate.c's check_step).
+enum { KYU_CHECK_ACTIVE = 1, KYU_CHECK_GRID = 2 };
+int kyu_world_validate_step(const kyu_world *w, int checks, char *msg, size_t capacity);
 
 // world.c
 float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of kyu_world_alpha

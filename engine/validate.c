@@ -49,10 +49,7 @@ static int check_bodies(const kyu_world *w, checker *c) {
                 b->ang[i].x != 0.0f || b->ang[i].y != 0.0f || b->ang[i].z != 0.0f)
                 return fail_at(c, "body %d: asleep with a velocity or an angular velocity", i);
             if (b->island[i] >= (uint32_t)w->island_high) return fail_at(c, "body %d: asleep in no island", i);
-            const sleep_island *isl = &w->islands[b->island[i]];
-            int found = 0;
-            for (int k = 0; k < isl->body_count && !found; k++) found = isl->bodies[k] == (uint32_t)i;
-            if (!found) return fail_at(c, "body %d: not listed by its island %u", i, b->island[i]);
+            // that its island lists it: check_islands (once per body, not a walk of the island per body)
         }
     }
     if (live != b->count) return fail_at(c, "%d live bodies, count says %d", live, b->count);
@@ -105,9 +102,19 @@ static int check_contacts(const kyu_world *w, checker *c, const contact *cs, int
     return 0;
 }
 
+// The validator's per-body marks, all 0 (KYU_VALIDATE builds grow them with the bodies: a check
+// never allocates, so it cannot fail or change what an allocation-failure test counts); NULL in
+// other builds, whose checks then skip what needs them.
+static uint8_t *marks(const kyu_world *w) {
+    if (!w->check_marks) return NULL;
+    memset(w->check_marks, 0, (size_t)w->bodies.high);
+    return w->check_marks;
+}
+
 static int check_islands(const kyu_world *w, checker *c) {
     const body_store *b = &w->bodies;
     int asleep = 0;
+    uint8_t *listed = marks(w); // which bodies an island lists (NULL: not checked)
     for (int id = 0; id < w->island_high; id++) {
         const sleep_island *isl = &w->islands[id];
         if (isl->body_count == 0) continue;
@@ -117,11 +124,19 @@ static int check_islands(const kyu_world *w, checker *c) {
             uint32_t j = isl->bodies[k];
             if (j >= (uint32_t)b->high || !b->alive[j] || b->awake[j] || b->island[j] != (uint32_t)id)
                 return fail_at(c, "island %d: body %u is not one of its sleepers", id, j);
+            if (listed && listed[j]++) return fail_at(c, "island %d: body %u listed twice", id, j);
         }
         asleep += isl->body_count;
         char what[32];
         snprintf(what, sizeof what, "island %d contact", id);
         if (check_contacts(w, c, isl->contacts, isl->contact_count, 1, 0, id, what)) return 1;
+    }
+    for (int i = 0; i < b->high; i++) {
+        if (!b->alive[i] || b->awake[i]) continue;
+        int found = listed && listed[i];
+        const sleep_island *isl = &w->islands[b->island[i]]; // in range: check_bodies
+        for (int k = 0; k < isl->body_count && !listed && !found; k++) found = isl->bodies[k] == (uint32_t)i; // no marks: a walk
+        if (!found) return fail_at(c, "body %d: asleep but not listed by its island %u", i, b->island[i]);
     }
     if (asleep != kyu_islands_body_count_asleep(w))
         return fail_at(c, "islands hold %d sleepers, %d bodies sleep", asleep, kyu_islands_body_count_asleep(w));
@@ -138,4 +153,40 @@ int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity) {
         return -1;
     if (check_islands(w, &c)) return -1;
     return 0;
+}
+
+// Whether every awake body is on the active list once (KYU_CHECK_ACTIVE: until the islands stage,
+// which puts some to sleep and leaves the list to the next step), and (KYU_CHECK_GRID: from the
+// broadphase to the end of the impacts) in the grid, as an entry of its cell, a multi-cell body, a
+// huge one or a late insert.
+static int check_step(const kyu_world *w, checker *c, int checks) {
+    const body_store *b = &w->bodies;
+    uint8_t *seen = marks(w);
+    if (!seen) return 0; // not a KYU_VALIDATE build: not checked
+    int bad = 0;
+    for (int k = 0; k < w->active_count && !bad && (checks & KYU_CHECK_ACTIVE); k++) {
+        uint32_t i = w->active[k];
+        if (i >= (uint32_t)b->high || !b->alive[i] || !b->awake[i]) bad = fail_at(c, "active %d: body %u is not a live awake body", k, i);
+        else if (seen[i]++) bad = fail_at(c, "active %d: body %u is on the list twice", k, i);
+    }
+    for (int i = 0; i < b->high && !bad && (checks & KYU_CHECK_ACTIVE); i++)
+        if (b->alive[i] && b->awake[i] && !seen[i]) bad = fail_at(c, "body %d: awake but not on the active list", i);
+    if ((checks & KYU_CHECK_GRID) && !bad) {
+        const grid *g = &w->grid;
+        seen = marks(w);
+        for (int k = 0; k < g->entry_count; k++)
+            if (g->entries[k].body < (uint32_t)b->high) seen[g->entries[k].body] = 1;
+        for (int k = 0; k < g->big_count; k++) seen[g->big[k]] = 1;
+        for (int k = 0; k < g->huge_count; k++) seen[g->huge[k]] = 1;
+        for (int k = 0; k < g->late_count; k++) seen[g->late[k].body] = 1; // late inserts (woken, re-aimed)
+        for (int k = 0; k < w->active_count && !bad; k++)
+            if (!seen[w->active[k]]) bad = fail_at(c, "awake body %u is not in the grid", w->active[k]);
+    }
+    return bad;
+}
+
+int kyu_world_validate_step(const kyu_world *w, int checks, char *msg, size_t capacity) {
+    if (kyu_world_validate(w, msg, capacity)) return -1;
+    checker c = {msg, capacity, 0};
+    return check_step(w, &c, checks) ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // World lifetime, the fixed-timestep loop, and the step pipeline in the order of DESIGN.md.
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -138,7 +139,7 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_free(w->colliders); kyu_free(w->free_colliders);
     kyu_free(w->active); kyu_free(w->t_body); kyu_free(w->accel); kyu_free(w->version); kyu_free(w->box); kyu_free(w->adj_start); kyu_free(w->adj); kyu_free(w->adj_hit); kyu_free(w->late_hit);
     kyu_free(w->late_head); kyu_free(w->cache_run); kyu_free(w->late_partner); kyu_free(w->late_next);
-    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->cascade_flag); kyu_free(w->cascade); kyu_free(w->cascade_changed); kyu_free(w->cascade_keys); kyu_free(w->cascade_touch); kyu_free(w->cascade_touch_start); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
+    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->cascade_flag); kyu_free(w->check_marks); kyu_free(w->cascade); kyu_free(w->cascade_changed); kyu_free(w->cascade_keys); kyu_free(w->cascade_touch); kyu_free(w->cascade_touch_start); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
     for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
     kyu_free(w->event_chunks);
     kyu_islands_free(w);
@@ -216,6 +217,20 @@ static void trim_scratch(kyu_world *w) {
     SHRINK(w->solve_order, w->solve_order_cap, w->contact_count + 1);
 }
 
+// KYU_VALIDATE builds (the sanitizer builds) check the world's invariants after every stage of the
+// step and stop at the first stage that breaks one (engine/validate.c says what each check is).
+#ifdef KYU_VALIDATE
+static void validate_after(const kyu_world *w, const char *stage, int checks) {
+    char msg[KYU_ERROR_SIZE], what[KYU_ERROR_SIZE + 64];
+    if (!kyu_world_validate_step(w, checks, msg, sizeof msg)) return;
+    snprintf(what, sizeof what, "world invalid after %s: %s", stage, msg);
+    kyu_assert_fail(what, __FILE__, __LINE__);
+}
+#define VALIDATE_AFTER(stage, checks) (fail ? (void)0 : validate_after(w, stage, checks))
+#else
+#define VALIDATE_AFTER(stage, checks) ((void)0)
+#endif
+
 kyu_status kyu_world_step(kyu_world *w) {
     if (!w) return KYU_ERR_NULL;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
@@ -231,6 +246,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_add_fresh(w); // new bodies meet what they touch before they move
     collect_active(w);
+    VALIDATE_AFTER("stage 0 (events, waking, new contacts)", KYU_CHECK_ACTIVE);
     int awake_at_start = w->active_count;
     w->stats.awake_bodies = w->active_count;
     double t1 = now_ms();
@@ -238,21 +254,26 @@ kyu_status kyu_world_step(kyu_world *w) {
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w); // 2. velocity solve over kept contacts
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
+    VALIDATE_AFTER("stages 1-2 (forces, velocity solve)", KYU_CHECK_ACTIVE);
     kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
     kyu_colliders_update_bounds(w);
     double t2 = now_ms();
     if (!fail) fail = kyu_broadphase_build(w); //    candidate pairs
+    VALIDATE_AFTER("stage 3 (sweeps, broadphase)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID);
     double t3 = now_ms();
     if (!fail) fail = kyu_impacts_resolve(w); // 4. impacts in time order, response, cascades
     if (!fail) kyu_colliders_advance(w);
     if (w->active_count != awake_at_start) sort_active(w);  // islands woken mid-step joined
+    VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID);
     double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w);   // 5. contacts (new + kept)
     if (!fail) fail = kyu_contacts_escape(w); //     and de-penetration
+    VALIDATE_AFTER("stage 5 (contacts, escape)", KYU_CHECK_ACTIVE);
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w);  // 6. islands: resting ones fall asleep
     if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
+    VALIDATE_AFTER("stage 6 (islands)", 0);
     double t6 = now_ms();
     kyu_step_stats *st = &w->stats;
     st->ms_solve = (float)(t2 - t1), st->ms_broadphase = (float)(t3 - t2), st->ms_impacts = (float)(t4 - t3);
