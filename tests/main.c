@@ -57,6 +57,7 @@ int main(int argc, char **argv) {
     suite_rest();
     suite_bulk();
     suite_spin();
+    suite_validate();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -92,5 +92,6 @@ void suite_robustness(void);
 void suite_rest(void);
 void suite_bulk(void);
 void suite_spin(void);
+void suite_validate(void);
 
 #endif
