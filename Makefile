@@ -68,6 +68,11 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
 # CMake package (tests/cmake-consumer).
 TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
+# The scene loader (tools/scene.h; its files by concern in tools/scene_internal.h), linked into
+# kyu-sim, kyu-render, the scene fuzzer and the Python extension (mk/*.mk).
+SCENE_SRC := tools/scene.c tools/scene_json.c tools/scene_bodies.c tools/scene_colliders.c \
+	tools/scene_generators.c tools/scene_settings.c
+SCENE_HDR := tools/scene.h tools/scene_internal.h
 TOOL_TEST_DEPS := $(BUILD)/libkyu.so
 -include $(sort $(wildcard mk/*.mk))
 

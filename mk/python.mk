@@ -27,8 +27,8 @@ PY_INC := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['i
 PY_CJSON_CFLAGS := $(shell pkg-config --cflags libcjson)
 PY_CJSON_LIBS := $(shell pkg-config --libs libcjson)
 PY_MODULE := $(PY_DIR)/kyu/_kyu$(PY_EXT)
-PY_OBJ := $(PY_DIR)/obj/shim.o $(PY_DIR)/obj/scene.o $(PY_DIR)/obj/frame_files.o
-PY_HDR := python/shim.h tools/scene.h tools/frame_files.h $(HEADERS)
+PY_OBJ := $(PY_DIR)/obj/shim.o $(SCENE_SRC:tools/%.c=$(PY_DIR)/obj/%.o) $(PY_DIR)/obj/frame_files.o
+PY_HDR := python/shim.h $(SCENE_HDR) tools/frame_files.h $(HEADERS)
 
 all: python
 python: $(PY_MODULE) $(PY_SRC:python/%=$(PY_DIR)/%)

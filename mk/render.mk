@@ -8,8 +8,8 @@
 
 RENDER_PKGS := cairo libcjson
 RENDER_HAVE := $(shell pkg-config --exists $(RENDER_PKGS) 2>/dev/null && echo yes)
-RENDER_SRC := tools/kyu-render.c tools/render_view.c tools/render_input.c tools/scene.c
-RENDER_HDR := tools/render_view.h tools/render_input.h tools/scene.h
+RENDER_SRC := tools/kyu-render.c tools/render_view.c tools/render_input.c $(SCENE_SRC)
+RENDER_HDR := tools/render_view.h tools/render_input.h $(SCENE_HDR)
 LESSON_SRC := tools/kyu-lesson.c tools/lesson_capture.c tools/lesson_analysis.c tools/lesson_page.c \
 	tools/lesson_svg.c
 LESSON_HDR := tools/lesson_capture.h tools/lesson_page.h tools/lesson_svg.h

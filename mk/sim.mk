@@ -5,7 +5,7 @@
 # Without libcjson the tools are skipped (one line says so) and tests/tools/sim.sh reports skips.
 
 SIM_HAVE_CJSON := $(shell pkg-config --exists libcjson 2>/dev/null && echo yes)
-SIM_SRC := tools/kyu-sim.c tools/scene.c tools/frame_files.c
+SIM_SRC := tools/kyu-sim.c $(SCENE_SRC) tools/frame_files.c
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := $(BUILD)/fuzz
@@ -21,7 +21,7 @@ TOOL_TEST_DEPS += $(BUILD)/tools/kyu-sim
 all: sim-tools
 sim-tools: $(BUILD)/tools/kyu-sim
 
-$(BUILD)/tools/kyu-sim: $(SIM_SRC) tools/scene.h tools/frame_files.h $(BUILD)/libkyu.a
+$(BUILD)/tools/kyu-sim: $(SIM_SRC) $(SCENE_HDR) tools/frame_files.h $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(SIM_SRC) $(BUILD)/libkyu.a -o $@ $(CJSON_LIBS) $(LDLIBS_ALL)
 
@@ -38,8 +38,8 @@ $(FUZZ_DIR)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_FLAGS)) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_scene: tools/fuzz_scene.c tools/scene.c tools/scene.h $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer tools/fuzz_scene.c tools/scene.c $(FUZZ_OBJ) \
+$(FUZZ_DIR)/fuzz_scene: tools/fuzz_scene.c $(SCENE_SRC) $(SCENE_HDR) $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer tools/fuzz_scene.c $(SCENE_SRC) $(FUZZ_OBJ) \
 		-o $@ $(CJSON_LIBS) -lm -lpthread
 
 fuzz: $(FUZZ_DIR)/fuzz_scene

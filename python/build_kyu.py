@@ -5,7 +5,7 @@ function that drifts from the engine fails the build instead of corrupting memor
 
     /usr/bin/python3 python/build_kyu.py OUT.c
 
-mk/python.mk compiles OUT.c with python/shim.c, tools/scene.c and tools/frame_files.c and links
+mk/python.mk compiles OUT.c with python/shim.c, tools/scene*.c and tools/frame_files.c and links
 them with kyu's position-independent objects into build/python/kyu/_kyu*.so (static: nothing to
 find at run time but libcjson).
 

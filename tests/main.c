@@ -38,7 +38,11 @@ void test_run(const char *name, void (*fn)(void)) {
 int main(int argc, char **argv) {
     filter = argc > 1 ? argv[1] : NULL;
     suite_geometry();
-    suite_api();
+    suite_version();
+    suite_errors();
+    suite_world();
+    suite_bodies();
+    suite_handles();
     suite_physics();
     suite_islands();
     suite_threads();

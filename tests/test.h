@@ -73,7 +73,11 @@ static inline kyu_collider_id add_box(kyu_world *w, vec3s lo, vec3s hi, float e,
 
 // Every test file provides one suite function, listed in tests/main.c.
 void suite_geometry(void);
-void suite_api(void);
+void suite_version(void);
+void suite_errors(void);
+void suite_world(void);
+void suite_bodies(void);
+void suite_handles(void);
 void suite_physics(void);
 void suite_snapshot(void);
 void suite_grid(void);

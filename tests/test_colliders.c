@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Capsule, convex hull and triangle mesh colliders in the world: continuous collision (no
-// tunnelling), no snagging on the seams of a tiled floor, piles that settle in a bowl.
+// tunnelling), no snagging on the seams of a tiled floor, piles that settle in a bowl; and the
+// collider API's contract (contract.h): defs and setters with a bad value refused, the world
+// unchanged, and the max_colliders cap.
 #include <math.h>
 #include <stdlib.h>
 
 #include "kyu/kyu.h"
 #include <string.h>
 
+#include "contract.h"
 #include "test.h"
 
 static kyu_world *world_with(vec3s gravity) {
@@ -286,6 +289,212 @@ static void test_flat_hulls_are_refused(void) {
     kyu_world_destroy(w);
 }
 
+// ---- The collider API: bad defs and setters refused, max_colliders (contract.h) -----------------
+
+static const float_field box_fields[] = {
+    VEC_FIELD(kyu_collider_def, position, 0, "position"),
+    VEC_FIELD(kyu_collider_def, position, 1, "position"),
+    VEC_FIELD(kyu_collider_def, position, 2, "position"),
+    VEC_FIELD(kyu_collider_def, velocity, 0, "velocity"),
+    VEC_FIELD(kyu_collider_def, velocity, 1, "velocity"),
+    VEC_FIELD(kyu_collider_def, velocity, 2, "velocity"),
+    VEC_FIELD(kyu_collider_def, half_extents, 0, "extent"),
+    VEC_FIELD(kyu_collider_def, half_extents, 1, "extent"),
+    VEC_FIELD(kyu_collider_def, half_extents, 2, "extent"),
+    VEC_FIELD(kyu_collider_def, rotation, 0, "rotation"),
+    VEC_FIELD(kyu_collider_def, rotation, 1, "rotation"),
+    VEC_FIELD(kyu_collider_def, rotation, 2, "rotation"),
+    VEC_FIELD(kyu_collider_def, rotation, 3, "rotation"),
+    {"restitution", offsetof(kyu_collider_def, restitution), KYU_ERR_RESTITUTION, "restitution"},
+    {"friction", offsetof(kyu_collider_def, friction), KYU_ERR_FRICTION, "friction"},
+};
+
+static const float_field plane_fields[] = {
+    VEC_FIELD(kyu_collider_def, position, 0, "position"),
+    VEC_FIELD(kyu_collider_def, position, 1, "position"),
+    VEC_FIELD(kyu_collider_def, position, 2, "position"),
+    VEC_FIELD(kyu_collider_def, velocity, 0, "velocity"),
+    VEC_FIELD(kyu_collider_def, velocity, 1, "velocity"),
+    VEC_FIELD(kyu_collider_def, velocity, 2, "velocity"),
+    VEC_FIELD(kyu_collider_def, normal, 0, "normal"),
+    VEC_FIELD(kyu_collider_def, normal, 1, "normal"),
+    VEC_FIELD(kyu_collider_def, normal, 2, "normal"),
+    {"restitution", offsetof(kyu_collider_def, restitution), KYU_ERR_RESTITUTION, "restitution"},
+    {"friction", offsetof(kyu_collider_def, friction), KYU_ERR_FRICTION, "friction"},
+};
+
+// A def rejected by kyu_collider_create. The state hash does not cover colliders, so "unchanged"
+// is checked on the slot too: the world below has no collider, so slot 1 must stay empty.
+static void expect_collider_def_rejected(const char *file, int line, kyu_world *w, uint32_t world_id,
+                                         const kyu_collider_def *d, kyu_status want,
+                                         const char *keyword, const char *what) {
+    prime_error(w);
+    snapshot before = take_snapshot(w);
+    kyu_collider_id out = {9, 9, 9};
+    kyu_status got = kyu_collider_create(w, d, &out);
+    check_rejected(file, line, what, w, &before, got, want, keyword);
+    char msg[512];
+    if (!collider_id_eq(out, KYU_NULL_COLLIDER)) {
+        snprintf(msg, sizeof msg, "%s: *out is not the null handle after a failure", what);
+        test_fail(file, line, msg);
+    }
+    if (kyu_collider_is_valid(w, (kyu_collider_id){1, world_id, 1})) {
+        snprintf(msg, sizeof msg, "%s: a collider was created anyway", what);
+        test_fail(file, line, msg);
+        // Undo it, so the next case starts from an empty collider list again.
+        kyu_collider_destroy(w, (kyu_collider_id){1, world_id, 1});
+    }
+}
+
+static void nonfinite_collider_fields(kyu_world *w, uint32_t wid, kyu_collider_def base,
+                                      const float_field *fields, size_t n, const char *shape) {
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < NONFINITE_COUNT; k++) {
+            kyu_collider_def d = base;
+            memcpy((char *)&d + fields[i].offset, &nonfinite_values[k], sizeof(float));
+            char what[128];
+            snprintf(what, sizeof what, "%s def %s = %s", shape, fields[i].name, nonfinite_names[k]);
+            expect_collider_def_rejected(__FILE__, __LINE__, w, wid, &d, fields[i].nonfinite,
+                                         fields[i].keyword, what);
+        }
+    }
+}
+
+static void test_nonfinite_collider_def_field_is_rejected(void) {
+    kyu_world *w = make_world(v3(0, -9.81f, 0));
+    ENSURE(w);
+    kyu_body_id b = add_body(w, v3(0, 3, 0), v3(0, 0, 0));
+    ENSURE(kyu_body_is_valid(w, b));
+    // Kinematic, so that velocity is a field the collider really uses.
+    nonfinite_collider_fields(w, b.world, box_def(v3(0, -1, 0), v3(2, 1, 2), KYU_KINEMATIC), box_fields,
+                              sizeof box_fields / sizeof box_fields[0], "kinematic box");
+    nonfinite_collider_fields(w, b.world, kyu_collider_def_default(), plane_fields,
+                              sizeof plane_fields / sizeof plane_fields[0], "static plane");
+    kyu_world_destroy(w);
+}
+
+static void test_out_of_range_collider_def_is_rejected(void) {
+    kyu_world *w = make_world(v3(0, -9.81f, 0));
+    ENSURE(w);
+    kyu_body_id b = add_body(w, v3(0, 3, 0), v3(0, 0, 0));
+    ENSURE(kyu_body_is_valid(w, b));
+    uint32_t wid = b.world;
+    const kyu_collider_def box = box_def(v3(0, -1, 0), v3(2, 1, 2), KYU_KINEMATIC);
+    const kyu_collider_def plane = kyu_collider_def_default();
+    const versors zero_q = {{0, 0, 0, 0}};
+    kyu_collider_def d;
+
+#define COLLIDER_CASE(base, edit, want, kw)                                                        \
+    do {                                                                                           \
+        d = (base);                                                                                \
+        edit;                                                                                      \
+        expect_collider_def_rejected(__FILE__, __LINE__, w, wid, &d, (want), (kw), #base ": " #edit); \
+    } while (0)
+
+    COLLIDER_CASE(box, d.restitution = -0.01f, KYU_ERR_RESTITUTION, "restitution");
+    COLLIDER_CASE(box, d.restitution = 1.01f, KYU_ERR_RESTITUTION, "restitution");
+    COLLIDER_CASE(plane, d.restitution = 1.01f, KYU_ERR_RESTITUTION, "restitution");
+    COLLIDER_CASE(box, d.friction = -0.01f, KYU_ERR_FRICTION, "friction");
+    COLLIDER_CASE(plane, d.friction = -0.01f, KYU_ERR_FRICTION, "friction");
+    COLLIDER_CASE(box, d.position.x = 1.5e9f, KYU_ERR_NOT_FINITE, "position");
+    COLLIDER_CASE(plane, d.position.y = -1.5e9f, KYU_ERR_NOT_FINITE, "position");
+    COLLIDER_CASE(box, d.velocity.z = 1.5e9f, KYU_ERR_NOT_FINITE, "velocity");
+    COLLIDER_CASE(box, d.rotation = zero_q, KYU_ERR_INVALID_ARGUMENT, "rotation");
+    COLLIDER_CASE(plane, d.normal = v3(0, 0, 0), KYU_ERR_INVALID_ARGUMENT, "normal");
+    COLLIDER_CASE(box, d.half_extents.x = 0.0f, KYU_ERR_INVALID_ARGUMENT, "extent");
+    COLLIDER_CASE(box, d.half_extents.y = 0.0f, KYU_ERR_INVALID_ARGUMENT, "extent");
+    COLLIDER_CASE(box, d.half_extents.z = 0.0f, KYU_ERR_INVALID_ARGUMENT, "extent");
+    COLLIDER_CASE(box, d.half_extents.x = -1.0f, KYU_ERR_INVALID_ARGUMENT, "extent");
+    COLLIDER_CASE(box, d.half_extents.y = -1.0f, KYU_ERR_INVALID_ARGUMENT, "extent");
+    COLLIDER_CASE(box, d.half_extents.z = -1.0f, KYU_ERR_INVALID_ARGUMENT, "extent");
+    COLLIDER_CASE(box, d.type = (kyu_shape_type)0, KYU_ERR_INVALID_ARGUMENT, "shape");
+    COLLIDER_CASE(box, d.type = (kyu_shape_type)99, KYU_ERR_INVALID_ARGUMENT, "shape");
+    COLLIDER_CASE(plane, d.motion = (kyu_motion)7, KYU_ERR_INVALID_ARGUMENT, "motion");
+    COLLIDER_CASE(box, d.motion = (kyu_motion)-1, KYU_ERR_INVALID_ARGUMENT, "motion");
+    COLLIDER_CASE(box, memset(&d, 0, sizeof d), KYU_ERR_INVALID_DEF, "default");
+    // Every field legal except the cookie: only "not made by _default()" can reject it.
+    COLLIDER_CASE(box, d.internal_cookie = 0, KYU_ERR_INVALID_DEF, "default");
+#undef COLLIDER_CASE
+
+    // After all those refusals the first legal collider still gets slot 1.
+    kyu_collider_id c;
+    ENSURE(kyu_collider_create(w, &box, &c) == KYU_OK);
+    EXPECT(c.index1 == 1);
+    kyu_world_destroy(w);
+}
+
+static void test_invalid_collider_setter_is_rejected(void) {
+    kyu_world *w = make_world(v3(0, 0, 0));
+    ENSURE(w);
+    add_body(w, v3(0, 5, 0), v3(0, 0, 0));
+    kyu_collider_def sd = box_def(v3(10, 0, 0), v3(1, 1, 1), KYU_STATIC);
+    kyu_collider_def kd = box_def(v3(-10, 0, 0), v3(1, 1, 1), KYU_KINEMATIC);
+    kd.velocity = v3(1, 0, 0);
+    kyu_collider_id s, k;
+    ENSURE(kyu_collider_create(w, &sd, &s) == KYU_OK && kyu_collider_create(w, &kd, &k) == KYU_OK);
+
+    REJECTS(w, KYU_ERR_INVALID_ARGUMENT, "velocity", "collider_set_velocity on a static collider",
+            kyu_collider_set_velocity(w, s, v3(1, 0, 0)));
+    char what[96];
+    for (int axis = 0; axis < 3; axis++) {
+        for (int n = 0; n < NONFINITE_COUNT; n++) {
+            vec3s bad = v3(0, 0, 0);
+            bad.raw[axis] = nonfinite_values[n];
+            snprintf(what, sizeof what, "collider_set_velocity axis %d = %s", axis, nonfinite_names[n]);
+            REJECTS(w, KYU_ERR_NOT_FINITE, "velocity", what, kyu_collider_set_velocity(w, k, bad));
+            snprintf(what, sizeof what, "collider_set_transform position axis %d = %s", axis,
+                     nonfinite_names[n]);
+            REJECTS(w, KYU_ERR_NOT_FINITE, "position", what,
+                    kyu_collider_set_transform(w, k, bad, glms_quat_identity()));
+        }
+    }
+    versors nanq = glms_quat_identity();
+    nanq.w = NAN;
+    REJECTS(w, KYU_ERR_NOT_FINITE, "rotation", "collider_set_transform nan rotation",
+            kyu_collider_set_transform(w, s, v3(10, 0, 0), nanq));
+    REJECTS(w, KYU_ERR_INVALID_ARGUMENT, "rotation", "collider_set_transform zero rotation",
+            kyu_collider_set_transform(w, s, v3(10, 0, 0), (versors){{0, 0, 0, 0}}));
+    REJECTS(w, KYU_ERR_NOT_FINITE, "position", "collider_set_transform position 1.5e9",
+            kyu_collider_set_transform(w, s, v3(1.5e9f, 0, 0), glms_quat_identity()));
+
+    // Neither collider changed: the static one is where it was, the kinematic one moves by its
+    // original velocity (a stored NaN or new velocity would show after one step).
+    vec3s p;
+    ENSURE(kyu_collider_get_position(w, s, &p) == KYU_OK);
+    EXPECT(same3(p, v3(10, 0, 0)));
+    ENSURE(kyu_world_step(w) == KYU_OK);
+    ENSURE(kyu_collider_get_position(w, k, &p) == KYU_OK);
+    float dt = kyu_world_def_default().fixed_dt;
+    EXPECT(finite3(p));
+    ENSURE_NEAR(p.x, -10.0f + dt, 1e-5);
+    ENSURE_NEAR(p.y, 0.0f, 0.0);
+    kyu_world_destroy(w);
+}
+
+static void test_max_colliders_is_enforced_and_freed_slot_is_reused(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.max_colliders = 3;
+    kyu_world *w = make_world_with(wd);
+    ENSURE(w);
+    kyu_collider_id c[3];
+    for (int i = 0; i < 3; i++) {
+        kyu_collider_def d = box_def(v3((float)i * 4, 0, 0), v3(1, 1, 1), KYU_STATIC);
+        ENSURE(kyu_collider_create(w, &d, &c[i]) == KYU_OK);
+    }
+    kyu_collider_def d = box_def(v3(20, 0, 0), v3(1, 1, 1), KYU_STATIC);
+    kyu_collider_id out = {9, 9, 9};
+    REJECTS(w, KYU_ERR_CAPACITY, "max_colliders", "4th collider", kyu_collider_create(w, &d, &out));
+    EXPECT(collider_id_eq(out, KYU_NULL_COLLIDER));
+    ENSURE(kyu_collider_destroy(w, c[1]) == KYU_OK);
+    kyu_collider_id again;
+    EXPECT_STATUS(kyu_collider_create(w, &d, &again), KYU_OK);
+    EXPECT(kyu_collider_is_valid(w, again) && again.index1 >= 1 && again.index1 <= 3);
+    EXPECT(!kyu_collider_is_valid(w, c[1]));
+    REJECTS(w, KYU_ERR_CAPACITY, "max_colliders", "4th collider after reuse",
+            kyu_collider_create(w, &d, &out));
+    kyu_world_destroy(w);
+}
+
 void suite_colliders(void) {
     RUN_TEST(test_flat_hulls_are_refused);
     RUN_TEST(test_ball_crosses_a_tiled_floor_without_snagging);
@@ -295,4 +504,8 @@ void suite_colliders(void) {
     RUN_TEST(test_ball_reflects_off_a_capsule);
     RUN_TEST(test_kinematic_capsule_paddle_pushes_the_ball);
     RUN_TEST(test_queries_hit_capsules_hulls_and_meshes);
+    RUN_TEST(test_nonfinite_collider_def_field_is_rejected);
+    RUN_TEST(test_out_of_range_collider_def_is_rejected);
+    RUN_TEST(test_invalid_collider_setter_is_rejected);
+    RUN_TEST(test_max_colliders_is_enforced_and_freed_slot_is_reused);
 }
