@@ -67,13 +67,14 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # cxx.sh: the README's program and tests/cxx/use.cpp built as C++ (they link libkyu.a with LDSAN).
 # install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
 # CMake package (tests/cmake-consumer).
-TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
+# hashes.sh: the benchmark scenes, run short, end in pinned state hashes for 1, 2, 3 and 8 workers.
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/hashes.sh
 # The scene loader (tools/scene.h; its files by concern in tools/scene_internal.h), linked into
 # kyu-sim, kyu-render, the scene fuzzer and the Python extension (mk/*.mk).
 SCENE_SRC := tools/scene.c tools/scene_json.c tools/scene_bodies.c tools/scene_colliders.c \
 	tools/scene_generators.c tools/scene_settings.c
 SCENE_HDR := tools/scene.h tools/scene_internal.h
-TOOL_TEST_DEPS := $(BUILD)/libkyu.so
+TOOL_TEST_DEPS := $(BUILD)/libkyu.so $(BUILD)/tools/bench
 -include $(sort $(wildcard mk/*.mk))
 
 # The library's own objects: only what include/kyu/*.h declares with KYU_API is exported (base.h).

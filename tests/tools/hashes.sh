@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Determinism pinned: the benchmark scenes (docs/benchmarks.md), run short, end in the state hashes
+# written below, for 1, 2, 3 and 8 workers. The same hashes come from gcc and clang (CI runs this
+# test with both builds' bench) and from any machine: kyu's arithmetic is IEEE single and double
+# precision without fused multiply-adds (-ffp-contract=off) and without libm's own roundings.
+# A commit that changes how kyu steps changes a hash here on purpose: it then writes the new value
+# and says in its message which hash changed and why. Run by `make test` with BUILD set.
+set -u
+BUILD=${BUILD:-build}
+BENCH=${BENCH:-$BUILD/tools/bench}
+. tests/tools/lib.sh
+
+if [ ! -x "$BENCH" ]; then
+    no "hashes" "$BENCH is missing (make tools/bench)"
+    finish
+fi
+
+# scene arguments (WORKERS stands for the worker count) | expected state hash
+while IFS='|' read -r args expected; do
+    [ -n "$args" ] || continue
+    got=""
+    for workers in 1 2 3 8; do
+        line=$("$BENCH" $(echo "$args" | sed "s/WORKERS/$workers/") 2>&1 | tail -1)
+        h=$(echo "$line" | sed -n 's/.*state_hash=\(0x[0-9a-f]*\).*/\1/p')
+        got="$got $workers:${h:-none}"
+    done
+    if [ "$(echo "$got" | tr ' ' '\n' | sed -n 's/^[0-9]*://p' | sort -u)" = "$expected" ]; then
+        ok "bench $args: $expected for 1, 2, 3 and 8 workers"
+    else
+        no "bench $args" "expected $expected for every worker count, got$got"
+    fi
+done <<'SCENES'
+pile 1000 WORKERS --steps 150|0x0e83ea5977a1dd56
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x196197ed2c3f8a01
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x06eb4004eedfb79e
+gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
+bullets 1000 WORKERS|0xfe183d3196c2c59d
+SCENES
+finish
