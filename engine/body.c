@@ -20,17 +20,19 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     if (slots <= b->capacity) return 0;
     int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
-    int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
-        GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) || GROW(b->ang_damping, n) ||
-        GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) ||
-        GROW(b->friction, n) || GROW(b->damping, n) || GROW(b->gravity_scale, n) ||
-        GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->material, n) || GROW(b->group, n) ||
-        GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->awake, n) ||
-        GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) || GROW(w->active, n) ||
-        GROW(w->cf_offset, n) || GROW(w->cf_count, n) || GROW(w->slab, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
-        GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) || GROW(w->box, n) ||
-        GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) || GROW(w->cache_run, n) || GROW(w->cascade_flag, n) ||
-        GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+    int failed =
+        GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) || GROW(b->ang, n) ||
+        GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) || GROW(b->ang_damping, n) ||
+        GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) || GROW(b->friction, n) ||
+        GROW(b->damping, n) || GROW(b->gravity_scale, n) || GROW(b->user, n) || GROW(b->category, n) ||
+        GROW(b->mask, n) || GROW(b->material, n) || GROW(b->group, n) || GROW(b->sensor, n) ||
+        GROW(b->allow_sleep, n) || GROW(b->awake, n) || GROW(b->sleep_timer, n) || GROW(b->island, n) ||
+        GROW(b->sleep_epoch, n) || GROW(w->active, n) || GROW(w->cf_offset, n) || GROW(w->cf_count, n) ||
+        GROW(w->slab, n) || GROW(w->uf_record, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
+        GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->version, n) ||
+        GROW(w->box, n) || GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->limit_t, n) ||
+        GROW(w->cache_run, n) || GROW(w->cascade_flag, n) || GROW(w->grid.stamp, n) ||
+        GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->check_marks, n + 1);
 #endif
@@ -48,11 +50,35 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
 }
 
 void kyu_bodies_free(body_store *b) {
-    kyu_free(b->pos); kyu_free(b->vel); kyu_free(b->prev);
-    kyu_free(b->ang); kyu_free(b->rot); kyu_free(b->inv_inertia); kyu_free(b->rolling); kyu_free(b->ang_damping); kyu_free(b->radius); kyu_free(b->inv_mass); kyu_free(b->mass);
-    kyu_free(b->restitution); kyu_free(b->friction); kyu_free(b->damping); kyu_free(b->gravity_scale);
-    kyu_free(b->user); kyu_free(b->category); kyu_free(b->mask); kyu_free(b->material); kyu_free(b->group); kyu_free(b->sensor); kyu_free(b->allow_sleep); kyu_free(b->awake); kyu_free(b->sleep_timer);
-    kyu_free(b->island); kyu_free(b->sleep_epoch); kyu_free(b->generation); kyu_free(b->alive); kyu_free(b->free_slots);
+    kyu_free(b->pos);
+    kyu_free(b->vel);
+    kyu_free(b->prev);
+    kyu_free(b->ang);
+    kyu_free(b->rot);
+    kyu_free(b->inv_inertia);
+    kyu_free(b->rolling);
+    kyu_free(b->ang_damping);
+    kyu_free(b->radius);
+    kyu_free(b->inv_mass);
+    kyu_free(b->mass);
+    kyu_free(b->restitution);
+    kyu_free(b->friction);
+    kyu_free(b->damping);
+    kyu_free(b->gravity_scale);
+    kyu_free(b->user);
+    kyu_free(b->category);
+    kyu_free(b->mask);
+    kyu_free(b->material);
+    kyu_free(b->group);
+    kyu_free(b->sensor);
+    kyu_free(b->allow_sleep);
+    kyu_free(b->awake);
+    kyu_free(b->sleep_timer);
+    kyu_free(b->island);
+    kyu_free(b->sleep_epoch);
+    kyu_free(b->generation);
+    kyu_free(b->alive);
+    kyu_free(b->free_slots);
     memset(b, 0, sizeof *b);
 }
 
@@ -70,8 +96,7 @@ int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status) {
         return -1;
     }
     int slot = (int)(id.index1 - 1);
-    if (!w->bodies.alive[slot] ||
-        w->bodies.generation[slot] != id.generation) {
+    if (!w->bodies.alive[slot] || w->bodies.generation[slot] != id.generation) {
         *status = KYU_ERR_STALE_HANDLE;
         return -1;
     }
@@ -80,13 +105,13 @@ int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status) {
 }
 
 // Looks up a handle for a function, or returns its error from the calling function.
-#define BODY_SLOT(w, id, slot)                                                                     \
-    kyu_status st_ = KYU_OK;                                                                            \
-    if (!(w)) return KYU_ERR_NULL;                                                                 \
-    int slot = kyu_body_slot((w), (id), &st_);                                                     \
-    if (slot < 0)                                                                                  \
-        return kyu_fail((w), st_, "body handle {index1 %u, generation %u, world %u}", \
-                        (id).index1, (id).generation, (id).world);
+#define BODY_SLOT(w, id, slot)                                                                               \
+    kyu_status st_ = KYU_OK;                                                                                 \
+    if (!(w)) return KYU_ERR_NULL;                                                                           \
+    int slot = kyu_body_slot((w), (id), &st_);                                                               \
+    if (slot < 0)                                                                                            \
+        return kyu_fail((w), st_, "body handle {index1 %u, generation %u, world %u}", (id).index1,           \
+                        (id).generation, (id).world);
 
 kyu_body_def kyu_body_def_default(void) {
     kyu_body_def d;
@@ -117,26 +142,28 @@ static float abs_max(vec3s v) { return kyu_maxf(fabsf(v.x), kyu_maxf(fabsf(v.y),
 
 kyu_status kyu_body_check_position(kyu_world *w, vec3s p, float r) {
     if (!kyu_bounded3(p, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "position (%g, %g, %g) must be finite, each |x| <= 1e9", (double)p.x,
-                        (double)p.y, (double)p.z);
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "position (%g, %g, %g) must be finite, each |x| <= 1e9",
+                        (double)p.x, (double)p.y, (double)p.z);
     if (abs_max(p) > KYU_REACH * r)
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
-                        "position %g m from the origin is over 2^20 radii (radius %g m): float positions there are "
-                        "%g m apart, too coarse to resolve the body's contacts (keep the scene near the origin)",
-                        (double)abs_max(p), (double)r, (double)(abs_max(p) * 0x1p-24f));
+        return kyu_fail(
+            w, KYU_ERR_INVALID_ARGUMENT,
+            "position %g m from the origin is over 2^20 radii (radius %g m): float positions there are "
+            "%g m apart, too coarse to resolve the body's contacts (keep the scene near the origin)",
+            (double)abs_max(p), (double)r, (double)(abs_max(p) * 0x1p-24f));
     return KYU_OK;
 }
 
 kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float r, const char *what) {
     if (!kyu_bounded3(v, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s (%g, %g, %g) must be finite, each |v| <= 1e9", what, (double)v.x,
-                        (double)v.y, (double)v.z);
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s (%g, %g, %g) must be finite, each |v| <= 1e9", what,
+                        (double)v.x, (double)v.y, (double)v.z);
     float travel = glms_vec3_norm(v) * w->def.fixed_dt;
     if (travel > KYU_REACH * r)
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
-                        "%s: speed %g m/s carries the body %g m in one step, over 2^20 radii (radius %g m): its "
-                        "contacts cannot be resolved in float (use a smaller fixed_dt)",
-                        what, (double)glms_vec3_norm(v), (double)travel, (double)r);
+        return kyu_fail(
+            w, KYU_ERR_INVALID_ARGUMENT,
+            "%s: speed %g m/s carries the body %g m in one step, over 2^20 radii (radius %g m): its "
+            "contacts cannot be resolved in float (use a smaller fixed_dt)",
+            what, (double)glms_vec3_norm(v), (double)travel, (double)r);
     return KYU_OK;
 }
 
@@ -159,19 +186,23 @@ kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
     if (!(fabsf(d->gravity_scale) <= 1e6f))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity_scale %g", (double)d->gravity_scale);
     if (!(d->angular_damping >= 0.0f && d->angular_damping <= 1e6f))
-        return kyu_fail(w, KYU_ERR_DAMPING, "angular_damping %g (allowed: [0, 1e6])", (double)d->angular_damping);
+        return kyu_fail(w, KYU_ERR_DAMPING, "angular_damping %g (allowed: [0, 1e6])",
+                        (double)d->angular_damping);
     if (!(d->inertia_scale > 0.0f && d->inertia_scale <= 1e6f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "inertia_scale %g (allowed: (0, 1e6]; 1 is a solid sphere)",
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "inertia_scale %g (allowed: (0, 1e6]; 1 is a solid sphere)",
                         (double)d->inertia_scale);
     if (!(d->rolling_resistance >= 0.0f && d->rolling_resistance <= 1e6f))
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "rolling_resistance %g (allowed: [0, 1e6])",
                         (double)d->rolling_resistance);
     kyu_status rs = kyu_body_check_rotation(w, d->rotation);
     if (rs != KYU_OK) return rs;
-    if (d->fixed_rotation && !(d->angular_velocity.x == 0.0f && d->angular_velocity.y == 0.0f && d->angular_velocity.z == 0.0f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
-                        "angular_velocity (%g, %g, %g) on a fixed_rotation body (it never turns: must be zero)",
-                        (double)d->angular_velocity.x, (double)d->angular_velocity.y, (double)d->angular_velocity.z);
+    if (d->fixed_rotation &&
+        !(d->angular_velocity.x == 0.0f && d->angular_velocity.y == 0.0f && d->angular_velocity.z == 0.0f))
+        return kyu_fail(
+            w, KYU_ERR_INVALID_ARGUMENT,
+            "angular_velocity (%g, %g, %g) on a fixed_rotation body (it never turns: must be zero)",
+            (double)d->angular_velocity.x, (double)d->angular_velocity.y, (double)d->angular_velocity.z);
     return kyu_body_check_angular_velocity(w, d->angular_velocity, d->radius, "angular_velocity");
 }
 
@@ -189,11 +220,12 @@ kyu_status kyu_body_check_angular_velocity(kyu_world *w, vec3s av, float r, cons
 kyu_status kyu_body_check_rotation(kyu_world *w, versors q) {
     float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
     if (!(isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w)) || !(n2 <= 1e30f))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation (%g, %g, %g, %g) must be finite", (double)q.x, (double)q.y,
-                        (double)q.z, (double)q.w);
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation (%g, %g, %g, %g) must be finite", (double)q.x,
+                        (double)q.y, (double)q.z, (double)q.w);
     if (!(n2 > 1e-12f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "rotation (%g, %g, %g, %g) is zero (identity is (0, 0, 0, 1))",
-                        (double)q.x, (double)q.y, (double)q.z, (double)q.w);
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "rotation (%g, %g, %g, %g) is zero (identity is (0, 0, 0, 1))", (double)q.x,
+                        (double)q.y, (double)q.z, (double)q.w);
     return KYU_OK;
 }
 
@@ -352,8 +384,9 @@ kyu_status kyu_body_check_spin(kyu_world *w, int slot, vec3s av, const char *wha
     kyu_status st = kyu_body_check_angular_velocity(w, av, w->bodies.radius[slot], what);
     if (st != KYU_OK) return st;
     if (w->bodies.inv_inertia[slot] == 0.0f && !(av.x == 0.0f && av.y == 0.0f && av.z == 0.0f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "%s (%g, %g, %g): the body has fixed rotation (it never turns)",
-                        what, (double)av.x, (double)av.y, (double)av.z);
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "%s (%g, %g, %g): the body has fixed rotation (it never turns)", what, (double)av.x,
+                        (double)av.y, (double)av.z);
     return KYU_OK;
 }
 
@@ -404,7 +437,8 @@ kyu_status kyu_body_apply_impulse_at_point(kyu_world *w, kyu_body_id id, vec3s i
     body_store *s = &w->bodies;
     vec3s v = glms_vec3_add(s->vel[slot], glms_vec3_scale(impulse, s->inv_mass[slot]));
     vec3s arm = glms_vec3_sub(point, s->pos[slot]);
-    vec3s av = glms_vec3_add(s->ang[slot], glms_vec3_scale(glms_vec3_cross(arm, impulse), s->inv_inertia[slot]));
+    vec3s av =
+        glms_vec3_add(s->ang[slot], glms_vec3_scale(glms_vec3_cross(arm, impulse), s->inv_inertia[slot]));
     kyu_status st = kyu_body_check_velocity(w, v, s->radius[slot], "the impulse gives a velocity");
     if (st == KYU_OK) st = kyu_body_check_spin(w, slot, av, "the impulse gives an angular_velocity");
     if (st != KYU_OK) return st;
@@ -417,7 +451,8 @@ kyu_status kyu_body_apply_impulse_at_point(kyu_world *w, kyu_body_id id, vec3s i
 kyu_status kyu_body_apply_angular_impulse(kyu_world *w, kyu_body_id id, vec3s angular_impulse) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_angular_impulse during a step");
-    if (!kyu_finite3(angular_impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "angular impulse must be finite");
+    if (!kyu_finite3(angular_impulse))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "angular impulse must be finite");
     body_store *s = &w->bodies;
     vec3s av = glms_vec3_add(s->ang[slot], glms_vec3_scale(angular_impulse, s->inv_inertia[slot]));
     kyu_status st = kyu_body_check_spin(w, slot, av, "the angular impulse gives an angular_velocity");

@@ -90,7 +90,8 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
             const aabb *b = &w->box[w->active[k]];
             st.extent_sum += (double)box_extent(b);
-            for (int d = 0; d < 3; d++) st.lo[d] = kyu_minf(st.lo[d], b->lo[d]), st.hi[d] = kyu_maxf(st.hi[d], b->lo[d]);
+            for (int d = 0; d < 3; d++)
+                st.lo[d] = kyu_minf(st.lo[d], b->lo[d]), st.hi[d] = kyu_maxf(st.hi[d], b->lo[d]);
         }
         x->slice[c] = st;
     }
@@ -102,7 +103,7 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
 // alike only if both compute the cell to the bit.
 static double cube_root(double x) {
     int e;
-    double m = frexp(x, &e); // x = m 2^e, m in [0.5, 1)
+    double m = frexp(x, &e);          // x = m 2^e, m in [0.5, 1)
     while (e % 3 != 0) m *= 2.0, e--; // now m in [0.5, 4) and e a multiple of 3
     double r = 1.0;
     for (int k = 0; k < 8; k++) r -= (r * r * r - m) / (3.0 * r * r); // Newton from 1: 8 are plenty
@@ -117,12 +118,15 @@ static void choose_cell_size(kyu_world *w) {
     } else if (n == 0) {
         g->cell = 1.0f;
     } else {
-        cell_stats slice[KYU_MAX_SLICES], all = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        cell_stats slice[KYU_MAX_SLICES],
+            all = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
         cell_stats_ctx x = {w, slice, kyu_slice_count(n)};
         kyu_parallel_for(w, x.slices, 1, cell_stats_task, &x);
         for (int c = 0; c < x.slices; c++) {
             all.extent_sum += slice[c].extent_sum;
-            for (int d = 0; d < 3; d++) all.lo[d] = kyu_minf(all.lo[d], slice[c].lo[d]), all.hi[d] = kyu_maxf(all.hi[d], slice[c].hi[d]);
+            for (int d = 0; d < 3; d++)
+                all.lo[d] = kyu_minf(all.lo[d], slice[c].lo[d]),
+                all.hi[d] = kyu_maxf(all.hi[d], slice[c].hi[d]);
         }
         double cell = 1.1 * all.extent_sum / n, volume = 1.0;
         for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - (double)all.lo[d] + cell;
@@ -177,7 +181,8 @@ static int fits_cell(const grid *g, const aabb *b) { return box_extent(b) <= 0.9
 static int64_t dense_index(const grid *g, const int32_t c[3]) {
     for (int k = 0; k < 3; k++)
         if (c[k] < g->origin[k] || c[k] >= g->origin[k] + g->dims[k]) return -1;
-    return ((int64_t)(c[2] - g->origin[2]) * g->dims[1] + (c[1] - g->origin[1])) * g->dims[0] + (c[0] - g->origin[0]);
+    return ((int64_t)(c[2] - g->origin[2]) * g->dims[1] + (c[1] - g->origin[1])) * g->dims[0] +
+           (c[0] - g->origin[0]);
 }
 
 // The build's passes over the active bodies run in fixed slices (kyu_slice_count), so what they
@@ -202,7 +207,8 @@ static void span_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     int n = w->active_count;
     for (int c = begin; c < end; c++) {
-        span_slice local = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0}, *s = &local;
+        span_slice local = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0},
+                   *s = &local;
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
             const aabb *b = &w->box[w->active[k]];
             if (!fits_cell(&w->grid, b)) {
@@ -210,7 +216,8 @@ static void span_task(int begin, int end, int worker, void *ctx) {
                 continue;
             }
             s->small++;
-            for (int d = 0; d < 3; d++) s->lo[d] = kyu_minf(s->lo[d], b->lo[d]), s->hi[d] = kyu_maxf(s->hi[d], b->lo[d]);
+            for (int d = 0; d < 3; d++)
+                s->lo[d] = kyu_minf(s->lo[d], b->lo[d]), s->hi[d] = kyu_maxf(s->hi[d], b->lo[d]);
         }
         x->span[c] = local; // stored once: neighbouring slices share cache lines
     }
@@ -251,8 +258,9 @@ static void dense_fill_task(int begin, int end, int worker, void *ctx) {
 static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], int64_t n) {
     grid *g = &w->grid;
     int words = (int)((n + 63) / 64);
-    if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1) || RESERVE(g->late_dense, g->late_dense_cap, (int)n) ||
-        RESERVE(g->late_bits, g->late_bits_cap, words) || RESERVE(g->occ_bits, g->occ_bits_cap, words))
+    if (RESERVE(g->dense_start, g->dense_cap, (int)n + 1) ||
+        RESERVE(g->late_dense, g->late_dense_cap, (int)n) || RESERVE(g->late_bits, g->late_bits_cap, words) ||
+        RESERVE(g->occ_bits, g->occ_bits_cap, words))
         return -1;
     for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
     uint32_t *start = g->dense_start;
@@ -287,11 +295,13 @@ static int emit_entries(kyu_world *w) {
     for (int c = 0; c < x.slices; c++) {
         all.small += span[c].small;
         all.large += span[c].large;
-        for (int d = 0; d < 3; d++) all.lo[d] = kyu_minf(all.lo[d], span[c].lo[d]), all.hi[d] = kyu_maxf(all.hi[d], span[c].hi[d]);
+        for (int d = 0; d < 3; d++)
+            all.lo[d] = kyu_minf(all.lo[d], span[c].lo[d]), all.hi[d] = kyu_maxf(all.hi[d], span[c].hi[d]);
     }
     for (int c = 0; c < x.slices && all.large > 0; c++) {
         if (span[c].large == 0) continue;
-        for (int k = kyu_slice_start(w->active_count, x.slices, c); k < kyu_slice_start(w->active_count, x.slices, c + 1); k++) {
+        for (int k = kyu_slice_start(w->active_count, x.slices, c);
+             k < kyu_slice_start(w->active_count, x.slices, c + 1); k++) {
             uint32_t i = w->active[k];
             const aabb *b = &w->box[i];
             int32_t lo[3], hi[3];
@@ -311,7 +321,8 @@ static int emit_entries(kyu_world *w) {
     if (RESERVE(g->entries, g->entry_cap, small)) return -1;
     g->entry_count = small;
     int32_t span_lo[3], span_hi[3]; // the cell is monotonic: the cells of the extreme corners
-    for (int d = 0; d < 3; d++) span_lo[d] = kyu_cell_of(all.lo[d], g->inv_cell), span_hi[d] = kyu_cell_of(all.hi[d], g->inv_cell);
+    for (int d = 0; d < 3; d++)
+        span_lo[d] = kyu_cell_of(all.lo[d], g->inv_cell), span_hi[d] = kyu_cell_of(all.hi[d], g->inv_cell);
     int64_t n = cell_count(span_lo, span_hi);
     if (n <= 4 * (int64_t)small + 4096) return fill_dense(w, span_lo, span_hi, n);
     int e = 0;
@@ -367,7 +378,8 @@ static int cell_entries(const grid *g, const int32_t c[3], int *b, int *e) {
         for (int k = 0; k < 3; k++)
             if (c[k] < g->origin[k] || c[k] >= g->origin[k] + g->dims[k]) return 0;
         size_t idx = ((size_t)(c[2] - g->origin[2]) * (size_t)g->dims[1] + (size_t)(c[1] - g->origin[1])) *
-                         (size_t)g->dims[0] + (size_t)(c[0] - g->origin[0]);
+                         (size_t)g->dims[0] +
+                     (size_t)(c[0] - g->origin[0]);
         *b = (int)g->dense_start[idx];
         *e = (int)g->dense_start[idx + 1];
         return *e > *b;
@@ -383,8 +395,8 @@ static int cell_entries(const grid *g, const int32_t c[3], int *b, int *e) {
 }
 
 // The 13 neighbour cells "ahead" of a cell: each pair of adjacent cells is visited once.
-static const int8_t AHEAD[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},  {-1, -1, 1},
-                                    {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},  {1, 0, 1},
+static const int8_t AHEAD[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0}, {-1, -1, 1},
+                                    {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1}, {1, 0, 1},
                                     {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
 
 // Pairs of the bodies in cell c (entries [start, end) of its run with these coordinates).
@@ -415,7 +427,6 @@ static int pairs_of_cell(kyu_world *w, int start, int end, const int32_t c[3]) {
     }
     return 0;
 }
-
 
 // Whether every chunk of [first, last) found its pairs (0), or the first one's failure.
 static int chunks_failed(grid *g, int first, int last) {
@@ -470,11 +481,13 @@ static int crowded_cell_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, c
     uint32_t end = from[0];
     for (uint32_t a = i; a < end; a++)
         for (uint32_t b = a + 1; b < end; b++)
-            if (kyu_boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
+            if (kyu_boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body))
+                return -1;
     for (int r = 0; r < 5; r++)
         for (uint32_t b = from[r]; b < to[r]; b++)
             for (uint32_t a = i; a < end; a++)
-                if (kyu_boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body)) return -1;
+                if (kyu_boxes_overlap(&e[a].box, &e[b].box) && chunk_push(w, out, e[a].body, e[b].body))
+                    return -1;
     return 0;
 }
 
@@ -490,7 +503,7 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
     const grid_entry *e = g->entries;
     const uint32_t *start = g->dense_start;
     const uint32_t dx = (uint32_t)g->dims[0];
-    uint32_t row = UINT32_MAX;            // the first cell of the current row
+    uint32_t row = UINT32_MAX;             // the first cell of the current row
     uint32_t ahead[4] = {0}, has[4] = {0}; // the first cell of each row ahead, and whether it exists
     for (int i = out->first; i < out->last;) {
         uint32_t idx = e[i].key, end = start[idx + 1];
@@ -519,7 +532,8 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
             continue;
         }
         if (out->count > out->limit) return out->failed = KYU_FAIL_PAIRS; // before the memory is spent
-        if (reserve_pairs(&out->a, &out->b, &out->cap, out->count + (int)tests)) return out->failed = KYU_FAIL_MEMORY;
+        if (reserve_pairs(&out->a, &out->b, &out->cap, out->count + (int)tests))
+            return out->failed = KYU_FAIL_MEMORY;
         uint32_t *pa = out->a, *pb = out->b;
         int k = out->count;
         for (uint32_t a = (uint32_t)i; a < end; a++)
@@ -566,7 +580,8 @@ static int small_pairs_dense(kyu_world *w) {
         if (c < slices) g->chunks[c].first = at, g->chunks[c].failed = 0;
         if (c > 0) g->chunks[c - 1].last = at;
     }
-    for (int c = 0; c < slices; c++) g->chunks[c].limit = chunk_limit(g, g->chunks[c].last - g->chunks[c].first, n);
+    for (int c = 0; c < slices; c++)
+        g->chunks[c].limit = chunk_limit(g, g->chunks[c].last - g->chunks[c].first, n);
     kyu_parallel_for(w, slices, 1, dense_pairs_task, w);
     g->dense_chunks = slices;
     return chunks_failed(g, 0, slices);
@@ -607,14 +622,16 @@ static int query_small_dense(kyu_world *w, uint32_t a, const aabb *box, int32_t 
             if (!any_bit(g->occ_bits, row + (size_t)lo[0], row + (size_t)hi[0])) continue;
             uint32_t b = g->dense_start[row + (size_t)lo[0]], e = g->dense_start[row + (size_t)hi[0] + 1];
             for (uint32_t j = b; j < e; j++)
-                if (kyu_boxes_overlap_all(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
+                if (kyu_boxes_overlap_all(box, &g->entries[j].box) && visit(w, a, g->entries[j].body))
+                    return -1;
         }
     return 0;
 }
 
 // Small boxes whose low corner lies in the cells over [lo - cell, hi] of a box: every small box
 // that can overlap it.
-static int query_small(kyu_world *w, uint32_t a, const aabb *box, int (*visit)(kyu_world *, uint32_t, uint32_t)) {
+static int query_small(kyu_world *w, uint32_t a, const aabb *box,
+                       int (*visit)(kyu_world *, uint32_t, uint32_t)) {
     const grid *g = &w->grid;
     aabb wide = *box;
     for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
@@ -742,7 +759,8 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     for (int s = begin; s < end; s++) {
         pair_chunk *out = &w->grid.chunks[w->grid.dense_chunks + s];
         out->count = out->failed = 0;
-        out->limit = chunk_limit(&w->grid, kyu_slice_start(n, x->slices, s + 1) - kyu_slice_start(n, x->slices, s), n);
+        out->limit =
+            chunk_limit(&w->grid, kyu_slice_start(n, x->slices, s + 1) - kyu_slice_start(n, x->slices, s), n);
         for (int k = kyu_slice_start(n, x->slices, s); k < kyu_slice_start(n, x->slices, s + 1); k++) {
             uint32_t i = w->active[k];
             for (int c = 0; c < w->collider_high; c++)
@@ -802,7 +820,8 @@ static int build_adjacency(kyu_world *w) {
     }
     w->stats.candidate_pairs = pairs;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
-    if (RESERVE(w->adj, w->adj_cap, start[n] + 1) || RESERVE(w->adj_hit, w->adj_hit_cap, start[n] + 1)) return -1;
+    if (RESERVE(w->adj, w->adj_cap, start[n] + 1) || RESERVE(w->adj_hit, w->adj_hit_cap, start[n] + 1))
+        return -1;
     memset(w->adj_hit, 0, (size_t)start[n]);
     for (int s = 0; s < sources; s++) {
         pair_source src = kyu_pair_source(w, s);
@@ -832,7 +851,8 @@ int kyu_broadphase_build(kyu_world *w) {
     if (emit_entries(w)) return -1;
     // The multi-cell table holds the big boxes now and the late inserts later in the step.
     int multi = 256 + w->bodies.count / 16 + 8 * g->big_count;
-    if ((!g->dense && index_runs(g)) || table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
+    if ((!g->dense && index_runs(g)) ||
+        table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
         return -1;
     if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || collider_pairs(w) || build_adjacency(w))
         return g->overflow ? KYU_FAIL_PAIRS : KYU_FAIL_MEMORY;
@@ -1012,7 +1032,8 @@ void kyu_broadphase_trim(kyu_world *w) {
     SHRINK(g->entries_tmp, g->entry_tmp_cap, g->dense ? 0 : g->entry_count);
     SHRINK(g->late, g->late_cap, g->late_count);
     SHRINK(g->multi_range, g->multi_range_cap, g->multi_range_count);
-    for (int c = 0; c < g->chunk_cap; c++) shrink_pairs(&g->chunks[c].a, &g->chunks[c].b, &g->chunks[c].cap, g->chunks[c].count);
+    for (int c = 0; c < g->chunk_cap; c++)
+        shrink_pairs(&g->chunks[c].a, &g->chunks[c].b, &g->chunks[c].cap, g->chunks[c].count);
     shrink_pairs(&w->pair_a, &w->pair_b, &w->pair_cap, w->pair_count);
     int adj = w->adj_start[w->bodies.high];
     SHRINK(w->adj, w->adj_cap, adj);
@@ -1023,9 +1044,23 @@ void kyu_broadphase_trim(kyu_world *w) {
 }
 
 void kyu_grid_free(grid *g) {
-    kyu_free(g->entries); kyu_free(g->entries_tmp); kyu_free(g->table_key); kyu_free(g->table_start);
-    kyu_free(g->late_key); kyu_free(g->late_head); kyu_free(g->late); kyu_free(g->big); kyu_free(g->dense_start); kyu_free(g->huge); kyu_free(g->stamp);
+    kyu_free(g->entries);
+    kyu_free(g->entries_tmp);
+    kyu_free(g->table_key);
+    kyu_free(g->table_start);
+    kyu_free(g->late_key);
+    kyu_free(g->late_head);
+    kyu_free(g->late);
+    kyu_free(g->big);
+    kyu_free(g->dense_start);
+    kyu_free(g->huge);
+    kyu_free(g->stamp);
     for (int c = 0; c < g->chunk_cap; c++) kyu_free(g->chunks[c].a), kyu_free(g->chunks[c].b);
-    kyu_free(g->chunks); kyu_free(g->late_dense); kyu_free(g->late_bits); kyu_free(g->occ_bits); kyu_free(g->multi_rec); kyu_free(g->multi_range);
+    kyu_free(g->chunks);
+    kyu_free(g->late_dense);
+    kyu_free(g->late_bits);
+    kyu_free(g->occ_bits);
+    kyu_free(g->multi_rec);
+    kyu_free(g->multi_range);
     memset(g, 0, sizeof *g);
 }

@@ -121,8 +121,8 @@ static kyu_status check_list(const kyu_world *w, const kyu_body_id *ids, int cou
 // After check_list: the slot of a handle known to be good.
 static int slot_of(kyu_body_id id) { return (int)(id.index1 - 1); }
 
-static kyu_status get_list3(const kyu_world *w, const kyu_body_id *ids, int count, float *out, const vec3s *src,
-                            const char *fn) {
+static kyu_status get_list3(const kyu_world *w, const kyu_body_id *ids, int count, float *out,
+                            const vec3s *src, const char *fn) {
     kyu_status st = check_list(w, ids, count, out, fn);
     if (st != KYU_OK) return st;
     for (int k = 0; k < count; k++) memcpy(out + 3 * k, src[slot_of(ids[k])].raw, sizeof src->raw);
@@ -137,14 +137,16 @@ kyu_status kyu_bodies_get_velocities(const kyu_world *w, const kyu_body_id *ids,
     return get_list3(w, ids, count, out, w ? w->bodies.vel : NULL, "kyu_bodies_get_velocities");
 }
 
-kyu_status kyu_bodies_get_angular_velocities(const kyu_world *w, const kyu_body_id *ids, int count, float *out) {
+kyu_status kyu_bodies_get_angular_velocities(const kyu_world *w, const kyu_body_id *ids, int count,
+                                             float *out) {
     return get_list3(w, ids, count, out, w ? w->bodies.ang : NULL, "kyu_bodies_get_angular_velocities");
 }
 
 kyu_status kyu_bodies_get_rotations(const kyu_world *w, const kyu_body_id *ids, int count, float *out) {
     kyu_status st = check_list(w, ids, count, out, "kyu_bodies_get_rotations");
     if (st != KYU_OK) return st;
-    for (int k = 0; k < count; k++) memcpy(out + 4 * k, w->bodies.rot[slot_of(ids[k])].raw, 4 * sizeof(float));
+    for (int k = 0; k < count; k++)
+        memcpy(out + 4 * k, w->bodies.rot[slot_of(ids[k])].raw, 4 * sizeof(float));
     return KYU_OK;
 }
 
@@ -161,16 +163,17 @@ kyu_status kyu_bodies_get_radii(const kyu_world *w, const kyu_body_id *ids, int 
 enum { SET_VELOCITY, SET_POSITION, SET_ANGULAR_VELOCITY };
 static const char *const set_what[] = {"velocity", "position", "angular_velocity"};
 
-static kyu_status prepare_set(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz, const char *fn,
-                            int what) {
+static kyu_status prepare_set(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz,
+                              const char *fn, int what) {
     int positions = what == SET_POSITION;
     kyu_status st = check_list(w, ids, count, xyz, fn);
     if (st != KYU_OK) return st;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "%s during a step", fn);
     for (int k = 0; k < 3 * count; k++)
         if (!(fabsf(xyz[k]) <= KYU_MAX_COORD)) // NaN fails this too
-            return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s: xyz[%d] = %g (body %d's %s must be finite, |x| <= 1e9)",
-                            fn, k, (double)xyz[k], k / 3, set_what[what]);
+            return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                            "%s: xyz[%d] = %g (body %d's %s must be finite, |x| <= 1e9)", fn, k,
+                            (double)xyz[k], k / 3, set_what[what]);
     const body_store *b = &w->bodies;
     int64_t bodies = 0, contacts = 0;
     for (int k = 0; k < count; k++) {
@@ -213,14 +216,18 @@ kyu_status kyu_bodies_set_positions(kyu_world *w, const kyu_body_id *ids, int co
 kyu_status kyu_bodies_set_velocities(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz) {
     kyu_status st = prepare_set(w, ids, count, xyz, "kyu_bodies_set_velocities", SET_VELOCITY);
     if (st != KYU_OK) return st;
-    for (int k = 0; k < count; k++) memcpy(w->bodies.vel[slot_of(ids[k])].raw, xyz + 3 * k, 3 * sizeof(float));
+    for (int k = 0; k < count; k++)
+        memcpy(w->bodies.vel[slot_of(ids[k])].raw, xyz + 3 * k, 3 * sizeof(float));
     return KYU_OK;
 }
 
-kyu_status kyu_bodies_set_angular_velocities(kyu_world *w, const kyu_body_id *ids, int count, const float *xyz) {
-    kyu_status st = prepare_set(w, ids, count, xyz, "kyu_bodies_set_angular_velocities", SET_ANGULAR_VELOCITY);
+kyu_status kyu_bodies_set_angular_velocities(kyu_world *w, const kyu_body_id *ids, int count,
+                                             const float *xyz) {
+    kyu_status st =
+        prepare_set(w, ids, count, xyz, "kyu_bodies_set_angular_velocities", SET_ANGULAR_VELOCITY);
     if (st != KYU_OK) return st;
-    for (int k = 0; k < count; k++) memcpy(w->bodies.ang[slot_of(ids[k])].raw, xyz + 3 * k, 3 * sizeof(float));
+    for (int k = 0; k < count; k++)
+        memcpy(w->bodies.ang[slot_of(ids[k])].raw, xyz + 3 * k, 3 * sizeof(float));
     return KYU_OK;
 }
 
@@ -261,7 +268,8 @@ int kyu_world_get_impact_events_flat(const kyu_world *w, const kyu_impact_event_
         if (out->normal) memcpy(out->normal + 3 * i, ev->normal.raw, sizeof ev->normal.raw);
         if (out->approach_speed) out->approach_speed[i] = ev->approach_speed;
         if (out->normal_impulse) out->normal_impulse[i] = ev->normal_impulse;
-        if (out->tangent_impulse) memcpy(out->tangent_impulse + 3 * i, ev->tangent_impulse.raw, sizeof ev->tangent_impulse.raw);
+        if (out->tangent_impulse)
+            memcpy(out->tangent_impulse + 3 * i, ev->tangent_impulse.raw, sizeof ev->tangent_impulse.raw);
         if (out->time) out->time[i] = ev->time;
         if (out->step) out->step[i] = ev->step;
     }

@@ -36,18 +36,17 @@ int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
         return -1;
     }
     int i = (int)(id.index1 - 1);
-    if (!w->colliders[i].alive ||
-        w->colliders[i].generation != id.generation) {
+    if (!w->colliders[i].alive || w->colliders[i].generation != id.generation) {
         *st = KYU_ERR_STALE_HANDLE;
         return -1;
     }
     return i;
 }
 
-#define COLLIDER_SLOT(w, id, slot)                                                                 \
-    kyu_status st_ = KYU_OK;                                                                            \
-    if (!(w)) return KYU_ERR_NULL;                                                                 \
-    int slot = kyu_collider_slot((w), (id), &st_);                                                     \
+#define COLLIDER_SLOT(w, id, slot)                                                                           \
+    kyu_status st_ = KYU_OK;                                                                                 \
+    if (!(w)) return KYU_ERR_NULL;                                                                           \
+    int slot = kyu_collider_slot((w), (id), &st_);                                                           \
     if (slot < 0) return kyu_fail((w), st_, "collider handle {index1 %u}", (id).index1);
 
 static kyu_status validate_rotation(kyu_world *w, versors q) {
@@ -80,7 +79,8 @@ static int spans_volume(const vec3s *p, int n) {
     if (!(sqrt(area) > 1e-9 * size * size)) return 0;
     double vol = 0.0;
     for (int i = 1; i < n; i++) {
-        double h = fabs(((double)p[i].raw[0] - a[0]) * c[0] + ((double)p[i].raw[1] - a[1]) * c[1] + ((double)p[i].raw[2] - a[2]) * c[2]);
+        double h = fabs(((double)p[i].raw[0] - a[0]) * c[0] + ((double)p[i].raw[1] - a[1]) * c[1] +
+                        ((double)p[i].raw[2] - a[2]) * c[2]);
         if (h > vol) vol = h;
     }
     return vol > 1e-6 * size * size * size;
@@ -90,13 +90,16 @@ static int spans_volume(const vec3s *p, int n) {
 // does not turn (a surface velocity is allowed: a conveyor belt stands still).
 static kyu_status check_spin(kyu_world *w, kyu_motion motion, vec3s av, vec3s surface) {
     if (!kyu_bounded3(av, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider angular_velocity (%g, %g, %g) must be finite, <= 1e9",
-                        (double)av.x, (double)av.y, (double)av.z);
+        return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                        "collider angular_velocity (%g, %g, %g) must be finite, <= 1e9", (double)av.x,
+                        (double)av.y, (double)av.z);
     if (!kyu_bounded3(surface, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider surface_velocity (%g, %g, %g) must be finite, <= 1e9",
-                        (double)surface.x, (double)surface.y, (double)surface.z);
+        return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                        "collider surface_velocity (%g, %g, %g) must be finite, <= 1e9", (double)surface.x,
+                        (double)surface.y, (double)surface.z);
     if (motion != KYU_KINEMATIC && glms_vec3_norm2(av) != 0.0f)
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "collider angular_velocity (%g, %g, %g): only a kinematic collider turns",
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "collider angular_velocity (%g, %g, %g): only a kinematic collider turns",
                         (double)av.x, (double)av.y, (double)av.z);
     return KYU_OK;
 }
@@ -143,14 +146,16 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
             if (!kyu_bounded3(d->points[i], KYU_MAX_COORD))
                 return kyu_fail(w, KYU_ERR_NOT_FINITE, "points[%d] must be finite, <= 1e9", i);
         if (d->type == KYU_SHAPE_HULL && !spans_volume(d->points, d->point_count))
-            return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "hull points are flat (coplanar or collinear): a hull needs volume");
+            return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                            "hull points are flat (coplanar or collinear): a hull needs volume");
         if (d->type == KYU_SHAPE_MESH) {
             if (!d->indices) return kyu_fail(w, KYU_ERR_NULL, "indices is NULL");
             if (d->triangle_count < 1 || d->triangle_count > (1 << 24))
                 return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "triangle_count %d", d->triangle_count);
             for (int i = 0; i < 3 * d->triangle_count; i++)
                 if (d->indices[i] < 0 || d->indices[i] >= d->point_count)
-                    return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "indices[%d] = %d is not a vertex", i, d->indices[i]);
+                    return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "indices[%d] = %d is not a vertex", i,
+                                    d->indices[i]);
         }
         return validate_rotation(w, d->rotation);
     }
@@ -226,8 +231,10 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
         kyu_mesh_destroy(c.mesh);
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what the collider lands on");
     }
-    if (i == w->collider_high) w->collider_high++;
-    else w->free_collider_count--;
+    if (i == w->collider_high)
+        w->collider_high++;
+    else
+        w->free_collider_count--;
     w->colliders[i] = c;
     w->collider_count++;
     if (out) *out = (kyu_collider_id){(uint32_t)i + 1, w->id, c.generation};
@@ -358,13 +365,15 @@ void kyu_colliders_update_bounds(kyu_world *w) {
         aabb a, b;
         kyu_shape_world_bounds(c, c->box.center, &a);
         kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &b);
-        for (int k = 0; k < 3; k++) c->bounds.lo[k] = kyu_minf(a.lo[k], b.lo[k]), c->bounds.hi[k] = kyu_maxf(a.hi[k], b.hi[k]);
+        for (int k = 0; k < 3; k++)
+            c->bounds.lo[k] = kyu_minf(a.lo[k], b.lo[k]), c->bounds.hi[k] = kyu_maxf(a.hi[k], b.hi[k]);
         if (glms_vec3_norm2(c->angular_velocity) > 0.0f) {
             // It turns at the end of the step: the box of every turn of it, a sphere about its
             // position through its farthest corner, at both ends of its move.
             float reach = 0.0f;
             for (int k = 0; k < 3; k++) {
-                float e = kyu_maxf(fabsf(a.lo[k] - c->box.center.raw[k]), fabsf(a.hi[k] - c->box.center.raw[k]));
+                float e =
+                    kyu_maxf(fabsf(a.lo[k] - c->box.center.raw[k]), fabsf(a.hi[k] - c->box.center.raw[k]));
                 reach += e * e;
             }
             reach = sqrtf(reach);

@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+// Every header that may allocate in an inline function (cglm's SIMD headers reach mm_malloc.h) is
+// read here, before the poison below, so the order of an engine file's includes never matters.
+#include "kyu/kyu.h"
+
 void *kyu_malloc(size_t size);
 void *kyu_calloc(size_t count, size_t size);
 void *kyu_realloc(void *ptr, size_t size);

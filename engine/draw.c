@@ -12,9 +12,9 @@
 
 #include "internal.h"
 
-#define KYU_DRAW_COOKIE 0x6b796477u // "kydw"
+#define KYU_DRAW_COOKIE    0x6b796477u // "kydw"
 #define KYU_DRAW_ALL_FLAGS ((uint32_t)KYU_DRAW_ORIENTATION * 2u - 1u)
-#define HULL_FACE_LIMIT 32 // hulls up to this many points are drawn as faces (found by brute force)
+#define HULL_FACE_LIMIT    32 // hulls up to this many points are drawn as faces (found by brute force)
 
 typedef struct draw_ctx {
     const kyu_world *w;
@@ -33,7 +33,7 @@ static const kyu_color palette[] = {
     {1.00f, 0.70f, 0.50f, 1.0f}, {0.45f, 0.55f, 1.00f, 1.0f}, {0.85f, 0.60f, 0.95f, 1.0f},
 };
 #define PALETTE_SIZE (sizeof palette / sizeof palette[0])
-#define SLEEP_SHADE 0.3f
+#define SLEEP_SHADE  0.3f
 
 static const kyu_color col_static = {0.55f, 0.55f, 0.60f, 1.0f};
 static const kyu_color col_kinematic = {0.40f, 0.60f, 0.90f, 1.0f};
@@ -123,7 +123,8 @@ static kyu_box axis_box(vec3s center, vec3s half) {
 
 static kyu_box aabb_box(const aabb *a) {
     vec3s lo = {{a->lo[0], a->lo[1], a->lo[2]}}, hi = {{a->hi[0], a->hi[1], a->hi[2]}};
-    return axis_box(glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f), glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f));
+    return axis_box(glms_vec3_scale(glms_vec3_add(lo, hi), 0.5f),
+                    glms_vec3_scale(glms_vec3_sub(hi, lo), 0.5f));
 }
 
 static vec3s to_world(const collider *c, vec3s p) {
@@ -215,18 +216,29 @@ static void draw_mesh(const draw_ctx *x, const collider *c, kyu_color col) {
     const kyu_mesh *m = c->mesh;
     for (int t = 0; t < m->tri_count; t++) {
         const int32_t *v = &m->tris[3 * t];
-        triangle(x, to_world(c, m->verts[v[0]]), to_world(c, m->verts[v[1]]), to_world(c, m->verts[v[2]]), col);
+        triangle(x, to_world(c, m->verts[v[0]]), to_world(c, m->verts[v[1]]), to_world(c, m->verts[v[2]]),
+                 col);
     }
 }
 
 static void draw_collider(const draw_ctx *x, const collider *c) {
     kyu_color col = c->motion == KYU_KINEMATIC ? col_kinematic : col_static;
     switch (c->type) {
-    case KYU_SHAPE_PLANE: draw_plane(x, c); break;
-    case KYU_SHAPE_BOX: box(x, &c->box, col); break;
-    case KYU_SHAPE_CAPSULE: capsule(x, to_world(c, c->cap_a), to_world(c, c->cap_b), c->cap_radius, col); break;
-    case KYU_SHAPE_HULL: draw_hull(x, c, col); break;
-    case KYU_SHAPE_MESH: draw_mesh(x, c, col); break;
+    case KYU_SHAPE_PLANE:
+        draw_plane(x, c);
+        break;
+    case KYU_SHAPE_BOX:
+        box(x, &c->box, col);
+        break;
+    case KYU_SHAPE_CAPSULE:
+        capsule(x, to_world(c, c->cap_a), to_world(c, c->cap_b), c->cap_radius, col);
+        break;
+    case KYU_SHAPE_HULL:
+        draw_hull(x, c, col);
+        break;
+    case KYU_SHAPE_MESH:
+        draw_mesh(x, c, col);
+        break;
     }
 }
 
@@ -237,7 +249,8 @@ static void layer_shapes(const draw_ctx *x) {
     if (!x->d->draw_sphere) return;
     const body_store *s = &w->bodies;
     for (int i = 0; i < s->high; i++)
-        if (s->alive[i]) x->d->draw_sphere(s->pos[i], s->radius[i], body_color(x, (uint32_t)i), x->d->context);
+        if (s->alive[i])
+            x->d->draw_sphere(s->pos[i], s->radius[i], body_color(x, (uint32_t)i), x->d->context);
 }
 
 // ---- bounds, sweeps, grid -----------------------------------------------------------------------
@@ -282,7 +295,9 @@ static void grid_cell(const draw_ctx *x, const int32_t c[3]) {
     box(x, &b, col_grid);
 }
 
-static int same_cell(const int32_t a[3], const int32_t b[3]) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+static int same_cell(const int32_t a[3], const int32_t b[3]) {
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
 
 // Cells of the last broadphase: the entries are sorted by cell key (hashed or dense), so a cell's
 // entries are one run; a run may hold several cells only when their hashes collide.
@@ -357,10 +372,13 @@ static int pair_is_new(const kyu_world *w, const contact *c) {
     int lo = w->begin_first, hi = w->begin_count; // the last step's, in key order
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (event_key(&w->begin_events[mid]) < key) lo = mid + 1;
-        else hi = mid;
+        if (event_key(&w->begin_events[mid]) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return lo < w->begin_count && event_key(&w->begin_events[lo]) == key && same_event(&w->begin_events[lo], c);
+    return lo < w->begin_count && event_key(&w->begin_events[lo]) == key &&
+           same_event(&w->begin_events[lo], c);
 }
 
 static void draw_pair(const draw_ctx *x, const contact *c) {
@@ -429,11 +447,14 @@ static kyu_status validate(const kyu_world *w, const kyu_debug_draw *d) {
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "kyu_world_draw: draw not made by kyu_debug_draw_default");
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_draw during a step");
     if (d->flags & ~KYU_DRAW_ALL_FLAGS)
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "kyu_world_draw: unknown flags 0x%x", d->flags & ~KYU_DRAW_ALL_FLAGS);
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "kyu_world_draw: unknown flags 0x%x",
+                        d->flags & ~KYU_DRAW_ALL_FLAGS);
     if (!isfinite(d->plane_extent) || !isfinite(d->velocity_scale) || !isfinite(d->point_size))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "kyu_world_draw: plane_extent, velocity_scale, point_size must be finite");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                        "kyu_world_draw: plane_extent, velocity_scale, point_size must be finite");
     if (!(d->plane_extent >= 0.0f && d->point_size >= 0.0f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "kyu_world_draw: plane_extent %g, point_size %g (must be >= 0)",
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                        "kyu_world_draw: plane_extent %g, point_size %g (must be >= 0)",
                         (double)d->plane_extent, (double)d->point_size);
     return KYU_OK;
 }

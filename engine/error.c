@@ -43,7 +43,9 @@ kyu_status kyu_fail(const kyu_world *w, kyu_status status, const char *fmt, ...)
     return status;
 }
 
-const char *kyu_world_last_error(const kyu_world *w) { return w ? w->error : "world is NULL"; } // set at creation
+const char *kyu_world_last_error(const kyu_world *w) {
+    return w ? w->error : "world is NULL";
+} // set at creation
 
 int kyu_finite3(vec3s v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 

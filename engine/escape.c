@@ -70,7 +70,9 @@ float kyu_contact_mass(const kyu_world *w, const contact *c) {
     return 1.0f / (w->bodies.inv_mass[c->a] + inv_mass_of(w, c->b));
 }
 
-float kyu_contact_restitution(const kyu_world *w, const contact *c) { return kyu_pair_restitution(w, c->a, c->b); }
+float kyu_contact_restitution(const kyu_world *w, const contact *c) {
+    return kyu_pair_restitution(w, c->a, c->b);
+}
 
 float kyu_contact_friction(const kyu_world *w, const contact *c) { return kyu_pair_friction(w, c->a, c->b); }
 
@@ -99,9 +101,13 @@ static void apply_spin(kyu_world *w, const contact *c, vec3s impulse, vec3s tang
     vec3s t = glms_vec3_cross(c->normal, tangent);
     uint32_t a = c->a, b = c->b;
     if (s->inv_inertia[a] > 0.0f)
-        s->ang[a] = glms_vec3_add(s->ang[a], glms_vec3_scale(glms_vec3_sub(angular, glms_vec3_scale(t, s->radius[a])), s->inv_inertia[a]));
+        s->ang[a] =
+            glms_vec3_add(s->ang[a], glms_vec3_scale(glms_vec3_sub(angular, glms_vec3_scale(t, s->radius[a])),
+                                                     s->inv_inertia[a]));
     if (!is_collider(b) && s->inv_inertia[b] > 0.0f)
-        s->ang[b] = glms_vec3_sub(s->ang[b], glms_vec3_scale(glms_vec3_add(angular, glms_vec3_scale(t, s->radius[b])), s->inv_inertia[b]));
+        s->ang[b] =
+            glms_vec3_sub(s->ang[b], glms_vec3_scale(glms_vec3_add(angular, glms_vec3_scale(t, s->radius[b])),
+                                                     s->inv_inertia[b]));
 }
 
 static void warm_one(kyu_world *w, contact *c) {
@@ -153,7 +159,8 @@ static void solve_spin(kyu_world *w, contact *c) {
     float ra = s->radius[a], rb = col ? 0.0f : s->radius[b];
     float ia = s->inv_mass[a], ib = col ? 0.0f : s->inv_mass[b];
     float iia = s->inv_inertia[a], iib = col ? 0.0f : s->inv_inertia[b];
-    vec3s vb = col ? kyu_collider_point_velocity(cb, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, ra)), n) : s->vel[b];
+    vec3s vb = col ? kyu_collider_point_velocity(cb, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, ra)), n)
+                   : s->vel[b];
     vec3s wb = col ? cb->angular_velocity : s->ang[b];
     vec3s vrel = glms_vec3_sub(s->vel[a], vb);
     float vn = glms_vec3_dot(vrel, n), k = 1.0f / (ia + ib);
@@ -161,7 +168,8 @@ static void solve_spin(kyu_world *w, contact *c) {
     float djn = jn - c->jn;
     c->jn = jn;
     // The contact points' relative velocity (the normal impulse does not change its tangential part).
-    vec3s spin = glms_vec3_add(glms_vec3_scale(s->ang[a], iia > 0.0f ? ra : 0.0f), glms_vec3_scale(wb, col ? 0.0f : rb));
+    vec3s spin = glms_vec3_add(glms_vec3_scale(s->ang[a], iia > 0.0f ? ra : 0.0f),
+                               glms_vec3_scale(wb, col ? 0.0f : rb));
     vec3s vc = glms_vec3_add(vrel, glms_vec3_cross(n, spin));
     vec3s vt = glms_vec3_sub(vc, glms_vec3_scale(n, glms_vec3_dot(vc, n)));
     float kt = 1.0f / (ia + ib + ra * ra * iia + rb * rb * iib), mu = kyu_contact_friction(w, c);
@@ -174,7 +182,8 @@ static void solve_spin(kyu_world *w, contact *c) {
     if (!(iia + iib > 0.0f)) return;
     float limit, twist_limit;
     spin_limits(w, c, mu, &limit, &twist_limit);
-    if (!(twist_limit > 0.0f) && c->jr.x == 0.0f && c->jr.y == 0.0f && c->jr.z == 0.0f) return; // nothing resists turning
+    if (!(twist_limit > 0.0f) && c->jr.x == 0.0f && c->jr.y == 0.0f && c->jr.z == 0.0f)
+        return; // nothing resists turning
     vec3s rel = glms_vec3_sub(s->ang[a], col ? cb->angular_velocity : s->ang[b]);
     vec3s jr = glms_vec3_sub(c->jr, glms_vec3_scale(rel, 1.0f / (iia + iib)));
     float twist = glms_vec3_dot(jr, n);
@@ -224,7 +233,8 @@ typedef struct partition_ctx {
     float lo[KYU_MAX_SLICES][3], hi[KYU_MAX_SLICES][3]; // per slice of bodies: the span of positions
     int axis;
     float base, scale;
-    int at[KYU_MAX_SLICES][KYU_SOLVE_DOMAINS + 1]; // per slice of contacts: its count, then its offset, by domain
+    int at[KYU_MAX_SLICES]
+          [KYU_SOLVE_DOMAINS + 1]; // per slice of contacts: its count, then its offset, by domain
 } partition_ctx;
 
 static void span_task(int begin, int end, int worker, void *ctx) {
@@ -235,7 +245,8 @@ static void span_task(int begin, int end, int worker, void *ctx) {
         // In locals, stored once: slices of two workers share cache lines in x (false sharing made
         // this the costliest task of a 2-worker GAS step).
         float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (int k = kyu_slice_start(w->active_count, x->slices, sl); k < kyu_slice_start(w->active_count, x->slices, sl + 1); k++)
+        for (int k = kyu_slice_start(w->active_count, x->slices, sl);
+             k < kyu_slice_start(w->active_count, x->slices, sl + 1); k++)
             for (int d = 0; d < 3; d++) {
                 float p = w->bodies.pos[w->active[k]].raw[d];
                 lo[d] = kyu_minf(lo[d], p), hi[d] = kyu_maxf(hi[d], p);
@@ -252,7 +263,9 @@ static void slab_task(int begin, int end, int worker, void *ctx) {
     for (int k = begin; k < end; k++) {
         uint32_t i = w->active[k];
         float f = (w->bodies.pos[i].raw[x->axis] - x->base) * x->scale; // clamped before the conversion
-        w->slab[i] = (uint8_t)(!(f >= 0.0f) ? 0 : f >= (float)KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : (int)f);
+        w->slab[i] = (uint8_t)(!(f >= 0.0f)                    ? 0
+                               : f >= (float)KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1
+                                                               : (int)f);
     }
 }
 
@@ -262,7 +275,8 @@ static void count_domains_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     for (int sl = begin; sl < end; sl++) {
         int at[KYU_SOLVE_DOMAINS + 1] = {0}; // counted in a local (see span_task)
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
+             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
             at[domain_of(w, &w->contacts[i])]++;
         memcpy(x->at[sl], at, sizeof at);
     }
@@ -275,7 +289,8 @@ static void place_domains_task(int begin, int end, int worker, void *ctx) {
     for (int sl = begin; sl < end; sl++) {
         int at[KYU_SOLVE_DOMAINS + 1];
         memcpy(at, x->at[sl], sizeof at); // advanced in a local (see span_task)
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
+             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
             w->solve_order[at[domain_of(w, &w->contacts[i])]++] = i;
     }
 }
@@ -307,7 +322,9 @@ static void height_order_task(int begin, int end, int worker, void *ctx) {
         int count[HEIGHT_BANDS + 1] = {0};
         for (int k = first; k < last; k++) {
             float f = (contact_height(w, &w->contacts[w->solve_order[k]]) - lo) * scale;
-            w->solve_tmp[k] = !(f >= 0.0f) ? 0 : f >= (float)HEIGHT_BANDS ? HEIGHT_BANDS - 1 : (int)f; // its band
+            w->solve_tmp[k] = !(f >= 0.0f)               ? 0
+                              : f >= (float)HEIGHT_BANDS ? HEIGHT_BANDS - 1
+                                                         : (int)f; // its band
             count[w->solve_tmp[k] + 1]++;
         }
         for (int b = 0; b < HEIGHT_BANDS; b++) count[b + 1] += count[b];
@@ -329,7 +346,8 @@ static int partition(kyu_world *w) {
     kyu_parallel_for(w, x->slices, 1, span_task, x);
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int sl = 0; sl < x->slices; sl++)
-        for (int d = 0; d < 3; d++) lo[d] = kyu_minf(lo[d], x->lo[sl][d]), hi[d] = kyu_maxf(hi[d], x->hi[sl][d]);
+        for (int d = 0; d < 3; d++)
+            lo[d] = kyu_minf(lo[d], x->lo[sl][d]), hi[d] = kyu_maxf(hi[d], x->hi[sl][d]);
     // Under gravity the slabs are cut across a horizontal axis, so a column stays in one slab and
     // the bottom-up order below can settle it in one pass.
     x->axis = -1;
@@ -373,7 +391,8 @@ static void domain_task(int begin, int end, int worker, void *ctx) {
     const domain_pass *p = ctx;
     kyu_world *w = p->w;
     for (int d = begin; d < end; d++)
-        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++) p->fn(w, &w->contacts[w->solve_order[k]]);
+        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++)
+            p->fn(w, &w->contacts[w->solve_order[k]]);
 }
 
 // One pass of fn over every contact: the slabs (in parallel when it pays), then the boundary.
@@ -412,11 +431,13 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = x->w;
     float dt = w->def.fixed_dt, rest = kyu_rest_speed(w);
     for (int sl = begin; sl < end; sl++)
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
+             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
             contact *c = &w->contacts[i];
             c->gap = contact_geometry(w, c, &c->normal);
             vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
-            float vn = glms_vec3_dot(vrel, c->normal), gb = is_collider(c->b) ? 0.0f : w->bodies.gravity_scale[c->b];
+            float vn = glms_vec3_dot(vrel, c->normal),
+                  gb = is_collider(c->b) ? 0.0f : w->bodies.gravity_scale[c->b];
             float gn = (w->bodies.gravity_scale[c->a] - gb) * glms_vec3_dot(w->def.gravity, c->normal);
             float meet = gn < 0.0f ? sqrtf(vn * vn - 2.0f * gn * kyu_maxf(c->gap, 0.0f)) : -vn;
             c->skip = c->sensor || c->gap > kyu_pair_margin(w, c->a, c->b) || meet > rest;
@@ -558,8 +579,10 @@ static int first_contact_of(const kyu_world *w, uint32_t a) {
     int lo = 0, hi = w->contact_count;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (w->contacts[mid].a < a) lo = mid + 1;
-        else hi = mid;
+        if (w->contacts[mid].a < a)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -585,9 +608,11 @@ static void count_task(int begin, int end, int worker, void *ctx) {
                 n += (*it.hit & PAIR_KEPT) != 0;
             }
         w->cf_count[k] = n;
-        for (; o < w->contact_count && w->contacts[o].a < a; o++) {} // a body no longer active
+        for (; o < w->contact_count && w->contacts[o].a < a; o++) {
+        } // a body no longer active
         int run = o;
-        for (; o < w->contact_count && w->contacts[o].a == a; o++) {}
+        for (; o < w->contact_count && w->contacts[o].a == a; o++) {
+        }
         w->uf_record[a] = o > run ? run : -1;
         w->cf_offset[k] = o - run;
     }
@@ -629,8 +654,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             c->b = (uint32_t)(later[i] >> 1);
             c->sensor = (uint8_t)kyu_pair_is_sensor(w, a, c->b);
             c->touching = (uint8_t)(later[i] & 1);
-            for (; in_run(w, o, a) && w->contacts[o].b < c->b; o++)
-                events += w->contacts[o].touching;
+            for (; in_run(w, o, a) && w->contacts[o].b < c->b; o++) events += w->contacts[o].touching;
             if (in_run(w, o, a) && w->contacts[o].b == c->b) {
                 const contact *old = &w->contacts[o++];
                 c->mark = old->touching;
@@ -723,8 +747,10 @@ int kyu_contacts_purge(kyu_world *w) {
     int n = 0;
     for (int i = 0; i < w->contact_count; i++) {
         const contact *c = &w->contacts[i];
-        if (kyu_contact_live(w, c)) w->contacts[n++] = *c;
-        else if (c->touching && end_event(w, c)) return -1;
+        if (kyu_contact_live(w, c))
+            w->contacts[n++] = *c;
+        else if (c->touching && end_event(w, c))
+            return -1;
     }
     w->contact_count = n;
     w->removed = 0;
@@ -746,8 +772,10 @@ static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         const contact *m = &w->contacts[mid];
-        if (m->a < c.a || (m->a == c.a && m->b < c.b)) lo = mid + 1;
-        else hi = mid;
+        if (m->a < c.a || (m->a == c.a && m->b < c.b))
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo < w->contact_count && w->contacts[lo].a == c.a && w->contacts[lo].b == c.b) return 0;
     c.sensor = (uint8_t)kyu_pair_is_sensor(w, c.a, c.b);
@@ -832,7 +860,8 @@ static int push_out(kyu_world *w, contact *c) {
     body_store *s = &w->bodies;
     if (is_collider(c->b) && w->colliders[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) {
         const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
-        vec3s p = kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], kyu_body_slop(w, c->a));
+        vec3s p =
+            kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], kyu_body_slop(w, c->a));
         int moved = memcmp(&p, &s->pos[c->a], sizeof p) != 0;
         s->pos[c->a] = p;
         return moved;
@@ -846,8 +875,10 @@ static int push_out(kyu_world *w, contact *c) {
     // mended by lifting the upper body only, so an escape never pushes a body down into what holds
     // it, and a stack of any depth is mended from the bottom up instead of sinking into its floor.
     float up = w->gravity_on ? -glms_vec3_dot(n, w->down) : 0.0f; // > 0: a is above b
-    if (up > 0.5f) ib = 0.0f;
-    else if (up < -0.5f && !is_collider(c->b)) ia = 0.0f;
+    if (up > 0.5f)
+        ib = 0.0f;
+    else if (up < -0.5f && !is_collider(c->b))
+        ia = 0.0f;
     float share = depth / (ia + ib);
     s->pos[c->a] = glms_vec3_add(s->pos[c->a], glms_vec3_scale(n, share * ia));
     if (!is_collider(c->b)) s->pos[c->b] = glms_vec3_sub(s->pos[c->b], glms_vec3_scale(n, share * ib));
@@ -867,7 +898,8 @@ static void escape_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = p->w;
     for (int d = begin; d < end; d++) {
         int moved = 0;
-        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++) moved |= push_out(w, &w->contacts[w->solve_order[k]]);
+        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++)
+            moved |= push_out(w, &w->contacts[w->solve_order[k]]);
         p->moved[d] = moved;
     }
 }
@@ -891,7 +923,8 @@ static void final_gaps_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = x->w;
     for (int sl = begin; sl < end; sl++) {
         float worst = 0.0f;
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl); i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
+        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
+             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
             contact *c = &w->contacts[i];
             c->gap = contact_geometry(w, c, &c->normal);
             if (!c->sensor && -c->gap > worst) worst = -c->gap;

@@ -49,7 +49,8 @@ static impact_event queue_pop(kyu_world *w) {
 static void advance(kyu_world *w, uint32_t i, float t) {
     body_store *s = &w->bodies;
     vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t);
-    if (s->inv_inertia[i] > 0.0f) s->rot[i] = kyu_quat_turn(s->rot[i], s->ang[i], (t - w->t_body[i]) * w->def.fixed_dt);
+    if (s->inv_inertia[i] > 0.0f)
+        s->rot[i] = kyu_quat_turn(s->rot[i], s->ang[i], (t - w->t_body[i]) * w->def.fixed_dt);
     s->pos[i] = p;
     s->vel[i] = v;
     w->t_body[i] = t;
@@ -161,7 +162,8 @@ static void land(kyu_world *w, uint32_t a, uint32_t b) {
         return;
     }
     float ma = w->bodies.mass[a], mb = w->bodies.mass[b];
-    w->accel[a] = w->accel[b] = glms_vec3_scale(glms_vec3_add(glms_vec3_scale(aa, ma), glms_vec3_scale(ab, mb)), 1.0f / (ma + mb));
+    w->accel[a] = w->accel[b] =
+        glms_vec3_scale(glms_vec3_add(glms_vec3_scale(aa, ma), glms_vec3_scale(ab, mb)), 1.0f / (ma + mb));
 }
 
 // Pair (a, b) at the instant both stand at: the normal (b to a), the gap, the relative normal
@@ -178,8 +180,10 @@ static pair_now pair_at(const kyu_world *w, uint32_t a, uint32_t b, float t, vec
     p.c = (b & KYU_COLLIDER_BIT) ? &w->colliders[b & ~KYU_COLLIDER_BIT] : NULL;
     vec3s vb, acc_b = glms_vec3_zero();
     if (p.c) {
-        if (p.c->type == KYU_SHAPE_MESH) p.n = mesh_normal, p.gap = 0.0f; // the queue found it touching that triangle
-        else p.gap = kyu_collider_distance(p.c, s->pos[a], s->radius[a], t, w->def.fixed_dt, &p.n);
+        if (p.c->type == KYU_SHAPE_MESH)
+            p.n = mesh_normal, p.gap = 0.0f; // the queue found it touching that triangle
+        else
+            p.gap = kyu_collider_distance(p.c, s->pos[a], s->radius[a], t, w->def.fixed_dt, &p.n);
         vb = p.c->velocity;
     } else {
         vec3s d = glms_vec3_sub(s->pos[a], s->pos[b]);

@@ -7,17 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kyu/kyu.h"
 #include "core.h"
+#include "kyu/kyu.h"
 
 #define KYU_DEF_COOKIE 0x6b797531u // "kyu1"
-#define KYU_MAX_COORD 1.0e9f       // |position| and |velocity| limit: keeps every product finite
+#define KYU_MAX_COORD  1.0e9f      // |position| and |velocity| limit: keeps every product finite
 #define KYU_MAX_RADIUS 1.0e6f
-#define KYU_REACH 1048576.0f // 2^20 radii: how far from the origin, and how far in a step, a body may be (body.c)
+#define KYU_REACH                                                                                            \
+    1048576.0f // 2^20 radii: how far from the origin, and how far in a step, a body may be (body.c)
 #define KYU_MIN_MASS 1.0e-20f
 #define KYU_MAX_MASS 1.0e20f
-#define KYU_MIN_DT 1.0e-6f // s: fixed_dt bounds (world.h says why)
-#define KYU_MAX_DT 1.0f
+#define KYU_MIN_DT   1.0e-6f // s: fixed_dt bounds (world.h says why)
+#define KYU_MAX_DT   1.0f
 
 // The contact solves run in this many slabs of space at once (a fixed number, so the order of the
 // solve, and the answer, is the same for any worker count); pairs across slabs are solved after.
@@ -52,28 +53,28 @@ typedef struct aabb {
 
 // Particles, by slot. Slots of removed bodies go on a free list and are reused.
 typedef struct body_store {
-    int capacity; // slots allocated
-    int high;     // slots [0, high) have ever been used
-    int count;    // live bodies
+    int capacity;     // slots allocated
+    int high;         // slots [0, high) have ever been used
+    int count;        // live bodies
     float max_radius; // the largest radius of any body created (never shrinks)
     vec3s *pos, *vel, *prev;
-    vec3s *ang;           // angular velocity, rad/s, world frame
-    versors *rot;         // orientation (unit)
-    float *inv_inertia;   // 1 / (inertia_scale 2/5 m r^2); 0: fixed rotation (it never turns)
-    float *rolling;       // rolling resistance (dimensionless)
-    float *ang_damping;   // 1/s
+    vec3s *ang;         // angular velocity, rad/s, world frame
+    versors *rot;       // orientation (unit)
+    float *inv_inertia; // 1 / (inertia_scale 2/5 m r^2); 0: fixed rotation (it never turns)
+    float *rolling;     // rolling resistance (dimensionless)
+    float *ang_damping; // 1/s
     float *radius, *inv_mass, *mass, *restitution, *friction, *damping, *gravity_scale;
     void **user;
     uint32_t *category, *mask, *material;
     int32_t *group;
     uint8_t *sensor, *allow_sleep;
-    uint8_t *awake;       // 0 while its island sleeps
-    float *sleep_timer;   // s the body has been slower than sleep_speed
-    uint32_t *island;     // sleeping island record of a sleeping body
+    uint8_t *awake;        // 0 while its island sleeps
+    float *sleep_timer;    // s the body has been slower than sleep_speed
+    uint32_t *island;      // sleeping island record of a sleeping body
     uint32_t *sleep_epoch; // bumped when the body falls asleep (stale sleep-grid entries)
     uint32_t *generation;
     uint8_t *alive;
-    int *free_slots;      // slots ready for reuse
+    int *free_slots; // slots ready for reuse
     int free_count;
 } body_store;
 
@@ -86,7 +87,7 @@ typedef struct bvh_node {
 
 typedef struct kyu_mesh {
     vec3s *verts;
-    int32_t *tris; // 3 per triangle
+    int32_t *tris;   // 3 per triangle
     int32_t *across; // 3 per triangle: the triangle across edge k (corners k, k+1), or -1
     int32_t *order;
     bvh_node *nodes;
@@ -96,15 +97,15 @@ typedef struct kyu_mesh {
 typedef struct collider {
     kyu_shape_type type;
     kyu_motion motion;
-    kyu_box box;          // the frame of every shape (centre, rotation); half extents for a box
-    versors rotation;     // as the user gave it: box.rotation is made from it (kyu_collider_place)
-    vec3s cap_a, cap_b;   // capsule, in the collider's frame
+    kyu_box box;        // the frame of every shape (centre, rotation); half extents for a box
+    versors rotation;   // as the user gave it: box.rotation is made from it (kyu_collider_place)
+    vec3s cap_a, cap_b; // capsule, in the collider's frame
     float cap_radius;
-    vec3s *hull_points;   // hull, in the collider's frame (owned)
+    vec3s *hull_points; // hull, in the collider's frame (owned)
     int hull_count;
-    kyu_mesh *mesh;       // mesh (owned)
-    vec3s normal;         // plane
-    float offset;         // plane: normal . x = offset (normal . box.center)
+    kyu_mesh *mesh; // mesh (owned)
+    vec3s normal;   // plane
+    float offset;   // plane: normal . x = offset (normal . box.center)
     vec3s velocity;
     vec3s angular_velocity; // kinematic: it turns about box.center (the pose turns at the step's end)
     vec3s surface_velocity; // its surface slides at this (tangential part only): a conveyor belt
@@ -114,28 +115,28 @@ typedef struct collider {
     uint32_t category, mask;
     uint32_t generation;
     uint8_t alive;
-    aabb bounds;          // box: swept over this step (planes are unbounded)
+    aabb bounds; // box: swept over this step (planes are unbounded)
 } collider;
 
 // A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
 typedef struct contact {
-    uint32_t a, b;        // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
-    uint32_t ga, gb;      // generations of body a and of b (a body or the collider): a removed side
-                          //   is recognised even after its slot is reused (kyu_contact_live)
-    vec3s normal;         // unit, from b to a, as last detected
+    uint32_t a, b;   // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
+    uint32_t ga, gb; // generations of body a and of b (a body or the collider): a removed side
+                     //   is recognised even after its slot is reused (kyu_contact_live)
+    vec3s normal;    // unit, from b to a, as last detected
     union {
-        float gap;        // signed distance when detected (negative = overlap)
-        float target;     // in the velocity solve: the normal velocity to reach (set from the gap,
-    };                    //   which is detected again before the step ends)
-    float jn;             // accumulated normal impulse of the velocity solve (warm start)
-    vec3s jt;             // accumulated friction impulse (the pair's friction, restitution and
-                          //   mass are read from the bodies: kyu_contact_friction and the others)
-    vec3s jr;             // accumulated angular impulse of rolling and twisting resistance
-    uint8_t skip;         // excluded from this step's velocity solve (a fast approach: an impact)
-    uint8_t touching;     // touched this step: an impact, a gap within the slop, a sensor overlap
-    uint8_t sensor;       // one side is a sensor: events only, no response
-    uint8_t mark;         // scratch: the pair touched last step (contact search), or it is a fast
-                          //   approach to report (velocity solve)
+        float gap;    // signed distance when detected (negative = overlap)
+        float target; // in the velocity solve: the normal velocity to reach (set from the gap,
+    };                //   which is detected again before the step ends)
+    float jn;         // accumulated normal impulse of the velocity solve (warm start)
+    vec3s jt;         // accumulated friction impulse (the pair's friction, restitution and
+                      //   mass are read from the bodies: kyu_contact_friction and the others)
+    vec3s jr;         // accumulated angular impulse of rolling and twisting resistance
+    uint8_t skip;     // excluded from this step's velocity solve (a fast approach: an impact)
+    uint8_t touching; // touched this step: an impact, a gap within the slop, a sensor overlap
+    uint8_t sensor;   // one side is a sensor: events only, no response
+    uint8_t mark;     // scratch: the pair touched last step (contact search), or it is a fast
+                      //   approach to report (velocity solve)
 } contact;
 
 // The next contact of a body with a partner (engine/toi.c).
@@ -196,9 +197,9 @@ void kyu_shrink(void **data, int *capacity, int n, size_t elem);
 // and the 13 cells ahead of it. A larger box is entered in every cell it covers (the multi-cell
 // table), and so is every body whose path changes mid-step.
 typedef struct grid_entry {
-    uint32_t key;  // hash of the cell (the dense index in a dense grid); the cell is the box's low corner
+    uint32_t key; // hash of the cell (the dense index in a dense grid); the cell is the box's low corner
     uint32_t body;
-    aabb box;      // a copy of the body's box: pair tests read the entries in order, not w->box
+    aabb box; // a copy of the body's box: pair tests read the entries in order, not w->box
 } grid_entry;
 
 // The cell of coordinate x: floor(x / cell), clamped to +-2^20, as a truncation of the value shifted
@@ -225,22 +226,22 @@ typedef struct grid {
     int entry_count, entry_cap, entry_tmp_cap;
     uint32_t *table_key, *table_start; // hash -> first entry of its run; start UINT32_MAX = empty
     int table_size;
-    int dense;                         // compact world: entries counting-sorted into a 3D array
+    int dense; // compact world: entries counting-sorted into a 3D array
     int32_t origin[3], dims[3];
-    uint32_t *dense_start;             // cell index -> first entry; [n] = entry count
+    uint32_t *dense_start; // cell index -> first entry; [n] = entry count
     int dense_cap;
-    uint32_t *late_key, *late_head;    // multi-cell table: hash -> list of late entries
+    uint32_t *late_key, *late_head; // multi-cell table: hash -> list of late entries
     int late_table_size;
     late_entry *late;
     int late_count, late_cap;
-    int32_t *multi_rec;                // per body: -1, or the cells it is in this step: a range in
-    int32_t (*multi_range)[7];         //   multi_range (lo, hi, body), or -2 - its one late entry
+    int32_t *multi_rec;        // per body: -1, or the cells it is in this step: a range in
+    int32_t (*multi_range)[7]; //   multi_range (lo, hi, body), or -2 - its one late entry
     int multi_range_count, multi_range_cap;
-    uint32_t *big;                     // bodies entered in the multi-cell table at the build
+    uint32_t *big; // bodies entered in the multi-cell table at the build
     int big_count, big_cap;
-    uint32_t *huge;                    // bodies whose box covers too many cells
+    uint32_t *huge; // bodies whose box covers too many cells
     int huge_count, huge_cap;
-    uint32_t *stamp;                   // per body: last query that saw it
+    uint32_t *stamp; // per body: last query that saw it
     uint32_t stamp_now;
     struct pair_chunk *chunks;         // pairs found in parallel slices: the dense grid's, then the
     int chunk_cap;                     //   body-collider pairs (kyu_pair_source)
@@ -309,7 +310,7 @@ typedef struct sleep_grid {
     int table_size, cells;
     sleep_entry *entries;
     int count, entry_cap, live;
-    sleep_entry *giants;  // sleeping bodies too big for cells
+    sleep_entry *giants; // sleeping bodies too big for cells
     int giant_count, giant_cap;
 } sleep_grid;
 
@@ -336,17 +337,17 @@ struct kyu_world {
     int free_collider_count;
 
     // per step scratch, sized to body capacity
-    uint32_t *active;    // awake bodies this step, in slot order
+    uint32_t *active; // awake bodies this step, in slot order
     int active_count;
-    float *t_body;       // time (fraction of the step) at which pos and vel are valid
-    vec3s *accel;        // this step: gravity for a body in free flight, 0 for one the solver held
-    uint32_t *version;   // bumped on every velocity change in the impact loop
-    aabb *box;           // broadphase box of the rest of this step's motion
-    int *adj_start;      // CSR adjacency of the pairs found by the broadphase
+    float *t_body;     // time (fraction of the step) at which pos and vel are valid
+    vec3s *accel;      // this step: gravity for a body in free flight, 0 for one the solver held
+    uint32_t *version; // bumped on every velocity change in the impact loop
+    aabb *box;         // broadphase box of the rest of this step's motion
+    int *adj_start;    // CSR adjacency of the pairs found by the broadphase
     uint32_t *adj;
-    uint8_t *adj_hit;    // beside adj: the pair had an impact this step (marked at its lower slot)
+    uint8_t *adj_hit; // beside adj: the pair had an impact this step (marked at its lower slot)
     int adj_cap, adj_hit_cap;
-    int *late_head;      // per body: linked list of pairs added mid-step
+    int *late_head; // per body: linked list of pairs added mid-step
     uint32_t *late_partner;
     uint8_t *late_hit;
     int *late_next;
@@ -354,10 +355,10 @@ struct kyu_world {
     uint32_t *pair_a, *pair_b; // the candidate pairs found one at a time (the others stay in the
                                //   grid's chunks: kyu_pair_source)
     int pair_count, pair_cap;
-    float *limit_t;      // fallback: where a body stops when the event cap is hit
-    int *cache_run;      // per body: where its run of the contact cache starts this step (-1: none)
-    uint8_t *check_marks;         // KYU_VALIDATE builds: per body, the validator's scratch (validate.c)
-    uint8_t *cascade_flag;        // per body: on the cascade's list / changed by it (engine/impact.c)
+    float *limit_t;        // fallback: where a body stops when the event cap is hit
+    int *cache_run;        // per body: where its run of the contact cache starts this step (-1: none)
+    uint8_t *check_marks;  // KYU_VALIDATE builds: per body, the validator's scratch (validate.c)
+    uint8_t *cascade_flag; // per body: on the cascade's list / changed by it (engine/impact.c)
     uint32_t *cascade, *cascade_changed; // the bodies an impact's cascade reaches, and changes
     int cascade_count, cascade_cap, cascade_changed_count, cascade_changed_cap;
     kyu_height_key *cascade_keys; // scratch for sorting what a cascade changed, lowest first
@@ -369,10 +370,10 @@ struct kyu_world {
     // events of the last step
     kyu_contact_event *begin_events, *end_events; // of every step of the last kyu_world_update
     int begin_count, begin_cap, end_count, end_cap;
-    int event_step;   // the step of the current update that events are recorded for (0 outside one)
-    int begin_first;  // where the last step's begin events start (draw marks those pairs new)
+    int event_step;  // the step of the current update that events are recorded for (0 outside one)
+    int begin_first; // where the last step's begin events start (draw marks those pairs new)
     int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
-    uint32_t *fresh; // bodies created or teleported since the last step: their contacts are found
+    uint32_t *fresh;            // bodies created or teleported since the last step: their contacts are found
     int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
     kyu_impact_event *impact_events;
     int impact_count, impact_cap;
@@ -381,13 +382,13 @@ struct kyu_world {
     sleep_island *islands;
     int island_cap, island_high, free_island;
     sleep_grid sleep;
-    contact *woken;          // contacts of islands woken since they were last merged into the cache
+    contact *woken; // contacts of islands woken since they were last merged into the cache
     int woken_count, woken_cap;
-    uint32_t *woken_bodies;  // bodies woken this step (or since the last step)
+    uint32_t *woken_bodies; // bodies woken this step (or since the last step)
     int woken_bodies_count, woken_bodies_cap;
-    uint32_t *uf_parent;     // per slot scratch of the island pass, which runs after the impact stage
-    float *uf_rest;          //   is over: parent and rest are the impact stage's version and limit_t
-    int *uf_record;          //   (the same arrays; each stage sets what it reads before reading it)
+    uint32_t *uf_parent; // per slot scratch of the island pass, which runs after the impact stage
+    float *uf_rest;      //   is over: parent and rest are the impact stage's version and limit_t
+    int *uf_record;      //   (the same arrays; each stage sets what it reads before reading it)
 
     uint64_t **worker_scratch; // per worker: a body's partner list (partner << 1 | hit)
     int *worker_scratch_cap;
@@ -397,7 +398,7 @@ struct kyu_world {
     uint8_t *slab;             // per body: its domain (slab of space) in the contact solves
     int *solve_order;          // contact indices by domain, then the boundary (engine/escape.c)
     int solve_order_cap;
-    int *solve_tmp;            // scratch of the bottom-up order (bands, then the order: twice the contacts)
+    int *solve_tmp; // scratch of the bottom-up order (bands, then the order: twice the contacts)
     int solve_tmp_cap;
     int solve_start[KYU_SOLVE_DOMAINS + 2]; // domain d: solve_order[solve_start[d] .. solve_start[d+1])
     // The impact queue in two heaps with one order: events at the instant of the impact being
@@ -434,7 +435,7 @@ float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of
 // smaller radius), pairs closer than their margin (4% of it) are kept as contacts. The world def's
 // linear_slop and contact_margin, when set (> 0), replace them with lengths for every body. At the
 // 0.5 m default radius these are the 2 mm and 2 cm kyu always used; a 1 cm bead rests within 40 um.
-#define KYU_SLOP_RATIO 0.004f
+#define KYU_SLOP_RATIO   0.004f
 #define KYU_MARGIN_RATIO 0.04f
 static inline float kyu_body_slop(const kyu_world *w, uint32_t i) {
     return w->def.linear_slop > 0.0f ? w->def.linear_slop : KYU_SLOP_RATIO * w->bodies.radius[i];
@@ -556,7 +557,9 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
 // their number depends on the item count only, never on the workers, so the answer is the same for
 // any worker count. Slice c of n items is [kyu_slice_start(n, s, c), kyu_slice_start(n, s, c + 1)).
 #define KYU_MAX_SLICES 64
-static inline int kyu_slice_count(int n) { return n / 2048 + 1 < KYU_MAX_SLICES ? n / 2048 + 1 : KYU_MAX_SLICES; }
+static inline int kyu_slice_count(int n) {
+    return n / 2048 + 1 < KYU_MAX_SLICES ? n / 2048 + 1 : KYU_MAX_SLICES;
+}
 static inline int kyu_slice_start(int n, int slices, int c) { return (int)((int64_t)n * c / slices); }
 
 // A body's partners this step (the pairs the broadphase found, then those added mid-step): the one
@@ -661,7 +664,6 @@ float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inv
 float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
 float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
 void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist);
-
 
 // material.c: a pair's friction and restitution (b is a body slot or a collider code)
 float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);

@@ -35,7 +35,9 @@ static uint32_t sg_hash(int32_t x, int32_t y, int32_t z) {
     return kyu_cell_hash(c);
 }
 
-static uint32_t sg_slot(const sleep_grid *g, uint32_t h) { return kyu_table_find(g->key, g->head, g->table_size, h); }
+static uint32_t sg_slot(const sleep_grid *g, uint32_t h) {
+    return kyu_table_find(g->key, g->head, g->table_size, h);
+}
 
 static int sg_grow(sleep_grid *g, int needed) {
     if (2 * needed <= g->table_size) return 0;
@@ -85,7 +87,8 @@ static int sg_insert(kyu_world *w, uint32_t body) {
                 uint32_t h = sg_hash(x, y, z), s = sg_slot(g, h);
                 if (g->head[s] == UINT32_MAX) g->cells++;
                 g->key[s] = h;
-                g->entries[g->count] = (sleep_entry){{x, y, z}, body, w->bodies.sleep_epoch[body], g->head[s]};
+                g->entries[g->count] =
+                    (sleep_entry){{x, y, z}, body, w->bodies.sleep_epoch[body], g->head[s]};
                 g->head[s] = (uint32_t)g->count++;
             }
     g->live += (int)n;
@@ -104,7 +107,8 @@ static int sg_cells_of(const kyu_world *w, uint32_t body) {
 }
 
 static int sg_live(const kyu_world *w, const sleep_entry *e) {
-    return w->bodies.alive[e->body] && !w->bodies.awake[e->body] && w->bodies.sleep_epoch[e->body] == e->epoch;
+    return w->bodies.alive[e->body] && !w->bodies.awake[e->body] &&
+           w->bodies.sleep_epoch[e->body] == e->epoch;
 }
 
 // Calls visit(ctx, body) for every sleeping body whose rest box meets `box` (maybe more than once);
@@ -247,7 +251,8 @@ int kyu_islands_wake_collider_contacts(kyu_world *w, uint32_t code) {
             bodies += w->islands[id].body_count, contacts += w->islands[id].contact_count;
     if (kyu_islands_reserve_wake(w, bodies, contacts)) return -1;
     for (int id = 0; id < w->island_high; id++)
-        if (island_asleep(w, id) && island_names(&w->islands[id], code)) (void)wake_island_of(w, w->islands[id].bodies[0]);
+        if (island_asleep(w, id) && island_names(&w->islands[id], code))
+            (void)wake_island_of(w, w->islands[id].bodies[0]);
     return 0;
 }
 
@@ -255,7 +260,8 @@ int kyu_islands_wake_collider_contacts(kyu_world *w, uint32_t code) {
 int kyu_islands_wake_all(kyu_world *w) {
     int64_t bodies = 0, contacts = 0;
     for (int id = 0; id < w->island_high; id++)
-        if (island_asleep(w, id)) bodies += w->islands[id].body_count, contacts += w->islands[id].contact_count;
+        if (island_asleep(w, id))
+            bodies += w->islands[id].body_count, contacts += w->islands[id].contact_count;
     if (kyu_islands_reserve_wake(w, bodies, contacts)) return -1;
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i]) (void)wake_island_of(w, (uint32_t)i);
@@ -305,8 +311,8 @@ typedef struct probe {
     kyu_world *w;
     vec3s p0, p1;
     float r;
-    int hit;           // the read-only pass: a sleeper was met
-    int counting;      // the sizing pass of a wake that must reserve first: sums, wakes nothing
+    int hit;      // the read-only pass: a sleeper was met
+    int counting; // the sizing pass of a wake that must reserve first: sums, wakes nothing
     int64_t bodies, contacts;
 } probe;
 
@@ -394,7 +400,8 @@ static int near_collider(kyu_world *w, const collider *c, probe *pr) {
         for (int i = 0; i < s->high; i++) {
             if (!s->alive[i] || s->awake[i]) continue;
             vec3s n;
-            if (kyu_collider_distance(c, s->pos[i], s->radius[i], 0.0f, dt, &n) <= reach && wake_visit(pr, (uint32_t)i))
+            if (kyu_collider_distance(c, s->pos[i], s->radius[i], 0.0f, dt, &n) <= reach &&
+                wake_visit(pr, (uint32_t)i))
                 return -1;
         }
         return 0;
@@ -485,7 +492,9 @@ static void size_sleep_grid(kyu_world *w) {
     double sum = 0.0;
     for (int k = 0; k < w->active_count; k++) sum += (double)w->bodies.radius[w->active[k]];
     double mean = sum / w->active_count;
-    w->sleep.cell = (float)(4.0 * mean) + 2.0f * (w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * (float)mean);
+    w->sleep.cell =
+        (float)(4.0 * mean) +
+        2.0f * (w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * (float)mean);
     w->sleep.inv_cell = 1.0f / w->sleep.cell;
     w->sleep.count = w->sleep.giant_count = w->sleep.live = w->sleep.cells = 0;
     if (w->sleep.table_size) memset(w->sleep.head, 0xff, (size_t)w->sleep.table_size * sizeof *w->sleep.head);
@@ -535,7 +544,8 @@ static int plan_sleep(kyu_world *w, int roots) {
     // which reserves what it needs: it is given back before the records take their room (the step
     // where a big pile falls asleep would otherwise be the step of peak memory).
     SHRINK(w->contacts_new, w->contact_new_cap, 0);
-    if (reserve_exact((void **)&w->islands, &w->island_cap, w->island_high + roots, sizeof *w->islands)) return -1;
+    if (reserve_exact((void **)&w->islands, &w->island_cap, w->island_high + roots, sizeof *w->islands))
+        return -1;
     for (int i = w->island_high; i < w->island_cap; i++) memset(&w->islands[i], 0, sizeof w->islands[i]);
     int entries = 0, giants = 0;
     for (int k = 0; k < w->active_count; k++) { // count each island's bodies
@@ -552,7 +562,8 @@ static int plan_sleep(kyu_world *w, int roots) {
     // only has to wake its own island to find all its contacts.
     for (int c = 0; c < w->contact_count; c++) {
         const contact *ct = &w->contacts[c];
-        if (root_sleeps(w, ct->a) && !leaves_island(w, ct)) w->islands[record[find(w->uf_parent, ct->a)]].contact_count++;
+        if (root_sleeps(w, ct->a) && !leaves_island(w, ct))
+            w->islands[record[find(w->uf_parent, ct->a)]].contact_count++;
     }
     int failed = sg_reserve(w, entries, giants);
     for (int k = 0; k < w->active_count && !failed; k++) {
@@ -560,7 +571,8 @@ static int plan_sleep(kyu_world *w, int roots) {
         if (!sleeping_root(w, i)) continue;
         sleep_island *isl = &w->islands[record[i]];
         failed = reserve_exact((void **)&isl->bodies, &isl->body_cap, isl->body_count, sizeof *isl->bodies) ||
-                 reserve_exact((void **)&isl->contacts, &isl->contact_cap, isl->contact_count, sizeof *isl->contacts);
+                 reserve_exact((void **)&isl->contacts, &isl->contact_cap, isl->contact_count,
+                               sizeof *isl->contacts);
     }
     if (!failed) return 0;
     for (int k = 0; k < w->active_count; k++) { // give the records back, unused
@@ -631,8 +643,12 @@ void kyu_islands_free(kyu_world *w) {
         kyu_free(w->islands[i].contacts);
     }
     kyu_free(w->islands);
-    kyu_free(w->sleep.key); kyu_free(w->sleep.head); kyu_free(w->sleep.entries); kyu_free(w->sleep.giants);
-    kyu_free(w->woken); kyu_free(w->woken_bodies);
+    kyu_free(w->sleep.key);
+    kyu_free(w->sleep.head);
+    kyu_free(w->sleep.entries);
+    kyu_free(w->sleep.giants);
+    kyu_free(w->woken);
+    kyu_free(w->woken_bodies);
     kyu_free(w->uf_record); // uf_parent and uf_rest are the impact stage's arrays (internal.h)
 }
 

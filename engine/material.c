@@ -5,11 +5,16 @@
 
 static float mix(kyu_mix_rule rule, float a, float b) {
     switch (rule) {
-    case KYU_MIX_MIN: return kyu_minf(a, b);
-    case KYU_MIX_MEAN: return 0.5f * (a + b);
-    case KYU_MIX_MULTIPLY: return a * b;
-    case KYU_MIX_GEOMETRIC_MEAN: return sqrtf(a * b);
-    case KYU_MIX_MAX: break;
+    case KYU_MIX_MIN:
+        return kyu_minf(a, b);
+    case KYU_MIX_MEAN:
+        return 0.5f * (a + b);
+    case KYU_MIX_MULTIPLY:
+        return a * b;
+    case KYU_MIX_GEOMETRIC_MEAN:
+        return sqrtf(a * b);
+    case KYU_MIX_MAX:
+        break;
     }
     return kyu_maxf(a, b);
 }
@@ -32,7 +37,9 @@ float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b) {
     uint32_t mb;
     sides(w, a, b, 1, &fb, &mb);
     if (w->def.friction_callback)
-        return clamp(w->def.friction_callback(w->bodies.friction[a], w->bodies.material[a], fb, mb, w->def.mix_context), 1e6f);
+        return clamp(w->def.friction_callback(w->bodies.friction[a], w->bodies.material[a], fb, mb,
+                                              w->def.mix_context),
+                     1e6f);
     return mix(w->def.friction_mix, w->bodies.friction[a], fb);
 }
 
@@ -42,7 +49,8 @@ float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b) {
     sides(w, a, b, 0, &eb, &mb);
     if (w->def.restitution_callback)
         return clamp(w->def.restitution_callback(w->bodies.restitution[a], w->bodies.material[a], eb, mb,
-                                                 w->def.mix_context), 1.0f);
+                                                 w->def.mix_context),
+                     1.0f);
     return mix(w->def.restitution_mix, w->bodies.restitution[a], eb);
 }
 

@@ -7,21 +7,20 @@
 // from the step's broadphase grid, which holds swept boxes of awake bodies only and is built for
 // pairs, not for rays. Colliders are few and are all tested by every query.
 //
-// Geometry is done in double from the float inputs, as in geometry/sweep_sphere_plane_box.c, so a hit found by the
-// grid is bit-identical to the one a scan of every body would find.
+// Geometry is done in double from the float inputs, as in geometry/sweep_sphere_plane_box.c, so a hit found
+// by the grid is bit-identical to the one a scan of every body would find.
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "geometry/dmath.h"
+#include "internal.h"
 
 #define HUGE_CELLS      512    // a body covering more cells is tested by every query instead
 #define MAX_DIM         1024   // the grid never has more cells than this along its longest axis
 #define CAST_NEIGHBOURS 8      // a sphere cast wider than this many cells visits its swept box instead
 #define EXP_MIN         (-160) // frexpf exponents of radii in (0, 1e6]: about [-148, 20]
 #define EXP_COUNT       200
-
 
 static vec3s unit_or(dv3 a, vec3s fallback) {
     double len = sqrt(ddot(a, a));
@@ -745,7 +744,9 @@ static void aabb_visit_body(qctx *x, uint32_t b) {
     const body_store *s = &x->w->bodies;
     double d2 = 0.0;
     for (int k = 0; k < 3; k++) {
-        double c = (double)s->pos[b].raw[k], e = c < x->lo[k] ? x->lo[k] - c : c > x->hi[k] ? c - x->hi[k] : 0.0;
+        double c = (double)s->pos[b].raw[k], e = c < x->lo[k]   ? x->lo[k] - c
+                                                 : c > x->hi[k] ? c - x->hi[k]
+                                                                : 0.0;
         d2 += e * e;
     }
     double r = (double)s->radius[b];

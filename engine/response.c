@@ -28,28 +28,35 @@ typedef struct side {
 static kyu_impulse respond(side a, side b, vec3s n, float e, float mu, float beta) {
     kyu_impulse out = {0.0f, {{0.0f, 0.0f, 0.0f}}};
     double vr[3], nd[3], nn = 0.0, vn = 0.0;
-    for (int k = 0; k < 3; k++) vr[k] = (double)a.v->raw[k] - (double)b.v->raw[k], nd[k] = (double)n.raw[k], nn += nd[k] * nd[k], vn += vr[k] * nd[k];
+    for (int k = 0; k < 3; k++)
+        vr[k] = (double)a.v->raw[k] - (double)b.v->raw[k], nd[k] = (double)n.raw[k], nn += nd[k] * nd[k],
+        vn += vr[k] * nd[k];
     vn /= nn;
     if (!(vn < 0.0)) return out;
-    double k = 1.0 / ((double)a.im + (double)b.im), jn = -(1.0 + (double)e) * vn * k, imp[3], vt[3], vt2 = 0.0;
+    double k = 1.0 / ((double)a.im + (double)b.im), jn = -(1.0 + (double)e) * vn * k, imp[3], vt[3],
+           vt2 = 0.0;
     int spin = a.ii > 0.0f || b.ii > 0.0f;
     double nh[3] = {0.0, 0.0, 0.0}, kt = k; // the unit normal; the tangential effective mass
     if (spin) {
         double len = sqrt(nn), s[3];
         for (int i = 0; i < 3; i++) {
             nh[i] = nd[i] / len;
-            s[i] = (double)a.r * (double)(a.ii > 0.0f ? a.w->raw[i] : 0.0f) + (double)b.r * (double)(b.ii > 0.0f ? b.w->raw[i] : 0.0f);
+            s[i] = (double)a.r * (double)(a.ii > 0.0f ? a.w->raw[i] : 0.0f) +
+                   (double)b.r * (double)(b.ii > 0.0f ? b.w->raw[i] : 0.0f);
         }
-        // The contact points' relative velocity: v_rel + wA x (-rA n) - wB x (rB n) = v_rel + n x (rA wA + rB wB).
+        // The contact points' relative velocity: v_rel + wA x (-rA n) - wB x (rB n) = v_rel + n x (rA wA + rB
+        // wB).
         vr[0] += nh[1] * s[2] - nh[2] * s[1];
         vr[1] += nh[2] * s[0] - nh[0] * s[2];
         vr[2] += nh[0] * s[1] - nh[1] * s[0];
-        kt = 1.0 / ((double)a.im + (double)b.im + (double)a.r * (double)a.r * (double)a.ii + (double)b.r * (double)b.r * (double)b.ii);
+        kt = 1.0 / ((double)a.im + (double)b.im + (double)a.r * (double)a.r * (double)a.ii +
+                    (double)b.r * (double)b.r * (double)b.ii);
     }
     for (int i = 0; i < 3; i++) imp[i] = nd[i] * jn, vt[i] = vr[i] - nd[i] * vn, vt2 += vt[i] * vt[i];
     double vt_len = sqrt(vt2), pt[3] = {0.0, 0.0, 0.0};
     if (vt_len > 0.0 && mu > 0.0f) {
-        double jt = fmin((double)mu * jn * sqrt(nn), (1.0 + (double)beta) * vt_len * kt); // sticks, or slides at mu j
+        double jt =
+            fmin((double)mu * jn * sqrt(nn), (1.0 + (double)beta) * vt_len * kt); // sticks, or slides at mu j
         for (int i = 0; i < 3; i++) pt[i] = vt[i] * (jt / vt_len), imp[i] -= pt[i];
     }
     for (int i = 0; i < 3; i++) {
@@ -57,7 +64,8 @@ static kyu_impulse respond(side a, side b, vec3s n, float e, float mu, float bet
         b.v->raw[i] = (float)((double)b.v->raw[i] - imp[i] * (double)b.im);
     }
     if (spin) { // the tangential impulse -pt on a at -rA n, +pt on b at rB n: both turn by n x pt
-        double c[3] = {nh[1] * pt[2] - nh[2] * pt[1], nh[2] * pt[0] - nh[0] * pt[2], nh[0] * pt[1] - nh[1] * pt[0]};
+        double c[3] = {nh[1] * pt[2] - nh[2] * pt[1], nh[2] * pt[0] - nh[0] * pt[2],
+                       nh[0] * pt[1] - nh[1] * pt[0]};
         for (int i = 0; i < 3; i++) {
             if (a.ii > 0.0f) a.w->raw[i] = (float)((double)a.w->raw[i] + c[i] * ((double)a.r * (double)a.ii));
             if (b.ii > 0.0f) b.w->raw[i] = (float)((double)b.w->raw[i] + c[i] * ((double)b.r * (double)b.ii));
@@ -74,14 +82,17 @@ static side body_side(kyu_world *w, uint32_t i) {
 }
 
 kyu_impulse kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e) {
-    return respond(body_side(w, a), body_side(w, b), n, e, kyu_pair_friction(w, a, b), w->def.tangential_restitution);
+    return respond(body_side(w, a), body_side(w, b), n, e, kyu_pair_friction(w, a, b),
+                   w->def.tangential_restitution);
 }
 
 kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e) {
     body_store *s = &w->bodies;
     vec3s wall = c->velocity;
-    if (kyu_collider_spins(c)) wall = kyu_collider_point_velocity(c, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a])), n);
+    if (kyu_collider_spins(c))
+        wall = kyu_collider_point_velocity(c, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a])), n);
     side b = {&wall, NULL, 0.0f, 0.0f, 0.0f};
-    return respond(body_side(w, a), b, n, e, kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders)),
+    return respond(body_side(w, a), b, n, e,
+                   kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders)),
                    w->def.tangential_restitution);
 }

@@ -34,14 +34,16 @@ static aabb tri_box(const kyu_mesh *m, int t) {
     for (int k = 0; k < 3; k++) b.lo[k] = 1e30f, b.hi[k] = -1e30f;
     for (int v = 0; v < 3; v++) {
         vec3s p = m->verts[m->tris[3 * t + v]];
-        for (int k = 0; k < 3; k++) b.lo[k] = kyu_minf(b.lo[k], p.raw[k]), b.hi[k] = kyu_maxf(b.hi[k], p.raw[k]);
+        for (int k = 0; k < 3; k++)
+            b.lo[k] = kyu_minf(b.lo[k], p.raw[k]), b.hi[k] = kyu_maxf(b.hi[k], p.raw[k]);
     }
     return b;
 }
 
 static float tri_centroid(const kyu_mesh *m, int t, int axis) {
     return (m->verts[m->tris[3 * t]].raw[axis] + m->verts[m->tris[3 * t + 1]].raw[axis] +
-            m->verts[m->tris[3 * t + 2]].raw[axis]) / 3.0f;
+            m->verts[m->tris[3 * t + 2]].raw[axis]) /
+           3.0f;
 }
 
 // A triangle with its sort key: qsort has no context argument, so each range is sorted as (key,
@@ -63,7 +65,8 @@ static int bvh_build(kyu_mesh *m, tri_key *scratch, int first, int count) {
     for (int k = 0; k < 3; k++) n->box.lo[k] = 1e30f, n->box.hi[k] = -1e30f;
     for (int i = first; i < first + count; i++) {
         aabb b = tri_box(m, m->order[i]);
-        for (int k = 0; k < 3; k++) n->box.lo[k] = kyu_minf(n->box.lo[k], b.lo[k]), n->box.hi[k] = kyu_maxf(n->box.hi[k], b.hi[k]);
+        for (int k = 0; k < 3; k++)
+            n->box.lo[k] = kyu_minf(n->box.lo[k], b.lo[k]), n->box.hi[k] = kyu_maxf(n->box.hi[k], b.hi[k]);
     }
     if (count <= 4) {
         n->first = first;
@@ -157,12 +160,17 @@ kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int n
 
 void kyu_mesh_destroy(kyu_mesh *m) {
     if (!m) return;
-    kyu_free(m->verts); kyu_free(m->tris); kyu_free(m->order); kyu_free(m->nodes); kyu_free(m->across);
+    kyu_free(m->verts);
+    kyu_free(m->tris);
+    kyu_free(m->order);
+    kyu_free(m->nodes);
+    kyu_free(m->across);
     kyu_free(m);
 }
 
 static kyu_triangle triangle_of(const kyu_mesh *m, int t) {
-    return (kyu_triangle){m->verts[m->tris[3 * t]], m->verts[m->tris[3 * t + 1]], m->verts[m->tris[3 * t + 2]]};
+    return (kyu_triangle){m->verts[m->tris[3 * t]], m->verts[m->tris[3 * t + 1]],
+                          m->verts[m->tris[3 * t + 2]]};
 }
 
 // Whether p projects onto triangle t's plane inside it (a small tolerance: on an edge counts).
@@ -195,12 +203,13 @@ static int internal_contact(const kyu_mesh *m, int t, vec3s p, vec3s normal) {
 }
 
 static int box_hits(const aabb *a, const aabb *b) {
-    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] &&
-           b->lo[1] <= a->hi[1] && a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1] &&
+           a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
 }
 
 // Calls visit(t, ctx) for every triangle whose box meets q, in BVH order (deterministic).
-static void bvh_query(const kyu_mesh *m, const aabb *q, void (*visit)(const kyu_mesh *, int, void *), void *ctx) {
+static void bvh_query(const kyu_mesh *m, const aabb *q, void (*visit)(const kyu_mesh *, int, void *),
+                      void *ctx) {
     int stack[64], top = 0;
     stack[top++] = 0;
     while (top > 0) {
@@ -289,7 +298,8 @@ static void sweep_visit(const kyu_mesh *m, int t, void *arg) {
     kyu_triangle tri = triangle_of(m, t);
     kyu_hit h = kyu_sweep_sphere_triangle(x->q0, x->dq, x->r, &tri, glms_vec3_zero());
     if (!h.hit) return;
-    if (!x->best.hit || h.t < x->best.t || (h.t == x->best.t && t < x->best_tri)) x->best = h, x->best_tri = t;
+    if (!x->best.hit || h.t < x->best.t || (h.t == x->best.t && t < x->best_tri))
+        x->best = h, x->best_tri = t;
 }
 
 static kyu_hit capsule_sweep(const collider *c, vec3s q0, vec3s dq, float r) {
@@ -353,7 +363,8 @@ void kyu_shape_local_bounds(const collider *c, aabb *b) {
     for (int k = 0; k < 3; k++) b->lo[k] = 1e30f, b->hi[k] = -1e30f;
     switch (c->type) {
     case KYU_SHAPE_BOX:
-        for (int k = 0; k < 3; k++) b->lo[k] = -c->box.half_extents.raw[k], b->hi[k] = c->box.half_extents.raw[k];
+        for (int k = 0; k < 3; k++)
+            b->lo[k] = -c->box.half_extents.raw[k], b->hi[k] = c->box.half_extents.raw[k];
         break;
     case KYU_SHAPE_CAPSULE:
         for (int k = 0; k < 3; k++) {
@@ -364,7 +375,8 @@ void kyu_shape_local_bounds(const collider *c, aabb *b) {
     case KYU_SHAPE_HULL:
         for (int i = 0; i < c->hull_count; i++)
             for (int k = 0; k < 3; k++)
-                b->lo[k] = kyu_minf(b->lo[k], c->hull_points[i].raw[k]), b->hi[k] = kyu_maxf(b->hi[k], c->hull_points[i].raw[k]);
+                b->lo[k] = kyu_minf(b->lo[k], c->hull_points[i].raw[k]),
+                b->hi[k] = kyu_maxf(b->hi[k], c->hull_points[i].raw[k]);
         break;
     case KYU_SHAPE_MESH:
         *b = c->mesh->nodes[0].box;
@@ -399,7 +411,8 @@ typedef struct mesh_next_ctx {
 } mesh_next_ctx;
 
 static vec3s path_at(const mesh_next_ctx *x, float s) {
-    return glms_vec3_add(x->q0, glms_vec3_add(glms_vec3_scale(x->dv, s), glms_vec3_scale(x->da, 0.5f * s * s)));
+    return glms_vec3_add(x->q0,
+                         glms_vec3_add(glms_vec3_scale(x->dv, s), glms_vec3_scale(x->da, 0.5f * s * s)));
 }
 
 // One triangle's first contact along the path (same rules as engine/toi.c: a triangle it is
@@ -420,7 +433,9 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
         if (x->dev > 0.0f) { // a curved path: conservative advancement on this triangle
             float vmax = glms_vec3_norm(x->dv) + glms_vec3_norm(x->da) * x->S;
             int it = 0;
-            for (float gs; it < 64 && (gs = kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL)) > 1e-6f + 1e-5f * x->r; it++) {
+            for (float gs; it < 64 && (gs = kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n,
+                                                                         NULL)) > 1e-6f + 1e-5f * x->r;
+                 it++) {
                 s += gs / vmax;
                 if (s > x->S) return;
             }
@@ -428,9 +443,9 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
         kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL);
     }
     float approach = -glms_vec3_dot(glms_vec3_add(x->dv, glms_vec3_scale(x->da, s)), n);
-    int pressing = glms_vec3_dot(x->da, n) < 0.0f;           // acceleration pushes it into the face
-    if (!(approach > 0.0f) && !(g <= 0.0f && pressing)) return; // leaving this triangle
-    if (internal_contact(m, t, path_at(x, s), n)) return;     // a neighbour's face owns it
+    int pressing = glms_vec3_dot(x->da, n) < 0.0f;                     // acceleration pushes it into the face
+    if (!(approach > 0.0f) && !(g <= 0.0f && pressing)) return;        // leaving this triangle
+    if (internal_contact(m, t, path_at(x, s), n)) return;              // a neighbour's face owns it
     if (g <= x->slop && approach <= x->threshold && !pressing) return; // resting on it: the solver's
     if (x->best_tri >= 0 && (s > x->best_s || (s == x->best_s && t > x->best_tri))) return;
     x->best_s = s, x->best_n = n, x->best_gap = g, x->best_approach = approach, x->best_tri = t;
@@ -472,7 +487,8 @@ static void push_visit(const kyu_mesh *m, int t, void *arg) {
     kyu_triangle tri = triangle_of(m, t);
     vec3s n;
     float d = kyu_distance_sphere_triangle(x->p, x->r, &tri, &n, NULL);
-    if (d < -x->slop && !internal_contact(m, t, x->p, n)) x->p = glms_vec3_add(x->p, glms_vec3_scale(n, -d - x->slop));
+    if (d < -x->slop && !internal_contact(m, t, x->p, n))
+        x->p = glms_vec3_add(x->p, glms_vec3_scale(n, -d - x->slop));
 }
 
 // Escape from a mesh: out of every triangle the sphere overlaps beyond the slop (a corner has

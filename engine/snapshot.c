@@ -15,10 +15,10 @@
 
 #include "internal.h"
 
-#define SNAP_MAGIC "kyu-snap"
+#define SNAP_MAGIC   "kyu-snap"
 #define SNAP_VERSION 3u // 3: spin (angular velocity, orientation, rolling resistance)
-#define SNAP_ORDER 0x01020304u
-#define SNAP_HEADER 32u
+#define SNAP_ORDER   0x01020304u
+#define SNAP_HEADER  32u
 
 // Positions and velocities a loaded body may hold: the step can carry a body past what the API
 // accepts (a body falling for hours), so a saved state may too; this bound keeps every product the
@@ -72,14 +72,28 @@ static void put_bodies(writer *o, const body_store *b) {
         put_u8(o, b->alive[i]);
         put_u32(o, b->generation[i]);
         if (!b->alive[i]) continue;
-        put_vec(o, b->pos[i]); put_vec(o, b->vel[i]); put_vec(o, b->prev[i]);
-        put_f32(o, b->radius[i]); put_f32(o, b->mass[i]); put_f32(o, b->restitution[i]);
-        put_f32(o, b->friction[i]); put_f32(o, b->damping[i]); put_f32(o, b->gravity_scale[i]);
-        put_u32(o, b->category[i]); put_u32(o, b->mask[i]); put_i32(o, b->group[i]); put_u32(o, b->material[i]);
-        put_u8(o, b->sensor[i]); put_u8(o, b->allow_sleep[i]); put_u8(o, b->awake[i]);
+        put_vec(o, b->pos[i]);
+        put_vec(o, b->vel[i]);
+        put_vec(o, b->prev[i]);
+        put_f32(o, b->radius[i]);
+        put_f32(o, b->mass[i]);
+        put_f32(o, b->restitution[i]);
+        put_f32(o, b->friction[i]);
+        put_f32(o, b->damping[i]);
+        put_f32(o, b->gravity_scale[i]);
+        put_u32(o, b->category[i]);
+        put_u32(o, b->mask[i]);
+        put_i32(o, b->group[i]);
+        put_u32(o, b->material[i]);
+        put_u8(o, b->sensor[i]);
+        put_u8(o, b->allow_sleep[i]);
+        put_u8(o, b->awake[i]);
         put_f32(o, b->sleep_timer[i]);
-        put_vec(o, b->ang[i]); put(o, b->rot[i].raw, 16);
-        put_f32(o, b->inv_inertia[i]); put_f32(o, b->rolling[i]); put_f32(o, b->ang_damping[i]);
+        put_vec(o, b->ang[i]);
+        put(o, b->rot[i].raw, 16);
+        put_f32(o, b->inv_inertia[i]);
+        put_f32(o, b->rolling[i]);
+        put_f32(o, b->ang_damping[i]);
     }
     put_f32(o, b->max_radius);
     put_i32(o, b->free_count); // the order of reuse is state: it decides the next body's slot
@@ -95,11 +109,19 @@ static void put_collider(writer *o, const collider *c) {
     put_vec(o, c->box.center);
     put(o, c->rotation.raw, 16);
     put_vec(o, c->box.half_extents);
-    put_vec(o, c->cap_a); put_vec(o, c->cap_b); put_f32(o, c->cap_radius);
-    put_vec(o, c->normal); put_vec(o, c->velocity);
-    put_f32(o, c->restitution); put_f32(o, c->friction);
-    put_vec(o, c->angular_velocity); put_vec(o, c->surface_velocity); put_f32(o, c->rolling);
-    put_u32(o, c->category); put_u32(o, c->mask); put_u32(o, c->material);
+    put_vec(o, c->cap_a);
+    put_vec(o, c->cap_b);
+    put_f32(o, c->cap_radius);
+    put_vec(o, c->normal);
+    put_vec(o, c->velocity);
+    put_f32(o, c->restitution);
+    put_f32(o, c->friction);
+    put_vec(o, c->angular_velocity);
+    put_vec(o, c->surface_velocity);
+    put_f32(o, c->rolling);
+    put_u32(o, c->category);
+    put_u32(o, c->mask);
+    put_u32(o, c->material);
     put_i32(o, c->hull_count);
     put(o, c->hull_points, (size_t)c->hull_count * 12);
     put_i32(o, c->mesh ? c->mesh->vert_count : 0);
@@ -115,8 +137,14 @@ static void put_collider(writer *o, const collider *c) {
 static void put_contacts(writer *o, const contact *c, int n) {
     put_i32(o, n);
     for (int i = 0; i < n; i++, c++) {
-        put_u32(o, c->a); put_u32(o, c->b); put_u32(o, c->ga); put_u32(o, c->gb);
-        put_vec(o, c->normal); put_f32(o, c->jn); put_vec(o, c->jt); put_vec(o, c->jr);
+        put_u32(o, c->a);
+        put_u32(o, c->b);
+        put_u32(o, c->ga);
+        put_u32(o, c->gb);
+        put_vec(o, c->normal);
+        put_f32(o, c->jn);
+        put_vec(o, c->jt);
+        put_vec(o, c->jr);
         put_u8(o, c->touching);
     }
 }
@@ -208,9 +236,9 @@ kyu_status kyu_world_save(const kyu_world *w, const char *path) {
 typedef struct reader {
     const uint8_t *p;
     size_t n, at;
-    char why[200];  // the first problem found (then every read returns zeros)
+    char why[200]; // the first problem found (then every read returns zeros)
     int bad, no_memory;
-    kyu_world *w;   // the world being built (its validators write their message there)
+    kyu_world *w; // the world being built (its validators write their message there)
 } reader;
 
 static void fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -238,11 +266,31 @@ static int take(reader *r, void *dst, size_t len) {
     r->at += len;
     return 0;
 }
-static uint32_t get_u32(reader *r) { uint32_t v; take(r, &v, 4); return v; }
-static int32_t get_i32(reader *r) { int32_t v; take(r, &v, 4); return v; }
-static float get_f32(reader *r) { float v; take(r, &v, 4); return v; }
-static uint8_t get_u8(reader *r) { uint8_t v; take(r, &v, 1); return v; }
-static vec3s get_vec(reader *r) { vec3s v; take(r, v.raw, 12); return v; }
+static uint32_t get_u32(reader *r) {
+    uint32_t v;
+    take(r, &v, 4);
+    return v;
+}
+static int32_t get_i32(reader *r) {
+    int32_t v;
+    take(r, &v, 4);
+    return v;
+}
+static float get_f32(reader *r) {
+    float v;
+    take(r, &v, 4);
+    return v;
+}
+static uint8_t get_u8(reader *r) {
+    uint8_t v;
+    take(r, &v, 1);
+    return v;
+}
+static vec3s get_vec(reader *r) {
+    vec3s v;
+    take(r, v.raw, 12);
+    return v;
+}
 
 // A 0/1 flag.
 static uint8_t get_flag(reader *r, const char *what, int index) {
@@ -280,8 +328,10 @@ static void *get_array(reader *r, int n, size_t elem) {
 // A validator of the world being built refused a value: its message names field and value.
 static void refused(reader *r, kyu_status st, const char *what, int index) {
     if (st == KYU_OK) return;
-    if (st == KYU_ERR_OUT_OF_MEMORY) out_of_memory(r);
-    else fail(r, "%s %d: %s", what, index, kyu_world_last_error(r->w));
+    if (st == KYU_ERR_OUT_OF_MEMORY)
+        out_of_memory(r);
+    else
+        fail(r, "%s %d: %s", what, index, kyu_world_last_error(r->w));
 }
 
 static int state_ok(vec3s v) { return kyu_bounded3(v, STATE_LIMIT); }
@@ -331,42 +381,72 @@ static void get_bodies(reader *r, kyu_world *w) {
         if (b->generation[i] == 0) fail(r, "body %d: a live body has generation 0", i);
         kyu_body_def d = kyu_body_def_default();
         vec3s p = get_vec(r), v = get_vec(r), prev = get_vec(r);
-        d.radius = get_f32(r); d.mass = get_f32(r); d.restitution = get_f32(r);
-        d.friction = get_f32(r); d.linear_damping = get_f32(r); d.gravity_scale = get_f32(r);
-        d.category_bits = get_u32(r); d.mask_bits = get_u32(r); d.group = get_i32(r); d.material = get_u32(r);
-        d.is_sensor = get_flag(r, "body", i); d.allow_sleep = get_flag(r, "body", i);
+        d.radius = get_f32(r);
+        d.mass = get_f32(r);
+        d.restitution = get_f32(r);
+        d.friction = get_f32(r);
+        d.linear_damping = get_f32(r);
+        d.gravity_scale = get_f32(r);
+        d.category_bits = get_u32(r);
+        d.mask_bits = get_u32(r);
+        d.group = get_i32(r);
+        d.material = get_u32(r);
+        d.is_sensor = get_flag(r, "body", i);
+        d.allow_sleep = get_flag(r, "body", i);
         uint8_t awake = get_flag(r, "body", i);
         float timer = get_f32(r);
         vec3s av = get_vec(r);
         versors q;
         take(r, q.raw, 16);
         float ii = get_f32(r);
-        d.rolling_resistance = get_f32(r); d.angular_damping = get_f32(r);
+        d.rolling_resistance = get_f32(r);
+        d.angular_damping = get_f32(r);
         if (r->bad) return;
         // The inverse inertia is saved as the step holds it (recomputing it from a scale would not
         // give its bits back), and must be one that some inertia_scale in range gives.
-        double scale = ii > 0.0f ? 1.0 / ((double)ii * 0.4 * (double)d.mass * (double)d.radius * (double)d.radius) : 1.0;
-        if (!(ii == 0.0f || (isfinite(ii) && ii > 0.0f && scale > 0.0 && scale <= 1.000001e6)))
-            { fail(r, "body %d: inverse inertia %g is not 1 / (s 2/5 m r^2) for an inertia_scale s in (0, 1e6]", i, (double)ii); return; }
-        if (!kyu_bounded3(av, STATE_LIMIT) || !(glms_vec3_norm(av) * d.radius <= STATE_LIMIT))
-            { fail(r, "body %d: angular velocity not finite or its surface speed beyond 1e12", i); return; }
+        double scale =
+            ii > 0.0f ? 1.0 / ((double)ii * 0.4 * (double)d.mass * (double)d.radius * (double)d.radius) : 1.0;
+        if (!(ii == 0.0f || (isfinite(ii) && ii > 0.0f && scale > 0.0 && scale <= 1.000001e6))) {
+            fail(r, "body %d: inverse inertia %g is not 1 / (s 2/5 m r^2) for an inertia_scale s in (0, 1e6]",
+                 i, (double)ii);
+            return;
+        }
+        if (!kyu_bounded3(av, STATE_LIMIT) || !(glms_vec3_norm(av) * d.radius <= STATE_LIMIT)) {
+            fail(r, "body %d: angular velocity not finite or its surface speed beyond 1e12", i);
+            return;
+        }
         float q2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-        if (!(fabsf(q2 - 1.0f) <= 1e-5f)) { fail(r, "body %d: the rotation is not a unit quaternion", i); return; }
-        if (ii == 0.0f && (av.x != 0.0f || av.y != 0.0f || av.z != 0.0f))
-            { fail(r, "body %d: a body of fixed rotation has an angular velocity", i); return; }
-        if (!awake && (av.x != 0.0f || av.y != 0.0f || av.z != 0.0f))
-            { fail(r, "body %d: a sleeping body has an angular velocity", i); return; }
-        if (!state_ok(p) || !state_ok(v) || !state_ok(prev))
-            { fail(r, "body %d: position, velocity or previous position is not finite or beyond 1e12", i); return; }
-        if (!(timer >= 0.0f && timer <= 1e30f)) { fail(r, "body %d: sleep timer %g", i, (double)timer); return; }
-        if (!awake && (v.x != 0.0f || v.y != 0.0f || v.z != 0.0f))
-            { fail(r, "body %d: a sleeping body has a velocity", i); return; }
+        if (!(fabsf(q2 - 1.0f) <= 1e-5f)) {
+            fail(r, "body %d: the rotation is not a unit quaternion", i);
+            return;
+        }
+        if (ii == 0.0f && (av.x != 0.0f || av.y != 0.0f || av.z != 0.0f)) {
+            fail(r, "body %d: a body of fixed rotation has an angular velocity", i);
+            return;
+        }
+        if (!awake && (av.x != 0.0f || av.y != 0.0f || av.z != 0.0f)) {
+            fail(r, "body %d: a sleeping body has an angular velocity", i);
+            return;
+        }
+        if (!state_ok(p) || !state_ok(v) || !state_ok(prev)) {
+            fail(r, "body %d: position, velocity or previous position is not finite or beyond 1e12", i);
+            return;
+        }
+        if (!(timer >= 0.0f && timer <= 1e30f)) {
+            fail(r, "body %d: sleep timer %g", i, (double)timer);
+            return;
+        }
+        if (!awake && (v.x != 0.0f || v.y != 0.0f || v.z != 0.0f)) {
+            fail(r, "body %d: a sleeping body has a velocity", i);
+            return;
+        }
         refused(r, kyu_body_def_validate(w, &d), "body", i);
         b->pos[i] = p, b->vel[i] = v, b->prev[i] = prev;
         b->radius[i] = d.radius, b->mass[i] = d.mass, b->inv_mass[i] = 1.0f / d.mass;
         b->restitution[i] = d.restitution, b->friction[i] = d.friction, b->damping[i] = d.linear_damping;
         b->gravity_scale[i] = d.gravity_scale;
-        b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group, b->material[i] = d.material;
+        b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group,
+        b->material[i] = d.material;
         b->sensor[i] = d.is_sensor, b->allow_sleep[i] = d.allow_sleep, b->awake[i] = awake;
         b->sleep_timer[i] = timer;
         b->ang[i] = av, b->rot[i] = q, b->inv_inertia[i] = ii;
@@ -376,20 +456,24 @@ static void get_bodies(reader *r, kyu_world *w) {
     b->max_radius = get_f32(r);
     for (int i = 0; i < high && !r->bad; i++)
         if (b->alive[i] && !(b->radius[i] <= b->max_radius))
-            fail(r, "the largest radius %g is below body %d's %g", (double)b->max_radius, i, (double)b->radius[i]);
+            fail(r, "the largest radius %g is below body %d's %g", (double)b->max_radius, i,
+                 (double)b->radius[i]);
     if (!r->bad && !(b->max_radius >= 0.0f && b->max_radius <= KYU_MAX_RADIUS))
         fail(r, "the largest radius %g is out of range", (double)b->max_radius);
     // The free list holds every dead slot exactly once.
     b->free_count = get_count(r, 4, high, "free body slots");
     for (int k = 0; k < b->free_count && !r->bad; k++) {
         int32_t s = get_i32(r);
-        if (s < 0 || s >= high || b->alive[s] || b->awake[s] == 2)
-            { fail(r, "free body slot %d is out of range, live, or listed twice", s); return; }
+        if (s < 0 || s >= high || b->alive[s] || b->awake[s] == 2) {
+            fail(r, "free body slot %d is out of range, live, or listed twice", s);
+            return;
+        }
         b->free_slots[k] = s;
         b->awake[s] = 2; // marks the dead slot listed (dead slots' flags are unused otherwise)
     }
     if (r->bad) return;
-    if (b->free_count != high - b->count) fail(r, "the free body slots are not the %d dead slots", high - b->count);
+    if (b->free_count != high - b->count)
+        fail(r, "the free body slots are not the %d dead slots", high - b->count);
     for (int k = 0; k < b->free_count; k++) b->awake[b->free_slots[k]] = 0;
 }
 
@@ -401,20 +485,32 @@ static void get_collider(reader *r, kyu_world *w, int i) {
     c->alive = get_flag(r, "collider", i);
     c->generation = get_u32(r);
     if (!c->alive || r->bad) return;
-    if (c->generation == 0) { fail(r, "collider %d: a live collider has generation 0", i); return; }
+    if (c->generation == 0) {
+        fail(r, "collider %d: a live collider has generation 0", i);
+        return;
+    }
     kyu_collider_def d = kyu_collider_def_default();
     d.type = (kyu_shape_type)get_i32(r);
     d.motion = (kyu_motion)get_i32(r);
     d.position = get_vec(r);
     take(r, d.rotation.raw, 16);
     d.half_extents = get_vec(r);
-    d.capsule_a = get_vec(r); d.capsule_b = get_vec(r); d.radius = get_f32(r);
-    d.normal = get_vec(r); d.velocity = get_vec(r);
-    if (!r->bad && !(isfinite(d.rotation.x) && isfinite(d.rotation.y) && isfinite(d.rotation.z) && isfinite(d.rotation.w)))
+    d.capsule_a = get_vec(r);
+    d.capsule_b = get_vec(r);
+    d.radius = get_f32(r);
+    d.normal = get_vec(r);
+    d.velocity = get_vec(r);
+    if (!r->bad && !(isfinite(d.rotation.x) && isfinite(d.rotation.y) && isfinite(d.rotation.z) &&
+                     isfinite(d.rotation.w)))
         fail(r, "collider %d: the rotation is not finite", i);
-    d.restitution = get_f32(r); d.friction = get_f32(r);
-    d.angular_velocity = get_vec(r); d.surface_velocity = get_vec(r); d.rolling_resistance = get_f32(r);
-    d.category_bits = get_u32(r); d.mask_bits = get_u32(r); d.material = get_u32(r);
+    d.restitution = get_f32(r);
+    d.friction = get_f32(r);
+    d.angular_velocity = get_vec(r);
+    d.surface_velocity = get_vec(r);
+    d.rolling_resistance = get_f32(r);
+    d.category_bits = get_u32(r);
+    d.mask_bits = get_u32(r);
+    d.material = get_u32(r);
     int hull = get_count(r, 12, 1 << 24, "hull points");
     vec3s *points = get_array(r, hull, 12);
     int nv = get_count(r, 12, 1 << 24, "mesh vertices"), nt = get_count(r, 12, 1 << 24, "mesh triangles");
@@ -422,14 +518,17 @@ static void get_collider(reader *r, kyu_world *w, int i) {
     int32_t *tris = get_array(r, nt * 3, 4);
     if (!r->bad) {
         if (d.type == KYU_SHAPE_HULL) d.points = points, d.point_count = hull;
-        if (d.type == KYU_SHAPE_MESH) d.points = verts, d.point_count = nv, d.indices = tris, d.triangle_count = nt;
+        if (d.type == KYU_SHAPE_MESH)
+            d.points = verts, d.point_count = nv, d.indices = tris, d.triangle_count = nt;
         if ((d.type != KYU_SHAPE_HULL && hull) || (d.type != KYU_SHAPE_MESH && (nv || nt)))
             fail(r, "collider %d: points of a shape that has none", i);
-        else refused(r, kyu_collider_def_validate(w, &d), "collider", i);
+        else
+            refused(r, kyu_collider_def_validate(w, &d), "collider", i);
     }
     if (!r->bad && d.type == KYU_SHAPE_PLANE && fabsf(glms_vec3_norm2(d.normal) - 1.0f) > 1e-5f)
         fail(r, "collider %d: the plane normal is not of unit length", i);
-    if (!r->bad && d.type == KYU_SHAPE_MESH && !(c->mesh = kyu_mesh_create(verts, nv, tris, nt))) out_of_memory(r);
+    if (!r->bad && d.type == KYU_SHAPE_MESH && !(c->mesh = kyu_mesh_create(verts, nv, tris, nt)))
+        out_of_memory(r);
     kyu_free(verts);
     kyu_free(tris);
     if (r->bad) {
@@ -463,7 +562,10 @@ static void get_colliders(reader *r, kyu_world *w) {
     if (r->bad) return;
     w->colliders = kyu_calloc((size_t)high, sizeof *w->colliders);
     w->free_colliders = kyu_calloc((size_t)high, sizeof *w->free_colliders);
-    if (!w->colliders || !w->free_colliders) { out_of_memory(r); return; }
+    if (!w->colliders || !w->free_colliders) {
+        out_of_memory(r);
+        return;
+    }
     w->collider_cap = high;
     for (int i = 0; i < high && !r->bad; i++) {
         get_collider(r, w, i);
@@ -472,12 +574,16 @@ static void get_colliders(reader *r, kyu_world *w) {
     }
     w->free_collider_count = get_count(r, 4, high, "free collider slots");
     uint8_t *listed = r->bad ? NULL : kyu_calloc((size_t)high, 1);
-    if (!r->bad && !listed) { out_of_memory(r); return; }
+    if (!r->bad && !listed) {
+        out_of_memory(r);
+        return;
+    }
     for (int k = 0; k < w->free_collider_count && !r->bad; k++) {
         int32_t s = get_i32(r);
         if (s < 0 || s >= high || w->colliders[s].alive || listed[s])
             fail(r, "free collider slot %d is out of range, live, or listed twice", s);
-        else w->free_colliders[k] = s, listed[s] = 1;
+        else
+            w->free_colliders[k] = s, listed[s] = 1;
     }
     kyu_free(listed);
     if (!r->bad && w->free_collider_count != high - w->collider_count)
@@ -513,33 +619,65 @@ static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, co
     const body_store *b = &w->bodies;
     for (int i = 0; i < n && !r->bad; i++) {
         contact *c = &cs[i];
-        c->a = get_u32(r); c->b = get_u32(r); c->ga = get_u32(r); c->gb = get_u32(r);
-        c->normal = get_vec(r); c->jn = get_f32(r); c->jt = get_vec(r); c->jr = get_vec(r);
+        c->a = get_u32(r);
+        c->b = get_u32(r);
+        c->ga = get_u32(r);
+        c->gb = get_u32(r);
+        c->normal = get_vec(r);
+        c->jn = get_f32(r);
+        c->jt = get_vec(r);
+        c->jr = get_vec(r);
         c->touching = get_flag(r, what, i);
         if (r->bad) break;
-        if ((c->a & KYU_COLLIDER_BIT) || !side_ok(w, c->a, c->ga, pending) || !side_ok(w, c->b, c->gb, pending))
-            { fail(r, "%s %d: names a body or collider that does not exist", what, i); break; }
-        if (!(c->b & KYU_COLLIDER_BIT) && c->b <= c->a) { fail(r, "%s %d: the pair is out of order", what, i); break; }
+        if ((c->a & KYU_COLLIDER_BIT) || !side_ok(w, c->a, c->ga, pending) ||
+            !side_ok(w, c->b, c->gb, pending)) {
+            fail(r, "%s %d: names a body or collider that does not exist", what, i);
+            break;
+        }
+        if (!(c->b & KYU_COLLIDER_BIT) && c->b <= c->a) {
+            fail(r, "%s %d: the pair is out of order", what, i);
+            break;
+        }
         int live = kyu_contact_live(w, c);
-        if (island >= 0 && (!live || b->awake[c->a] || b->island[c->a] != (uint32_t)island ||
-                            (!(c->b & KYU_COLLIDER_BIT) && (b->awake[c->b] || b->island[c->b] != (uint32_t)island))))
-            { fail(r, "%s %d: names a body outside its island", what, i); break; }
-        if (island < 0 && live && !b->awake[c->a]) { fail(r, "%s %d: a sleeping body's contact is awake", what, i); break; }
+        if (island >= 0 &&
+            (!live || b->awake[c->a] || b->island[c->a] != (uint32_t)island ||
+             (!(c->b & KYU_COLLIDER_BIT) && (b->awake[c->b] || b->island[c->b] != (uint32_t)island)))) {
+            fail(r, "%s %d: names a body outside its island", what, i);
+            break;
+        }
+        if (island < 0 && live && !b->awake[c->a]) {
+            fail(r, "%s %d: a sleeping body's contact is awake", what, i);
+            break;
+        }
         if (!live) continue; // removed since the last step: dropped, unread, at the next step
-        if (!kyu_pair_allowed(w, c->a, c->b)) { fail(r, "%s %d: the filters never let this pair meet", what, i); break; }
+        if (!kyu_pair_allowed(w, c->a, c->b)) {
+            fail(r, "%s %d: the filters never let this pair meet", what, i);
+            break;
+        }
         c->sensor = (uint8_t)kyu_pair_is_sensor(w, c->a, c->b);
         float n2 = glms_vec3_norm2(c->normal), mu = kyu_contact_friction(w, c);
-        float jn_max = kyu_contact_mass(w, c) * 2.0f * KYU_MAX_COORD; // no impulse beyond any speed kyu accepts
-        if (!kyu_finite3(c->normal) || fabsf(n2 - 1.0f) > 1e-4f) { fail(r, "%s %d: the normal is not a unit vector", what, i); break; }
+        float jn_max =
+            kyu_contact_mass(w, c) * 2.0f * KYU_MAX_COORD; // no impulse beyond any speed kyu accepts
+        if (!kyu_finite3(c->normal) || fabsf(n2 - 1.0f) > 1e-4f) {
+            fail(r, "%s %d: the normal is not a unit vector", what, i);
+            break;
+        }
         if (!(c->jn >= 0.0f && c->jn <= jn_max) || !kyu_finite3(c->jt) ||
-            !(glms_vec3_norm(c->jt) <= mu * c->jn * 1.0001f + 1e-30f))
-            { fail(r, "%s %d: impulses outside the friction cone or beyond range", what, i); break; }
+            !(glms_vec3_norm(c->jt) <= mu * c->jn * 1.0001f + 1e-30f)) {
+            fail(r, "%s %d: impulses outside the friction cone or beyond range", what, i);
+            break;
+        }
         // Within the bounds of its two parts (as a whole: the normal has turned since they were
         // split, when the escape moved the bodies).
         float roll_max, twist_max;
         kyu_contact_spin_limits(w, c, &roll_max, &twist_max);
-        if (!kyu_finite3(c->jr) || !(glms_vec3_norm(c->jr) <= sqrtf(roll_max * roll_max + twist_max * twist_max) * 1.001f + 1e-30f))
-            { fail(r, "%s %d: the rolling or twisting resistance's impulse %g is beyond its bound %g, %g (jn %g)", what, i, (double)glms_vec3_norm(c->jr), (double)roll_max, (double)twist_max, (double)c->jn); break; }
+        if (!kyu_finite3(c->jr) || !(glms_vec3_norm(c->jr) <=
+                                     sqrtf(roll_max * roll_max + twist_max * twist_max) * 1.001f + 1e-30f)) {
+            fail(r,
+                 "%s %d: the rolling or twisting resistance's impulse %g is beyond its bound %g, %g (jn %g)",
+                 what, i, (double)glms_vec3_norm(c->jr), (double)roll_max, (double)twist_max, (double)c->jn);
+            break;
+        }
         vec3s normal = c->normal;
         c->gap = kyu_contact_gap(w, c, &normal);
     }
@@ -577,7 +715,10 @@ static void get_islands(reader *r, kyu_world *w) {
     if (r->bad) return;
     if (n > 0) {
         w->islands = kyu_calloc((size_t)n, sizeof *w->islands);
-        if (!w->islands) { out_of_memory(r); return; }
+        if (!w->islands) {
+            out_of_memory(r);
+            return;
+        }
         w->island_cap = n;
     }
     for (int i = 0; i < b->high; i++) b->island[i] = UINT32_MAX;
@@ -588,27 +729,41 @@ static void get_islands(reader *r, kyu_world *w) {
         isl->body_count = get_count(r, 4, 1 << 30, "island bodies");
         isl->bodies = get_array(r, isl->body_count, 4);
         isl->body_cap = isl->bodies ? isl->body_count : 0;
-        if (!r->bad && isl->body_count == 0) { fail(r, "island %d is empty", id); return; }
+        if (!r->bad && isl->body_count == 0) {
+            fail(r, "island %d is empty", id);
+            return;
+        }
         for (int k = 0; k < isl->body_count && !r->bad; k++) {
             uint32_t j = isl->bodies[k];
-            if (j >= (uint32_t)b->high || !b->alive[j] || b->awake[j] || b->island[j] != UINT32_MAX)
-                { fail(r, "island %d: body %u is not a sleeping body of no other island", id, j); return; }
-            if (k > 0 && isl->bodies[k - 1] >= j) { fail(r, "island %d: its bodies are out of slot order", id); return; }
+            if (j >= (uint32_t)b->high || !b->alive[j] || b->awake[j] || b->island[j] != UINT32_MAX) {
+                fail(r, "island %d: body %u is not a sleeping body of no other island", id, j);
+                return;
+            }
+            if (k > 0 && isl->bodies[k - 1] >= j) {
+                fail(r, "island %d: its bodies are out of slot order", id);
+                return;
+            }
             b->island[j] = (uint32_t)id;
         }
         isl->contacts = get_contacts(r, w, &isl->contact_count, id, "island contact");
         isl->contact_cap = isl->contact_count;
         isl->max_overlap = 0.0f;
         for (int k = 0; k < isl->contact_count; k++)
-            if (!isl->contacts[k].sensor && -isl->contacts[k].gap > isl->max_overlap) isl->max_overlap = -isl->contacts[k].gap;
+            if (!isl->contacts[k].sensor && -isl->contacts[k].gap > isl->max_overlap)
+                isl->max_overlap = -isl->contacts[k].gap;
         check_order(r, isl->contacts, isl->contact_count, "island contact");
     }
     if (r->bad) return;
     for (int i = 0; i < b->high; i++)
-        if (b->alive[i] && !b->awake[i] && b->island[i] == UINT32_MAX)
-            { fail(r, "body %d sleeps in no island", i); return; }
+        if (b->alive[i] && !b->awake[i] && b->island[i] == UINT32_MAX) {
+            fail(r, "body %d sleeps in no island", i);
+            return;
+        }
     if (n == 0) return;
-    if (!(cell > 0.0f && cell <= 1e30f)) { fail(r, "the sleep grid's cell %g is not a positive number", (double)cell); return; }
+    if (!(cell > 0.0f && cell <= 1e30f)) {
+        fail(r, "the sleep grid's cell %g is not a positive number", (double)cell);
+        return;
+    }
     w->sleep.cell = cell;
     w->sleep.inv_cell = 1.0f / cell;
     if (kyu_islands_rebuild_grid(w)) out_of_memory(r);
@@ -633,7 +788,8 @@ static kyu_world *build(reader *r, const kyu_world *into) {
     r->w = w;
     w->def.body_capacity = into->def.body_capacity;
     take(r, &w->accumulator, 8);
-    if (!r->bad && !(w->accumulator >= 0.0 && w->accumulator <= (double)d.max_steps_per_update * (double)d.fixed_dt))
+    if (!r->bad &&
+        !(w->accumulator >= 0.0 && w->accumulator <= (double)d.max_steps_per_update * (double)d.fixed_dt))
         fail(r, "the accumulator %g is outside [0, max_steps_per_update * fixed_dt]", w->accumulator);
     w->alpha = kyu_alpha_of(w->accumulator, d.fixed_dt);
     w->removed = get_i32(r);
@@ -706,10 +862,12 @@ kyu_status kyu_world_load_memory(kyu_world *w, const void *data, size_t size) {
     memcpy(&order, p + 12, 4);
     memcpy(&payload, p + 16, 8);
     memcpy(&sum, p + 24, 8);
-    if (order != SNAP_ORDER) return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot written with another byte order");
+    if (order != SNAP_ORDER)
+        return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot written with another byte order");
     if (version != SNAP_VERSION)
         return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT,
-                        "snapshot format version %u, this kyu reads version %u only (save it again with the kyu that wrote it)",
+                        "snapshot format version %u, this kyu reads version %u only (save it again with the "
+                        "kyu that wrote it)",
                         version, SNAP_VERSION);
     if (payload != size - SNAP_HEADER)
         return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot is %zu bytes, its header says %llu (truncated?)",
@@ -754,7 +912,8 @@ kyu_status kyu_world_load(kyu_world *w, const char *path) {
     }
     int err = ferror(f);
     fclose(f);
-    kyu_status st = err ? kyu_fail(w, KYU_ERR_IO, "cannot read snapshot '%s'", path) : kyu_world_load_memory(w, buf, n);
+    kyu_status st =
+        err ? kyu_fail(w, KYU_ERR_IO, "cannot read snapshot '%s'", path) : kyu_world_load_memory(w, buf, n);
     kyu_free(buf);
     return st;
 }

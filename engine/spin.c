@@ -28,7 +28,8 @@ static void turn_of(const double phi[3], double out[4]) {
 }
 
 versors kyu_quat_turn(versors q, vec3s w, float seconds) {
-    double phi[3] = {(double)w.x * (double)seconds, (double)w.y * (double)seconds, (double)w.z * (double)seconds};
+    double phi[3] = {(double)w.x * (double)seconds, (double)w.y * (double)seconds,
+                     (double)w.z * (double)seconds};
     if (phi[0] == 0.0 && phi[1] == 0.0 && phi[2] == 0.0) return q;
     double d[4], r[4];
     turn_of(phi, d);

@@ -60,7 +60,8 @@ static int take(struct kyu_pool *p, share *s, int from_back, uint32_t *begin, ui
         if (front >= back) return 0;
         uint32_t n = back - front < (uint32_t)p->chunk ? back - front : (uint32_t)p->chunk;
         uint64_t next = from_back ? pack(front, back - n) : pack(front + n, back);
-        if (atomic_compare_exchange_weak_explicit(&s->range, &r, next, memory_order_relaxed, memory_order_relaxed)) {
+        if (atomic_compare_exchange_weak_explicit(&s->range, &r, next, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
             *begin = from_back ? back - n : front;
             *end = from_back ? back : front + n;
             return 1;
@@ -101,17 +102,18 @@ static double thread_seconds(void) {
 // and a step of a few dozen phases becomes several times slower than on one thread. The caller
 // meters its phases: of each phase's wall time, the part it spent waiting for the workers after
 // its own share (unless it had to wake them: see meter_phase), plus the part of its own share the
-// kernel kept it from running (thread CPU time short of wall time). When that lost part is more than BUSY_LOSS of a window of METER_WINDOW
-// seconds of phases, BUSY_WINDOWS windows in a row (one is a hiccup), the machine is busy: for the
-// next ALONE_SECONDS the phases run on the caller alone (as with one worker; answers do not change
-// with the split), then the workers try again (kyu_world_def.yield_when_busy, default on).
-// Measured on two cores with one busy process beside: see docs/benchmarks.md.
-#define METER_WINDOW 4e-3
-#define BUSY_LOSS 0.35
-#define BUSY_WINDOWS 2
+// kernel kept it from running (thread CPU time short of wall time). When that lost part is more than
+// BUSY_LOSS of a window of METER_WINDOW seconds of phases, BUSY_WINDOWS windows in a row (one is a hiccup),
+// the machine is busy: for the next ALONE_SECONDS the phases run on the caller alone (as with one worker;
+// answers do not change with the split), then the workers try again (kyu_world_def.yield_when_busy, default
+// on). Measured on two cores with one busy process beside: see docs/benchmarks.md.
+#define METER_WINDOW  4e-3
+#define BUSY_LOSS     0.35
+#define BUSY_WINDOWS  2
 #define ALONE_SECONDS 0.5
 
-static void meter_phase(struct kyu_pool *p, double start, double share_wall, double share_cpu, double end, int woke) {
+static void meter_phase(struct kyu_pool *p, double start, double share_wall, double share_cpu, double end,
+                        int woke) {
     meter *m = &p->caller;
     m->wall += end - start;
     // A phase that had to wake sleeping workers waited for the wake-up too (tens of microseconds,
@@ -150,8 +152,10 @@ static int wait_for_phase(struct kyu_pool *p, uint64_t seen) {
         cpu_relax();
         if ((i & 63) == 0) {
             double t = seconds_now();
-            if (until == 0.0) until = t + SPIN_SECONDS;
-            else if (t > until) break;
+            if (until == 0.0)
+                until = t + SPIN_SECONDS;
+            else if (t > until)
+                break;
         }
     }
     // Sleep. `sleepers` is raised before the generation is read again and the dispatcher bumps the
@@ -159,7 +163,8 @@ static int wait_for_phase(struct kyu_pool *p, uint64_t seen) {
     // sees the new phase or the dispatcher sees a sleeper and signals it under the lock.
     pthread_mutex_lock(&p->lock);
     atomic_fetch_add(&p->sleepers, 1);
-    while (!atomic_load(&p->quit) && atomic_load(&p->generation) == seen) pthread_cond_wait(&p->wake, &p->lock);
+    while (!atomic_load(&p->quit) && atomic_load(&p->generation) == seen)
+        pthread_cond_wait(&p->wake, &p->lock);
     atomic_fetch_sub(&p->sleepers, 1);
     pthread_mutex_unlock(&p->lock);
     return !atomic_load(&p->quit);
@@ -266,7 +271,8 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
     p->chunk = chunk > min_range ? chunk : min_range;
     for (int k = 0; k < p->workers; k++)
         atomic_store_explicit(&p->shares[k].range,
-                              pack((uint32_t)((int64_t)items * k / p->workers), (uint32_t)((int64_t)items * (k + 1) / p->workers)),
+                              pack((uint32_t)((int64_t)items * k / p->workers),
+                                   (uint32_t)((int64_t)items * (k + 1) / p->workers)),
                               memory_order_relaxed);
     atomic_store_explicit(&p->pending, p->count, memory_order_relaxed);
     atomic_fetch_add(&p->generation, 1); // publishes the fields above

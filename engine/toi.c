@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Continuous narrowphase, the time of impact (toi): where a body is during the step, and when it first touches a partner.
+// Continuous narrowphase, the time of impact (toi): where a body is during the step, and when it first
+// touches a partner.
 //
 // A body moves along p(s) = p + v s + a s^2 / 2 from its own clock t_body (s in seconds). A body in
 // free flight carries its gravity as `a`, so flight is exact (a dropped ball keeps its energy
@@ -53,13 +54,14 @@ void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out) {
 // bounce in a pile), plus a quarter of the rest of the step's travel, at most 10% of the radius (in
 // GAS(100,000), where every impact turns both paths, late inserts fell from 5,909 to 2,567 a step
 // for 18% more candidate pairs; the cap keeps a row of small fast bullets from all pairing up).
-#define BOX_SLACK 0.01f
-#define TURN_SLACK 0.25f
+#define BOX_SLACK      0.01f
+#define TURN_SLACK     0.25f
 #define TURN_SLACK_CAP 0.1f
 
 void kyu_broadphase_box(const kyu_world *w, uint32_t i, float t, aabb *out) {
     kyu_path_box(w, i, t, out);
-    float r = w->bodies.radius[i], travel = glms_vec3_norm(kyu_vel_at(w, i, t)) * (1.0f - t) * w->def.fixed_dt;
+    float r = w->bodies.radius[i],
+          travel = glms_vec3_norm(kyu_vel_at(w, i, t)) * (1.0f - t) * w->def.fixed_dt;
     float s = BOX_SLACK * r + kyu_minf(TURN_SLACK * travel, TURN_SLACK_CAP * r);
     for (int k = 0; k < 3; k++) out->lo[k] -= s, out->hi[k] += s;
 }
@@ -136,7 +138,7 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     vec3s chord = glms_vec3_add(glms_vec3_scale(dv, S), glms_vec3_scale(da, 0.5f * S * S));
     float dev = 0.125f * sqrtf(glms_vec3_norm2(da)) * S * S; // largest distance of the path from its chord
     if (!o->col && clear_of(glms_vec3_sub(q0, o->p), chord, r + o->r + dev)) return -1.0f;
-    float reach = glms_vec3_norm(chord) + dev + r;          // beyond this nothing can be met
+    float reach = glms_vec3_norm(chord) + dev + r; // beyond this nothing can be met
     float g0 = gap_to(o, q0, r, reach, &n), tol = 1e-6f + 1e-5f * r;
     *gap0 = g0;
     // Touching (to the tolerance the advancement below stops at; a ball that just bounced is):
@@ -144,7 +146,8 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     if (g0 <= tol) return kyu_press_time(glms_vec3_dot(dv, n), glms_vec3_dot(da, n), S);
     float da2 = glms_vec3_norm2(da);
     if (o->col && o->col->type == KYU_SHAPE_PLANE) {
-        double t = first_crossing(0.5 * (double)glms_vec3_dot(n, da), (double)glms_vec3_dot(n, dv), (double)g0, (double)S);
+        double t = first_crossing(0.5 * (double)glms_vec3_dot(n, da), (double)glms_vec3_dot(n, dv),
+                                  (double)g0, (double)S);
         return (float)t;
     }
     kyu_hit lo;

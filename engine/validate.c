@@ -35,25 +35,29 @@ static int check_bodies(const kyu_world *w, checker *c) {
         if (!kyu_finite3(b->pos[i]) || !kyu_finite3(b->vel[i]) || !kyu_finite3(b->prev[i]))
             return fail_at(c, "body %d: position or velocity not finite", i);
         if (!kyu_finite3(b->ang[i]) || !(b->inv_inertia[i] >= 0.0f) || !isfinite(b->inv_inertia[i]))
-            return fail_at(c, "body %d: angular velocity not finite or inverse inertia %g", i, (double)b->inv_inertia[i]);
+            return fail_at(c, "body %d: angular velocity not finite or inverse inertia %g", i,
+                           (double)b->inv_inertia[i]);
         if (b->inv_inertia[i] == 0.0f && (b->ang[i].x != 0.0f || b->ang[i].y != 0.0f || b->ang[i].z != 0.0f))
             return fail_at(c, "body %d: fixed rotation with an angular velocity", i);
         float q2 = glms_vec4_norm2((vec4s){{b->rot[i].x, b->rot[i].y, b->rot[i].z, b->rot[i].w}});
-        if (!(fabsf(q2 - 1.0f) < 1e-5f)) return fail_at(c, "body %d: rotation not unit (|q|^2 = %g)", i, (double)q2);
+        if (!(fabsf(q2 - 1.0f) < 1e-5f))
+            return fail_at(c, "body %d: rotation not unit (|q|^2 = %g)", i, (double)q2);
         if (!(b->radius[i] > 0.0f) || !(b->mass[i] > 0.0f) || b->inv_mass[i] != 1.0f / b->mass[i])
             return fail_at(c, "body %d: radius %g, mass %g, inverse mass %g", i, (double)b->radius[i],
                            (double)b->mass[i], (double)b->inv_mass[i]);
         if (b->awake[i] > 1) return fail_at(c, "body %d: awake flag %u", i, b->awake[i]);
         if (!b->awake[i]) {
-            if (b->vel[i].x != 0.0f || b->vel[i].y != 0.0f || b->vel[i].z != 0.0f ||
-                b->ang[i].x != 0.0f || b->ang[i].y != 0.0f || b->ang[i].z != 0.0f)
+            if (b->vel[i].x != 0.0f || b->vel[i].y != 0.0f || b->vel[i].z != 0.0f || b->ang[i].x != 0.0f ||
+                b->ang[i].y != 0.0f || b->ang[i].z != 0.0f)
                 return fail_at(c, "body %d: asleep with a velocity or an angular velocity", i);
-            if (b->island[i] >= (uint32_t)w->island_high) return fail_at(c, "body %d: asleep in no island", i);
+            if (b->island[i] >= (uint32_t)w->island_high)
+                return fail_at(c, "body %d: asleep in no island", i);
             // that its island lists it: check_islands (once per body, not a walk of the island per body)
         }
     }
     if (live != b->count) return fail_at(c, "%d live bodies, count says %d", live, b->count);
-    if (b->free_count != b->high - b->count) return fail_at(c, "%d free slots for %d dead", b->free_count, b->high - b->count);
+    if (b->free_count != b->high - b->count)
+        return fail_at(c, "%d free slots for %d dead", b->free_count, b->high - b->count);
     for (int k = 0; k < b->free_count; k++)
         if (b->free_slots[k] < 0 || b->free_slots[k] >= b->high || b->alive[b->free_slots[k]])
             return fail_at(c, "free slot %d is %d", k, b->free_slots[k]);
@@ -67,11 +71,14 @@ static int check_colliders(const kyu_world *w, checker *c) {
         if (!col->alive) continue;
         live++;
         if (col->generation == 0) return fail_at(c, "collider %d: live with generation 0", i);
-        if ((col->type == KYU_SHAPE_MESH) != (col->mesh != NULL) || (col->type == KYU_SHAPE_HULL) != (col->hull_points != NULL))
+        if ((col->type == KYU_SHAPE_MESH) != (col->mesh != NULL) ||
+            (col->type == KYU_SHAPE_HULL) != (col->hull_points != NULL))
             return fail_at(c, "collider %d: shape data does not match its type", i);
     }
-    if (live != w->collider_count) return fail_at(c, "%d live colliders, count says %d", live, w->collider_count);
-    if (w->free_collider_count != w->collider_high - w->collider_count) return fail_at(c, "collider free list length");
+    if (live != w->collider_count)
+        return fail_at(c, "%d live colliders, count says %d", live, w->collider_count);
+    if (w->free_collider_count != w->collider_high - w->collider_count)
+        return fail_at(c, "collider free list length");
     return 0;
 }
 
@@ -83,7 +90,8 @@ static int check_contacts(const kyu_world *w, checker *c, const contact *cs, int
     for (int i = 0; i < n; i++) {
         const contact *t = &cs[i];
         if (t->a & KYU_COLLIDER_BIT) return fail_at(c, "%s %d: a collider as the first side", what, i);
-        if (!(t->b & KYU_COLLIDER_BIT) && t->b <= t->a) return fail_at(c, "%s %d: pair out of order", what, i);
+        if (!(t->b & KYU_COLLIDER_BIT) && t->b <= t->a)
+            return fail_at(c, "%s %d: pair out of order", what, i);
         if (sorted && i > 0 && !(cs[i - 1].a < t->a || (cs[i - 1].a == t->a && cs[i - 1].b < t->b)))
             return fail_at(c, "%s %d: list out of key order", what, i);
         if (!kyu_contact_live(w, t)) {
@@ -135,11 +143,13 @@ static int check_islands(const kyu_world *w, checker *c) {
         if (!b->alive[i] || b->awake[i]) continue;
         int found = listed && listed[i];
         const sleep_island *isl = &w->islands[b->island[i]]; // in range: check_bodies
-        for (int k = 0; k < isl->body_count && !listed && !found; k++) found = isl->bodies[k] == (uint32_t)i; // no marks: a walk
+        for (int k = 0; k < isl->body_count && !listed && !found; k++)
+            found = isl->bodies[k] == (uint32_t)i; // no marks: a walk
         if (!found) return fail_at(c, "body %d: asleep but not listed by its island %u", i, b->island[i]);
     }
     if (asleep != kyu_islands_body_count_asleep(w))
-        return fail_at(c, "islands hold %d sleepers, %d bodies sleep", asleep, kyu_islands_body_count_asleep(w));
+        return fail_at(c, "islands hold %d sleepers, %d bodies sleep", asleep,
+                       kyu_islands_body_count_asleep(w));
     return 0;
 }
 
@@ -166,11 +176,14 @@ static int check_step(const kyu_world *w, checker *c, int checks) {
     int bad = 0;
     for (int k = 0; k < w->active_count && !bad && (checks & KYU_CHECK_ACTIVE); k++) {
         uint32_t i = w->active[k];
-        if (i >= (uint32_t)b->high || !b->alive[i] || !b->awake[i]) bad = fail_at(c, "active %d: body %u is not a live awake body", k, i);
-        else if (seen[i]++) bad = fail_at(c, "active %d: body %u is on the list twice", k, i);
+        if (i >= (uint32_t)b->high || !b->alive[i] || !b->awake[i])
+            bad = fail_at(c, "active %d: body %u is not a live awake body", k, i);
+        else if (seen[i]++)
+            bad = fail_at(c, "active %d: body %u is on the list twice", k, i);
     }
     for (int i = 0; i < b->high && !bad && (checks & KYU_CHECK_ACTIVE); i++)
-        if (b->alive[i] && b->awake[i] && !seen[i]) bad = fail_at(c, "body %d: awake but not on the active list", i);
+        if (b->alive[i] && b->awake[i] && !seen[i])
+            bad = fail_at(c, "body %d: awake but not on the active list", i);
     if ((checks & KYU_CHECK_GRID) && !bad) {
         const grid *g = &w->grid;
         seen = marks(w);

@@ -64,13 +64,15 @@ kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacit
         {"sleep_time", d->sleep_time, 0.0f, 1e9f},
     };
     for (size_t k = 0; k < sizeof range / sizeof range[0]; k++) {
-        if (!isfinite(range[k].value)) BAD(KYU_ERR_NOT_FINITE, "%s is %g (must be finite)", range[k].name, (double)range[k].value);
+        if (!isfinite(range[k].value))
+            BAD(KYU_ERR_NOT_FINITE, "%s is %g (must be finite)", range[k].name, (double)range[k].value);
         if (!(range[k].value >= range[k].lo && range[k].value <= range[k].hi))
-            BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %g (allowed: [%g, %g])", range[k].name, (double)range[k].value,
-                (double)range[k].lo, (double)range[k].hi);
+            BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %g (allowed: [%g, %g])", range[k].name,
+                (double)range[k].value, (double)range[k].lo, (double)range[k].hi);
     }
     if (d->contact_margin > 0.0f && !(d->contact_margin >= d->linear_slop))
-        BAD(KYU_ERR_INVALID_ARGUMENT, "contact_margin = %g is below linear_slop = %g (a kept pair must reach the slop)",
+        BAD(KYU_ERR_INVALID_ARGUMENT,
+            "contact_margin = %g is below linear_slop = %g (a kept pair must reach the slop)",
             (double)d->contact_margin, (double)d->linear_slop);
     const struct {
         const char *name;
@@ -88,8 +90,8 @@ kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacit
     };
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
         if (counts[k].value < counts[k].lo || counts[k].value > counts[k].hi)
-            BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %d (allowed: [%d, %d])", counts[k].name, counts[k].value, counts[k].lo,
-                counts[k].hi);
+            BAD(KYU_ERR_INVALID_ARGUMENT, "%s = %d (allowed: [%d, %d])", counts[k].name, counts[k].value,
+                counts[k].lo, counts[k].hi);
     if ((int)d->friction_mix < KYU_MIX_MAX || (int)d->friction_mix > KYU_MIX_GEOMETRIC_MEAN)
         BAD(KYU_ERR_INVALID_ARGUMENT, "friction_mix = %d is not a kyu_mix_rule", (int)d->friction_mix);
     if ((int)d->restitution_mix < KYU_MIX_MAX || (int)d->restitution_mix > KYU_MIX_GEOMETRIC_MEAN)
@@ -117,8 +119,8 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     w->worker_scratch = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch);
     w->worker_scratch_cap = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch_cap);
     w->error = kyu_calloc(1, KYU_ERROR_SIZE);
-    if (!w->worker_scratch || !w->worker_scratch_cap || !w->error || kyu_bodies_reserve(w, cap > 0 ? cap : 1) ||
-        kyu_pool_create(w)) {
+    if (!w->worker_scratch || !w->worker_scratch_cap || !w->error ||
+        kyu_bodies_reserve(w, cap > 0 ? cap : 1) || kyu_pool_create(w)) {
         kyu_world_destroy(w);
         return KYU_ERR_OUT_OF_MEMORY;
     }
@@ -136,19 +138,51 @@ void kyu_world_destroy(kyu_world *w) {
         kyu_free(w->colliders[i].hull_points);
         kyu_mesh_destroy(w->colliders[i].mesh);
     }
-    kyu_free(w->colliders); kyu_free(w->free_colliders);
-    kyu_free(w->active); kyu_free(w->t_body); kyu_free(w->accel); kyu_free(w->version); kyu_free(w->box); kyu_free(w->adj_start); kyu_free(w->adj); kyu_free(w->adj_hit); kyu_free(w->late_hit);
-    kyu_free(w->late_head); kyu_free(w->cache_run); kyu_free(w->late_partner); kyu_free(w->late_next);
-    kyu_free(w->pair_a); kyu_free(w->pair_b); kyu_free(w->cascade_flag); kyu_free(w->check_marks); kyu_free(w->cascade); kyu_free(w->cascade_changed); kyu_free(w->cascade_keys); kyu_free(w->cascade_touch); kyu_free(w->cascade_touch_start); kyu_free(w->limit_t); kyu_free(w->later.ev); kyu_free(w->now.ev);
+    kyu_free(w->colliders);
+    kyu_free(w->free_colliders);
+    kyu_free(w->active);
+    kyu_free(w->t_body);
+    kyu_free(w->accel);
+    kyu_free(w->version);
+    kyu_free(w->box);
+    kyu_free(w->adj_start);
+    kyu_free(w->adj);
+    kyu_free(w->adj_hit);
+    kyu_free(w->late_hit);
+    kyu_free(w->late_head);
+    kyu_free(w->cache_run);
+    kyu_free(w->late_partner);
+    kyu_free(w->late_next);
+    kyu_free(w->pair_a);
+    kyu_free(w->pair_b);
+    kyu_free(w->cascade_flag);
+    kyu_free(w->check_marks);
+    kyu_free(w->cascade);
+    kyu_free(w->cascade_changed);
+    kyu_free(w->cascade_keys);
+    kyu_free(w->cascade_touch);
+    kyu_free(w->cascade_touch_start);
+    kyu_free(w->limit_t);
+    kyu_free(w->later.ev);
+    kyu_free(w->now.ev);
     for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
     kyu_free(w->event_chunks);
     kyu_islands_free(w);
-    kyu_free(w->contacts); kyu_free(w->contacts_new); kyu_free(w->cf_offset); kyu_free(w->cf_count);
-    kyu_free(w->slab); kyu_free(w->solve_order); kyu_free(w->solve_tmp);
+    kyu_free(w->contacts);
+    kyu_free(w->contacts_new);
+    kyu_free(w->cf_offset);
+    kyu_free(w->cf_count);
+    kyu_free(w->slab);
+    kyu_free(w->solve_order);
+    kyu_free(w->solve_tmp);
     if (w->worker_scratch)
         for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->worker_scratch[i]);
-    kyu_free(w->worker_scratch); kyu_free(w->worker_scratch_cap);
-    kyu_free(w->fresh); kyu_free(w->begin_events); kyu_free(w->end_events); kyu_free(w->impact_events);
+    kyu_free(w->worker_scratch);
+    kyu_free(w->worker_scratch_cap);
+    kyu_free(w->fresh);
+    kyu_free(w->begin_events);
+    kyu_free(w->end_events);
+    kyu_free(w->impact_events);
     kyu_free(w->error);
     kyu_free(w);
     kyu_world_count_add(-1);
@@ -183,7 +217,8 @@ static void forces_task(int begin, int end, int worker, void *ctx) {
         vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
         if (s->damping[i] > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * s->damping[i]));
         s->vel[i] = v;
-        if (s->ang_damping[i] > 0.0f) s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * s->ang_damping[i]));
+        if (s->ang_damping[i] > 0.0f)
+            s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * s->ang_damping[i]));
     }
 }
 
@@ -240,8 +275,8 @@ kyu_status kyu_world_step(kyu_world *w) {
     w->down = w->gravity_on ? glms_vec3_normalize(w->def.gravity) : glms_vec3_zero();
     double t0 = now_ms();
     // Stages as README's "How a step works" numbers them; 0 readies the step.
-    int fail = kyu_events_begin_step(w); // 0. events, removals, waking, new bodies' contacts
-    if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)
+    int fail = kyu_events_begin_step(w);           // 0. events, removals, waking, new bodies' contacts
+    if (!fail) fail = kyu_contacts_purge(w);       // what was removed leaves the cache (end events)
     if (!fail) fail = kyu_islands_wake_touched(w); //    what awake bodies will touch wakes up (6)
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_add_fresh(w); // new bodies meet what they touch before they move
@@ -252,7 +287,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     double t1 = now_ms();
     if (!fail) kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
-    if (!fail) fail = kyu_contacts_solve_velocities(w); // 2. velocity solve over kept contacts
+    if (!fail) fail = kyu_contacts_solve_velocities(w);         // 2. velocity solve over kept contacts
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
     VALIDATE_AFTER("stages 1-2 (forces, velocity solve)", KYU_CHECK_ACTIVE);
     kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
@@ -263,7 +298,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     double t3 = now_ms();
     if (!fail) fail = kyu_impacts_resolve(w); // 4. impacts in time order, response, cascades
     if (!fail) kyu_colliders_advance(w);
-    if (w->active_count != awake_at_start) sort_active(w);  // islands woken mid-step joined
+    if (w->active_count != awake_at_start) sort_active(w); // islands woken mid-step joined
     VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID);
     double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
@@ -271,7 +306,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_contacts_escape(w); //     and de-penetration
     VALIDATE_AFTER("stage 5 (contacts, escape)", KYU_CHECK_ACTIVE);
     double t5 = now_ms();
-    if (!fail) fail = kyu_islands_update(w);  // 6. islands: resting ones fall asleep
+    if (!fail) fail = kyu_islands_update(w); // 6. islands: resting ones fall asleep
     if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
     VALIDATE_AFTER("stage 6 (islands)", 0);
     double t6 = now_ms();
@@ -282,17 +317,20 @@ kyu_status kyu_world_step(kyu_world *w) {
     w->locked = 0;
     kyu_query_invalidate(w);
     if (fail == KYU_FAIL_PAIRS)
-        return kyu_fail(w, KYU_ERR_CAPACITY,
-                        "the broadphase found over %d candidate pairs (pair_capacity_per_body = %d for %d awake "
-                        "bodies): bodies are packed inside each other; the step stopped before its impacts",
-                        w->grid.pair_budget, w->def.pair_capacity_per_body, w->active_count);
+        return kyu_fail(
+            w, KYU_ERR_CAPACITY,
+            "the broadphase found over %d candidate pairs (pair_capacity_per_body = %d for %d awake "
+            "bodies): bodies are packed inside each other; the step stopped before its impacts",
+            w->grid.pair_budget, w->def.pair_capacity_per_body, w->active_count);
     if (fail == KYU_FAIL_CONTACTS)
         return kyu_fail(w, KYU_ERR_CAPACITY,
                         "over %lld contacts to keep (contact_capacity_per_body = %d for %d awake bodies); "
                         "the step stopped after its impacts",
                         (long long)w->def.contact_capacity_per_body * w->active_count + 4096,
                         w->def.contact_capacity_per_body, w->active_count);
-    if (fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "during the step (it stopped part way: see kyu_world_step)");
+    if (fail)
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY,
+                        "during the step (it stopped part way: see kyu_world_step)");
     return KYU_OK;
 }
 
@@ -309,17 +347,21 @@ kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
     if (!isfinite(frame_seconds))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "frame_seconds is %g (must be finite)", (double)frame_seconds);
     if (!(frame_seconds >= 0.0f && frame_seconds <= 1e6f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "frame_seconds = %g (allowed: [0, 1e6])", (double)frame_seconds);
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "frame_seconds = %g (allowed: [0, 1e6])",
+                        (double)frame_seconds);
     double dt = (double)w->def.fixed_dt;
     w->accumulator += (double)frame_seconds;
     // The step count in double, capped before it becomes an int: a long frame with a short step
     // would overflow one (1e6 s / 1e-6 s), and the time beyond the cap is dropped (no spiral).
     int n = w->def.max_steps_per_update;
-    if (w->accumulator < n * dt) n = (int)(w->accumulator / dt);
-    else w->accumulator = n * dt;
+    if (w->accumulator < n * dt)
+        n = (int)(w->accumulator / dt);
+    else
+        w->accumulator = n * dt;
     if (n == 0) w->begin_count = w->end_count = w->impact_count = 0; // a frame shorter than a step: no events
     for (int i = 0; i < n; i++) {
-        if (i == n - 1) memcpy(w->bodies.prev, w->bodies.pos, (size_t)w->bodies.high * sizeof *w->bodies.prev);
+        if (i == n - 1)
+            memcpy(w->bodies.prev, w->bodies.pos, (size_t)w->bodies.high * sizeof *w->bodies.prev);
         w->event_step = i; // every step's events of one update are kept, each with its step
         kyu_status st = kyu_world_step(w);
         w->event_step = 0;
@@ -340,7 +382,8 @@ float kyu_world_alpha(const kyu_world *w) { return w ? w->alpha : 0.0f; }
 
 kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     if (!w) return KYU_ERR_NULL;
-    if (!kyu_bounded3(g, KYU_MAX_COORD)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
+    if (!kyu_bounded3(g, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_set_gravity during a step");
     if (glms_vec3_eqv(g, w->def.gravity) == false && kyu_islands_wake_all(w)) // all that rests may now slide
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the sleeping bodies");
@@ -375,7 +418,8 @@ int kyu_world_sleeping_body_count(const kyu_world *w) { return w ? kyu_islands_b
 static double spin_energy(const body_store *b, int i) {
     if (!(b->inv_inertia[i] > 0.0f)) return 0.0;
     vec3s a = b->ang[i];
-    return 0.5 / (double)b->inv_inertia[i] * ((double)a.x * (double)a.x + (double)a.y * (double)a.y + (double)a.z * (double)a.z);
+    return 0.5 / (double)b->inv_inertia[i] *
+           ((double)a.x * (double)a.x + (double)a.y * (double)a.y + (double)a.z * (double)a.z);
 }
 
 double kyu_world_kinetic_energy(const kyu_world *w) {
@@ -384,7 +428,8 @@ double kyu_world_kinetic_energy(const kyu_world *w) {
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i]) {
             vec3s v = w->bodies.vel[i];
-            e += 0.5 * (double)w->bodies.mass[i] * ((double)v.x * (double)v.x + (double)v.y * (double)v.y + (double)v.z * (double)v.z);
+            e += 0.5 * (double)w->bodies.mass[i] *
+                 ((double)v.x * (double)v.x + (double)v.y * (double)v.y + (double)v.z * (double)v.z);
             e += spin_energy(&w->bodies, i);
         }
     return e;

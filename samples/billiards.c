@@ -41,9 +41,11 @@ int main(void) {
         vec3s v, a;
         kyu_body_get_velocity(w, id[CUE], &v);
         kyu_body_get_angular_velocity(w, id[CUE], &a);
-        if (t_roll < 0 && fabsf(v.x + a.z * R) < 1e-3f * CUE_SPEED) { // its lowest point is still (checked each frame)
+        if (t_roll < 0 &&
+            fabsf(v.x + a.z * R) < 1e-3f * CUE_SPEED) { // its lowest point is still (checked each frame)
             t_roll = t;
-            printf("cue ball rolls after %.3f s at %.3f m/s (theory: %.3f s, 5/7 v0 = %.3f m/s); spin %.1f rad/s\n",
+            printf("cue ball rolls after %.3f s at %.3f m/s (theory: %.3f s, 5/7 v0 = %.3f m/s); spin %.1f "
+                   "rad/s\n",
                    t, (double)v.x, t_theory, 5.0 / 7.0 * CUE_SPEED, (double)-a.z);
         }
         int moving = 0;
@@ -53,7 +55,9 @@ int main(void) {
             kyu_body_get_velocity(w, id[i], &u);
             moving += glms_vec3_norm(u) > 0.01f;
             if (fabsf(p.x) > HALF_X || fabsf(p.z) > HALF_Z || p.y > 1.5f * R || p.y < 0.9f * R) {
-                if (!bad++) printf("ball %d at (%.4f, %.4f, %.4f), t = %.3f s\n", i, (double)p.x, (double)p.y, (double)p.z, t);
+                if (!bad++)
+                    printf("ball %d at (%.4f, %.4f, %.4f), t = %.3f s\n", i, (double)p.x, (double)p.y,
+                           (double)p.z, t);
             }
         }
         if (frame % 120 == 0)

@@ -8,12 +8,12 @@
 
 #include <kyu/kyu.h>
 
-#define BILLIARDS_R 0.028575f     // a 57.15 mm pool ball
-#define BILLIARDS_MASS 0.17f
-#define BILLIARDS_HALF_X 1.27f    // a 9 ft table's playing area
-#define BILLIARDS_HALF_Z 0.635f
+#define BILLIARDS_R        0.028575f // a 57.15 mm pool ball
+#define BILLIARDS_MASS     0.17f
+#define BILLIARDS_HALF_X   1.27f // a 9 ft table's playing area
+#define BILLIARDS_HALF_Z   0.635f
 #define BILLIARDS_CLOTH_MU 0.2f
-#define BILLIARDS_BALLS 16        // the rack of 15, then the cue ball (the last slot)
+#define BILLIARDS_BALLS    16 // the rack of 15, then the cue ball (the last slot)
 
 static inline void billiards_cushion(kyu_world *w, float x, float z, float hx, float hz) {
     kyu_collider_def c = kyu_collider_def_default();
@@ -39,7 +39,8 @@ static inline int billiards_table(kyu_world *w, float cue_speed, kyu_body_id ids
     int n = 0, bad = 0;
     for (int row = 0; row < 5; row++) // the rack: a triangle, its apex towards the cue ball
         for (int k = 0; k <= row; k++) {
-            ball.position = (vec3s){{0.635f + (float)row * R * sqrtf(3.0f) * 1.001f, R, ((float)k - 0.5f * (float)row) * 2.002f * R}};
+            ball.position = (vec3s){{0.635f + (float)row * R * sqrtf(3.0f) * 1.001f, R,
+                                     ((float)k - 0.5f * (float)row) * 2.002f * R}};
             bad |= kyu_body_create(w, &ball, &ids[n++]) != KYU_OK;
         }
     ball.position = (vec3s){{-0.635f, R, 0}}, ball.velocity = (vec3s){{cue_speed, 0, 0}};

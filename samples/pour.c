@@ -17,27 +17,25 @@
 
 enum {
     SPHERE_COUNT = 2000,
-    SPOUT_SIDE = 7,     // each batch is a SPOUT_SIDE x SPOUT_SIDE square of spheres
-    BATCH_EVERY = 6,    // frames between batches: the last batch must have fallen clear
-    FRAMES = 600,       // 10 s at 60 frames per second
+    SPOUT_SIDE = 7,  // each batch is a SPOUT_SIDE x SPOUT_SIDE square of spheres
+    BATCH_EVERY = 6, // frames between batches: the last batch must have fallen clear
+    FRAMES = 600,    // 10 s at 60 frames per second
     FRAMES_PER_SECOND = 60,
 };
 
-static const float BOX_HALF = 2.5f;      // inner box is 5 m x 5 m
-static const float WALL_HEIGHT = 4.0f;   // m above the floor
-static const float SPOUT_Y = 6.0f;       // above the walls: the spheres fall in
-static const float SPOUT_SPEED = 3.0f;   // m/s downwards, so batches separate quickly
-static const float SPACING = 0.4f;       // between spheres in a batch (diameter 0.3)
+static const float BOX_HALF = 2.5f;    // inner box is 5 m x 5 m
+static const float WALL_HEIGHT = 4.0f; // m above the floor
+static const float SPOUT_Y = 6.0f;     // above the walls: the spheres fall in
+static const float SPOUT_SPEED = 3.0f; // m/s downwards, so batches separate quickly
+static const float SPACING = 0.4f;     // between spheres in a batch (diameter 0.3)
 static const float RADIUS = 0.15f;
-static const float RESTITUTION = 0.3f;   // lively but not so bouncy that spheres hop the walls
+static const float RESTITUTION = 0.3f; // lively but not so bouncy that spheres hop the walls
 static const float FRICTION = 0.4f;
 
 // Any failure in a sample is a bug worth stopping for; say what failed and why.
 static void check(kyu_world *w, kyu_status st, const char *what) {
-    if (st == KYU_OK)
-        return;
-    fprintf(stderr, "pour: %s: %s (%s)\n", what, kyu_status_string(st),
-            w ? kyu_world_last_error(w) : "");
+    if (st == KYU_OK) return;
+    fprintf(stderr, "pour: %s: %s (%s)\n", what, kyu_status_string(st), w ? kyu_world_last_error(w) : "");
     exit(2);
 }
 
@@ -91,7 +89,7 @@ static int pour_batch(kyu_world *w, kyu_body_id *ids, int count, uint32_t *rng) 
 typedef struct survey {
     float lowest, highest; // sphere centres, y
     float max_speed;
-    int inside;            // centres within the box's walls and above its floor
+    int inside; // centres within the box's walls and above its floor
 } survey;
 
 static survey survey_spheres(kyu_world *w, const kyu_body_id *ids, int count) {
@@ -103,8 +101,7 @@ static survey survey_spheres(kyu_world *w, const kyu_body_id *ids, int count) {
         s.lowest = fminf(s.lowest, p.y);
         s.highest = fmaxf(s.highest, p.y);
         s.max_speed = fmaxf(s.max_speed, glms_vec3_norm(v));
-        if (fabsf(p.x) <= BOX_HALF && fabsf(p.z) <= BOX_HALF && p.y >= 0)
-            s.inside++;
+        if (fabsf(p.x) <= BOX_HALF && fabsf(p.z) <= BOX_HALF && p.y >= 0) s.inside++;
     }
     return s;
 }
@@ -113,8 +110,8 @@ static void print_progress(kyu_world *w, const kyu_body_id *ids, int count, int 
     survey s = survey_spheres(w, ids, count);
     kyu_step_stats st = kyu_world_stats(w);
     printf("t=%4.1fs bodies=%4d kinetic=%9.3f J y=[%6.3f, %6.3f] impacts=%4d contacts=%5d\n",
-           (double)frame / FRAMES_PER_SECOND, count, kyu_world_kinetic_energy(w),
-           (double)s.lowest, (double)s.highest, st.impacts, st.contacts);
+           (double)frame / FRAMES_PER_SECOND, count, kyu_world_kinetic_energy(w), (double)s.lowest,
+           (double)s.highest, st.impacts, st.contacts);
 }
 
 int main(void) {
@@ -128,11 +125,9 @@ int main(void) {
     int count = 0;
     uint32_t rng = 12345;
     for (int frame = 1; frame <= FRAMES; frame++) {
-        if (frame % BATCH_EVERY == 1 && count < SPHERE_COUNT)
-            count += pour_batch(w, ids, count, &rng);
+        if (frame % BATCH_EVERY == 1 && count < SPHERE_COUNT) count += pour_batch(w, ids, count, &rng);
         check(w, kyu_world_update(w, 1.0f / 60.0f, NULL), "update");
-        if (frame % FRAMES_PER_SECOND == 0)
-            print_progress(w, ids, count, frame);
+        if (frame % FRAMES_PER_SECOND == 0) print_progress(w, ids, count, frame);
     }
 
     survey s = survey_spheres(w, ids, count);

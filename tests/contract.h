@@ -31,9 +31,9 @@
 #include "test.h"
 
 // Records a failure and goes on, so a table of cases reports all its bad cases in one run.
-#define EXPECT(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) test_fail(__FILE__, __LINE__, #cond);                                         \
+#define EXPECT(cond)                                                                                         \
+    do {                                                                                                     \
+        if (!(cond)) test_fail(__FILE__, __LINE__, #cond);                                                   \
     } while (0)
 
 static inline bool finite3(vec3s v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -48,10 +48,23 @@ static inline bool collider_id_eq(kyu_collider_id a, kyu_collider_id b) {
 // Names for failure messages (the status strings are sentences; a name is quicker to read).
 static inline const char *status_name(kyu_status s) {
     static const char *const names[] = {
-        "KYU_OK", "KYU_ERR_NULL", "KYU_ERR_NOT_FINITE", "KYU_ERR_RADIUS", "KYU_ERR_MASS",
-        "KYU_ERR_RESTITUTION", "KYU_ERR_FRICTION", "KYU_ERR_DAMPING", "KYU_ERR_STALE_HANDLE",
-        "KYU_ERR_FOREIGN_HANDLE", "KYU_ERR_CAPACITY", "KYU_ERR_OUT_OF_MEMORY", "KYU_ERR_INVALID_DEF",
-        "KYU_ERR_INVALID_ARGUMENT", "KYU_ERR_LOCKED", "KYU_ERR_IO", "KYU_ERR_BAD_SNAPSHOT",
+        "KYU_OK",
+        "KYU_ERR_NULL",
+        "KYU_ERR_NOT_FINITE",
+        "KYU_ERR_RADIUS",
+        "KYU_ERR_MASS",
+        "KYU_ERR_RESTITUTION",
+        "KYU_ERR_FRICTION",
+        "KYU_ERR_DAMPING",
+        "KYU_ERR_STALE_HANDLE",
+        "KYU_ERR_FOREIGN_HANDLE",
+        "KYU_ERR_CAPACITY",
+        "KYU_ERR_OUT_OF_MEMORY",
+        "KYU_ERR_INVALID_DEF",
+        "KYU_ERR_INVALID_ARGUMENT",
+        "KYU_ERR_LOCKED",
+        "KYU_ERR_IO",
+        "KYU_ERR_BAD_SNAPSHOT",
     };
     _Static_assert(sizeof names / sizeof names[0] == KYU_STATUS_COUNT, "a status has no name here");
     return (int)s >= 0 && s < KYU_STATUS_COUNT ? names[s] : "(unknown status)";
@@ -91,12 +104,11 @@ static inline snapshot take_snapshot(const kyu_world *w) {
 }
 
 static inline void check_rejected(const char *file, int line, const char *what, const kyu_world *w,
-                           const snapshot *before, kyu_status got, kyu_status want,
-                           const char *keyword) {
+                                  const snapshot *before, kyu_status got, kyu_status want,
+                                  const char *keyword) {
     char msg[768];
     if (got != want) {
-        snprintf(msg, sizeof msg, "%s: returned %s, expected %s", what, status_name(got),
-                 status_name(want));
+        snprintf(msg, sizeof msg, "%s: returned %s, expected %s", what, status_name(got), status_name(want));
         test_fail(file, line, msg);
     }
     if (kyu_world_state_hash(w) != before->hash || kyu_world_body_count(w) != before->count ||
@@ -119,23 +131,23 @@ static inline void check_rejected(const char *file, int line, const char *what, 
 
 // Runs `call` on a primed world and checks: status `want`, world unchanged, a fresh last error
 // that mentions `keyword`.
-#define REJECTS(w, want, keyword, what, call)                                                      \
-    do {                                                                                           \
-        prime_error(w);                                                                            \
-        snapshot rej_before_ = take_snapshot(w);                                                   \
-        kyu_status rej_got_ = (call);                                                              \
-        check_rejected(__FILE__, __LINE__, (what), (w), &rej_before_, rej_got_, (want), (keyword)); \
+#define REJECTS(w, want, keyword, what, call)                                                                \
+    do {                                                                                                     \
+        prime_error(w);                                                                                      \
+        snapshot rej_before_ = take_snapshot(w);                                                             \
+        kyu_status rej_got_ = (call);                                                                        \
+        check_rejected(__FILE__, __LINE__, (what), (w), &rej_before_, rej_got_, (want), (keyword));          \
     } while (0)
 
-#define EXPECT_STATUS(call, want)                                                                  \
-    do {                                                                                           \
-        kyu_status es_got_ = (call);                                                               \
-        if (es_got_ != (want)) {                                                                   \
-            char es_m_[512];                                                                       \
-            snprintf(es_m_, sizeof es_m_, "%s returned %s, expected %s", #call,                    \
-                     status_name(es_got_), status_name(want));                                     \
-            test_fail(__FILE__, __LINE__, es_m_);                                                  \
-        }                                                                                          \
+#define EXPECT_STATUS(call, want)                                                                            \
+    do {                                                                                                     \
+        kyu_status es_got_ = (call);                                                                         \
+        if (es_got_ != (want)) {                                                                             \
+            char es_m_[512];                                                                                 \
+            snprintf(es_m_, sizeof es_m_, "%s returned %s, expected %s", #call, status_name(es_got_),        \
+                     status_name(want));                                                                     \
+            test_fail(__FILE__, __LINE__, es_m_);                                                            \
+        }                                                                                                    \
     } while (0)
 
 static inline kyu_world *make_world_with(kyu_world_def wd) {
@@ -187,11 +199,12 @@ static const char *const nonfinite_names[] = {"nan", "+inf", "-inf"};
 // A float field of a def, for the tables of NaN / inf cases (test_bodies.c, test_colliders.c).
 typedef struct float_field {
     const char *name;
-    size_t offset;          // of the float inside the def
-    kyu_status nonfinite;   // expected for NaN / +-inf (see the rule at the top of the file)
-    const char *keyword;    // the last error must mention this
+    size_t offset;        // of the float inside the def
+    kyu_status nonfinite; // expected for NaN / +-inf (see the rule at the top of the file)
+    const char *keyword;  // the last error must mention this
 } float_field;
 
-#define VEC_FIELD(T, f, k, kw) {#f "." #k, offsetof(T, f) + (k) * sizeof(float), KYU_ERR_NOT_FINITE, kw}
+#define VEC_FIELD(T, f, k, kw)                                                                               \
+    { #f "." #k, offsetof(T, f) + (k) * sizeof(float), KYU_ERR_NOT_FINITE, kw }
 
 #endif

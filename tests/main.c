@@ -32,7 +32,10 @@ void test_run(const char *name, void (*fn)(void)) {
     double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
     printf("%s %s (%.0f ms)\n", test_current_failed ? "FAIL" : "ok  ", name, ms);
     fflush(stdout);
-    if (test_current_failed) failed++; else passed++;
+    if (test_current_failed)
+        failed++;
+    else
+        passed++;
 }
 
 int main(int argc, char **argv) {

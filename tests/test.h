@@ -19,25 +19,25 @@ extern int test_current_failed;
 int test_quick(void);
 #define TEST_LENGTH(full, quick) (test_quick() ? (quick) : (full))
 
-#define ENSURE(cond)                                                                               \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            test_fail(__FILE__, __LINE__, #cond);                                                  \
-            return;                                                                                \
-        }                                                                                          \
+#define ENSURE(cond)                                                                                         \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            test_fail(__FILE__, __LINE__, #cond);                                                            \
+            return;                                                                                          \
+        }                                                                                                    \
     } while (0)
 
 // |a - b| <= tol, printing both values when it fails.
-#define ENSURE_NEAR(a, b, tol)                                                                     \
-    do {                                                                                           \
-        double ensure_a_ = (double)(a), ensure_b_ = (double)(b), ensure_t_ = (double)(tol);         \
-        if (!(fabs(ensure_a_ - ensure_b_) <= ensure_t_)) {                                         \
-            char ensure_m_[256];                                                                   \
-            snprintf(ensure_m_, sizeof ensure_m_, "%s = %.9g, %s = %.9g, tolerance %.3g", #a,       \
-                     ensure_a_, #b, ensure_b_, ensure_t_);                                         \
-            test_fail(__FILE__, __LINE__, ensure_m_);                                              \
-            return;                                                                                \
-        }                                                                                          \
+#define ENSURE_NEAR(a, b, tol)                                                                               \
+    do {                                                                                                     \
+        double ensure_a_ = (double)(a), ensure_b_ = (double)(b), ensure_t_ = (double)(tol);                  \
+        if (!(fabs(ensure_a_ - ensure_b_) <= ensure_t_)) {                                                   \
+            char ensure_m_[256];                                                                             \
+            snprintf(ensure_m_, sizeof ensure_m_, "%s = %.9g, %s = %.9g, tolerance %.3g", #a, ensure_a_, #b, \
+                     ensure_b_, ensure_t_);                                                                  \
+            test_fail(__FILE__, __LINE__, ensure_m_);                                                        \
+            return;                                                                                          \
+        }                                                                                                    \
     } while (0)
 
 // Shared builders and getters (static inline: each test file is its own translation unit).

@@ -116,8 +116,7 @@ static void test_body_def_not_made_by_default_is_rejected(void) {
     expect_body_def_rejected(__FILE__, __LINE__, w, &zero, KYU_ERR_INVALID_DEF, "default",
                              "body def with valid fields but no cookie");
     memset(&zero, 0, sizeof zero);
-    expect_body_def_rejected(__FILE__, __LINE__, w, &zero, KYU_ERR_INVALID_DEF, "default",
-                             "zeroed body def");
+    expect_body_def_rejected(__FILE__, __LINE__, w, &zero, KYU_ERR_INVALID_DEF, "default", "zeroed body def");
     kyu_world_destroy(w);
 }
 

@@ -115,7 +115,8 @@ static void test_world_bulk_getters_refuse_bad_requests(void) {
     ENSURE(kyu_world_get_positions(NULL, f, 1) == -1 && kyu_world_get_velocities(NULL, f, 1) == -1);
     ENSURE(kyu_world_get_radii(NULL, f, 1) == -1 && kyu_world_get_awake(NULL, b, 1) == -1);
     ENSURE(kyu_world_get_positions(w, f, -1) == -1 && kyu_world_get_masses(w, f, -1) == -1);
-    ENSURE(kyu_world_get_positions(w, NULL, 1) == -1 && kyu_world_get_interpolated_positions(w, NULL, 1) == -1);
+    ENSURE(kyu_world_get_positions(w, NULL, 1) == -1 &&
+           kyu_world_get_interpolated_positions(w, NULL, 1) == -1);
     ENSURE(kyu_world_get_positions(w, NULL, 0) == 0 && kyu_world_get_awake(w, b, 1) == 0);
     kyu_world_destroy(w);
 }
@@ -291,8 +292,9 @@ static void test_flat_events_equal_the_event_structs(void) {
         ENSURE(nb <= CAP && ne <= CAP && ni <= CAP);
         ENSURE(kyu_world_get_begin_events_flat(w, &ca, CAP) == nb);
         for (int i = 0; i < nb; i++)
-            ENSURE(same_bits(&body[i], &be[i].body, sizeof body[i]) && same_bits(&other[i], &be[i].other, 12) &&
-                   same_bits(&coll[i], &be[i].collider, 12) && sensor[i] == be[i].sensor && step[i] == be[i].step);
+            ENSURE(same_bits(&body[i], &be[i].body, sizeof body[i]) &&
+                   same_bits(&other[i], &be[i].other, 12) && same_bits(&coll[i], &be[i].collider, 12) &&
+                   sensor[i] == be[i].sensor && step[i] == be[i].step);
         ENSURE(kyu_world_get_end_events_flat(w, &ca, CAP) == ne);
         for (int i = 0; i < ne; i++)
             ENSURE(same_bits(&body[i], &ee[i].body, 12) && same_bits(&other[i], &ee[i].other, 12) &&
@@ -301,7 +303,8 @@ static void test_flat_events_equal_the_event_structs(void) {
         ENSURE(kyu_world_get_impact_events_flat(w, &ia, CAP) == ni);
         for (int i = 0; i < ni; i++)
             ENSURE(same_bits(&body[i], &ie[i].body, 12) && same_bits(&other[i], &ie[i].other, 12) &&
-                   same_bits(&coll[i], &ie[i].collider, 12) && same_bits(&point[3 * i], ie[i].point.raw, 12) &&
+                   same_bits(&coll[i], &ie[i].collider, 12) &&
+                   same_bits(&point[3 * i], ie[i].point.raw, 12) &&
                    same_bits(&normal[3 * i], ie[i].normal.raw, 12) && speed[i] == ie[i].approach_speed &&
                    t[i] == ie[i].time && step[i] == ie[i].step && jn[i] == ie[i].normal_impulse &&
                    same_bits(&jt[3 * i], ie[i].tangent_impulse.raw, 12));

@@ -59,7 +59,8 @@ static grid_mesh tile_grid(float x0, float x1, float z0, float z1, float y, int 
     return g;
 }
 
-static kyu_collider_id add_mesh(kyu_world *w, const vec3s *verts, int nv, const int32_t *tris, int nt, float e, float mu) {
+static kyu_collider_id add_mesh(kyu_world *w, const vec3s *verts, int nv, const int32_t *tris, int nt,
+                                float e, float mu) {
     kyu_collider_def cd = kyu_collider_def_default();
     cd.type = KYU_SHAPE_MESH;
     cd.points = verts;
@@ -87,7 +88,7 @@ static void test_ball_crosses_a_tiled_floor_without_snagging(void) {
         vmax_y = fmaxf(vmax_y, fabsf(vel(w, b).y));
         ymin = fminf(ymin, pos(w, b).y), ymax = fmaxf(ymax, pos(w, b).y);
     }
-    ENSURE(pos(w, b).x > 10.0f);        // it crossed many seams
+    ENSURE(pos(w, b).x > 10.0f);         // it crossed many seams
     ENSURE_NEAR(vel(w, b).x, 8.0, 1e-3); // no friction, nothing in the way: speed kept
     ENSURE(vmax_y < 0.2f);               // no bounce at a seam (g dt = 0.16 is one step's fall)
     ENSURE(ymin > 0.5f - 0.003f && ymax < 0.5f + 0.003f);
@@ -116,7 +117,7 @@ static void test_ball_slides_down_a_ramp_mesh_onto_the_floor(void) {
         ENSURE(along_normal > 0.3f - 0.01f);
         if (p.x > 7) highest_after_ramp = fmaxf(highest_after_ramp, p.y);
     }
-    ENSURE(pos(w, b).x > 12.0f);             // it got down and kept going
+    ENSURE(pos(w, b).x > 12.0f);               // it got down and kept going
     ENSURE(highest_after_ramp < 0.3f + 0.05f); // no jump at the joint
     kyu_world_destroy(w);
 }
@@ -173,7 +174,8 @@ static void test_pile_settles_in_a_bowl_of_hulls(void) {
     }
     kyu_body_id ids[200];
     for (int i = 0; i < 200; i++)
-        ids[i] = ball(w, v3(-2 + 1.0f * (i % 5), 1 + 1.0f * (i / 25), -2 + 1.0f * (i / 5 % 5)), v3(0, 0, 0), 0.4f, 0.2f, 0.5f);
+        ids[i] = ball(w, v3(-2 + 1.0f * (i % 5), 1 + 1.0f * (i / 25), -2 + 1.0f * (i / 5 % 5)), v3(0, 0, 0),
+                      0.4f, 0.2f, 0.5f);
     for (int i = 0; i < 600; i++) kyu_world_step(w);
     float vmax = 0;
     for (int i = 0; i < 200; i++) {
@@ -225,7 +227,7 @@ static void test_kinematic_capsule_paddle_pushes_the_ball(void) {
     kyu_body_id b = ball(w, v3(0, 0, 0), v3(0, 0, 0), 0.5f, 1, 0);
     for (int i = 0; i < 30; i++) kyu_world_step(w);
     ENSURE_NEAR(vel(w, b).x, 60.0, 1e-3); // 2 u for e = 1 (seed 003)
-    ENSURE(pos(w, b).x > -3 + 0.5f * 30);  // ahead of the paddle
+    ENSURE(pos(w, b).x > -3 + 0.5f * 30); // ahead of the paddle
     kyu_world_destroy(w);
 }
 
@@ -255,7 +257,8 @@ static void test_queries_hit_capsules_hulls_and_meshes(void) {
     const float xs[] = {0.3f, 10.7f, 20.4f}, tops[] = {0.0f, 0.5f, 1.0f};
     for (int k = 0; k < 3; k++) {
         kyu_query_hit h;
-        ENSURE(kyu_world_raycast(w, v3(xs[k], 5, 0), v3(0, -10, 0), kyu_query_filter_default(), &h) == KYU_OK);
+        ENSURE(kyu_world_raycast(w, v3(xs[k], 5, 0), v3(0, -10, 0), kyu_query_filter_default(), &h) ==
+               KYU_OK);
         ENSURE(h.hit && h.collider.index1 == (uint32_t)k + 1);
         ENSURE_NEAR(h.fraction, (5 - tops[k]) / 10.0, 1e-5);
         ENSURE_NEAR(h.normal.y, 1.0, 1e-5);
@@ -326,8 +329,8 @@ static const float_field plane_fields[] = {
 // A def rejected by kyu_collider_create. The state hash does not cover colliders, so "unchanged"
 // is checked on the slot too: the world below has no collider, so slot 1 must stay empty.
 static void expect_collider_def_rejected(const char *file, int line, kyu_world *w, uint32_t world_id,
-                                         const kyu_collider_def *d, kyu_status want,
-                                         const char *keyword, const char *what) {
+                                         const kyu_collider_def *d, kyu_status want, const char *keyword,
+                                         const char *what) {
     prime_error(w);
     snapshot before = take_snapshot(w);
     kyu_collider_id out = {9, 9, 9};
@@ -384,11 +387,11 @@ static void test_out_of_range_collider_def_is_rejected(void) {
     const versors zero_q = {{0, 0, 0, 0}};
     kyu_collider_def d;
 
-#define COLLIDER_CASE(base, edit, want, kw)                                                        \
-    do {                                                                                           \
-        d = (base);                                                                                \
-        edit;                                                                                      \
-        expect_collider_def_rejected(__FILE__, __LINE__, w, wid, &d, (want), (kw), #base ": " #edit); \
+#define COLLIDER_CASE(base, edit, want, kw)                                                                  \
+    do {                                                                                                     \
+        d = (base);                                                                                          \
+        edit;                                                                                                \
+        expect_collider_def_rejected(__FILE__, __LINE__, w, wid, &d, (want), (kw), #base ": " #edit);        \
     } while (0)
 
     COLLIDER_CASE(box, d.restitution = -0.01f, KYU_ERR_RESTITUTION, "restitution");

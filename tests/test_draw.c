@@ -114,7 +114,9 @@ static void steps(kyu_world *w, int n) {
 
 static float luminance(kyu_color c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
 
-static int same_color(kyu_color a, kyu_color b) { return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a; }
+static int same_color(kyu_color a, kyu_color b) {
+    return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a;
+}
 
 static int near3(vec3s a, vec3s b, float tol) { return glms_vec3_distance(a, b) <= tol; }
 
@@ -201,8 +203,10 @@ static void test_draw_islands_colour_each_stack_as_one(void) {
         }
         ENSURE(!same_color(ca, cb));
         ENSURE(!same_color(color_at(pos(w, lone)), ca) && !same_color(color_at(pos(w, lone)), cb));
-        if (phase == 0) first[0] = ca, first[1] = cb;
-        else ENSURE(same_color(ca, first[0]) && same_color(cb, first[1])); // falling asleep keeps it
+        if (phase == 0)
+            first[0] = ca, first[1] = cb;
+        else
+            ENSURE(same_color(ca, first[0]) && same_color(cb, first[1])); // falling asleep keeps it
     }
     kyu_world_destroy(w);
 }
@@ -340,7 +344,8 @@ static void test_draw_colliders_plane_box_capsule_hull_mesh(void) {
     cap.radius = 0.25f;
     kyu_collider_create(w, &cap, NULL);
     vec3s cube[8];
-    for (int i = 0; i < 8; i++) cube[i] = v3(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, i & 4 ? 1.0f : -1.0f);
+    for (int i = 0; i < 8; i++)
+        cube[i] = v3(i & 1 ? 1.0f : -1.0f, i & 2 ? 1.0f : -1.0f, i & 4 ? 1.0f : -1.0f);
     kyu_collider_def hull = kyu_collider_def_default();
     hull.type = KYU_SHAPE_HULL;
     hull.position = v3(-6, 1, 0);
@@ -390,12 +395,15 @@ static void test_draw_aabbs_grid_cells_and_sweeps(void) {
     kyu_debug_draw d = recording(KYU_DRAW_AABBS);
     ENSURE(kyu_world_draw(w, &d) == KYU_OK);
     ENSURE(rec.n_boxes == 6); // five bodies and the box collider
-    ENSURE(near3(rec.boxes[4].center, pos(w, mover), 0.0f) && near3(rec.boxes[4].half_extents, v3(0.25f, 0.25f, 0.25f), 0.0f));
-    ENSURE(near3(rec.boxes[5].center, v3(0, -4, 0), 1e-6f) && near3(rec.boxes[5].half_extents, v3(1, 1, 1), 1e-6f));
+    ENSURE(near3(rec.boxes[4].center, pos(w, mover), 0.0f) &&
+           near3(rec.boxes[4].half_extents, v3(0.25f, 0.25f, 0.25f), 0.0f));
+    ENSURE(near3(rec.boxes[5].center, v3(0, -4, 0), 1e-6f) &&
+           near3(rec.boxes[5].half_extents, v3(1, 1, 1), 1e-6f));
     d = recording(KYU_DRAW_GRID); // each small box in one cell, no two of them share one
     ENSURE(kyu_world_draw(w, &d) == KYU_OK);
     ENSURE(rec.n_boxes == 5);
-    for (int i = 0; i < 5; i++) ENSURE(rec.boxes[i].half_extents.x > 0.25f && rec.boxes[i].half_extents.x < 5.0f);
+    for (int i = 0; i < 5; i++)
+        ENSURE(rec.boxes[i].half_extents.x > 0.25f && rec.boxes[i].half_extents.x < 5.0f);
     d = recording(KYU_DRAW_SWEPT); // only the mover moved: its capsule from where the step began
     ENSURE(kyu_world_draw(w, &d) == KYU_OK);
     ENSURE(rec.n_capsules == 1 && rec.n_boxes == 1);
@@ -416,14 +424,16 @@ static void test_draw_grid_draws_each_cell_in_use_once(void) {
     wd.cell_size = 0.6f; // several bodies a cell
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
-    for (int i = 0; i < 64; i++) ball(w, v3(0.25f * (i % 4), 0.25f * (i / 4 % 4), 0.25f * (i / 16)), v3(0, 0, 0), 0.1f);
+    for (int i = 0; i < 64; i++)
+        ball(w, v3(0.25f * (i % 4), 0.25f * (i / 4 % 4), 0.25f * (i / 16)), v3(0, 0, 0), 0.1f);
     kyu_world_step(w);
     kyu_debug_draw d = recording(KYU_DRAW_GRID);
     ENSURE(kyu_world_draw(w, &d) == KYU_OK);
     ENSURE(rec.n_boxes > 0 && rec.n_boxes < 64);
     ENSURE_NEAR(rec.boxes[0].half_extents.x, 0.3f, 1e-6f);
     for (int i = 0; i < rec.n_boxes; i++)
-        for (int j = i + 1; j < rec.n_boxes; j++) ENSURE(!near3(rec.boxes[i].center, rec.boxes[j].center, 1e-6f));
+        for (int j = i + 1; j < rec.n_boxes; j++)
+            ENSURE(!near3(rec.boxes[i].center, rec.boxes[j].center, 1e-6f));
     kyu_world_destroy(w);
 }
 
@@ -478,7 +488,8 @@ static void test_draw_does_not_change_the_step(void) {
         w[k] = world_with(v3(0, -9.81f, 0), true, true);
         kyu_body_id a[3], b[3], lone;
         two_stacks(w[k], a, b, &lone);
-        for (int i = 0; i < 20; i++) ball(w[k], v3(0.3f * (i % 5), 4.0f + i, 0.2f * (i % 3)), v3(0, 0, 0), 0.3f);
+        for (int i = 0; i < 20; i++)
+            ball(w[k], v3(0.3f * (i % 5), 4.0f + i, 0.2f * (i % 3)), v3(0, 0, 0), 0.3f);
     }
     for (int s = 0; s < 240; s++) {
         kyu_debug_draw d = recording(0x7ff);

@@ -111,8 +111,7 @@ static void test_null_def_and_null_out_are_rejected(void) {
     REJECTS(w, KYU_ERR_NULL, "out", "get_radius out NULL", kyu_body_get_radius(w, b, NULL));
     REJECTS(w, KYU_ERR_NULL, "out", "get_mass out NULL", kyu_body_get_mass(w, b, NULL));
     REJECTS(w, KYU_ERR_NULL, "out", "get_user_data out NULL", kyu_body_get_user_data(w, b, NULL));
-    REJECTS(w, KYU_ERR_NULL, "out", "collider_get_position out NULL",
-            kyu_collider_get_position(w, c, NULL));
+    REJECTS(w, KYU_ERR_NULL, "out", "collider_get_position out NULL", kyu_collider_get_position(w, c, NULL));
     REJECTS(w, KYU_ERR_NULL, "out", "kyu_world_momentum out NULL", kyu_world_momentum(w, NULL));
     kyu_world_destroy(w);
 }

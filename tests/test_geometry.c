@@ -23,7 +23,7 @@
 
 // How many float rounding units (U) the first operations on the inputs may carry (a rounded
 // difference, a product by t, a sum and a length each add about one; 8 leaves room).
-#define AMBIG_K 8
+#define AMBIG_K      8
 #define RANDOM_CASES 10000
 
 // ---- Small helpers ------------------------------------------------------------------------------
@@ -55,7 +55,7 @@ static real tol_t(real t) { return 1e-4L * lmax(t, 1e-3L); }
 typedef struct verdict {
     toi exact;
     bool ambiguous;
-    real tol;  // on t, for a hit
+    real tol; // on t, for a hit
 } verdict;
 
 static verdict judge(toi at_less, toi exact, toi at_more) {
@@ -139,7 +139,7 @@ static const char *check_sphere_contact(const sphere_case *k, const sphere_oracl
     if (!(fabsl(h.t - o->v.exact.t) <= o->v.tol)) return "t differs from the oracle";
     if (!unit3(h.normal) || !finite3(h.point)) return "normal not unit or point not finite";
     real t = h.t;
-    lv3 C = ladd(o->C0, lscale(o->D, t));  // from A to B at t
+    lv3 C = ladd(o->C0, lscale(o->D, t)); // from A to B at t
     // The normal is a function of B - A, which the float inputs fix to a few rounding units of
     // |C0| + |D|: compare its direction at the scale of the contact distance r.
     real tol_n = 1e-5L + AMBIG_K * U * (llen(o->C0) + llen(o->D)) / o->r;
@@ -156,8 +156,10 @@ static const char *check_sphere_contact(const sphere_case *k, const sphere_oracl
 
 static const char *check_sphere_case(const sphere_case *k, const sphere_oracle *o, kyu_hit h) {
     switch (o->v.exact.kind) {
-    case NO_HIT: return h.hit ? "hit where the oracle has none" : NULL;
-    case START_APART: return check_start_apart(h);
+    case NO_HIT:
+        return h.hit ? "hit where the oracle has none" : NULL;
+    case START_APART:
+        return check_start_apart(h);
     case START_HIT:
         if (!h.hit || !h.start_overlap || h.t != 0) return "start overlap not reported at t = 0";
         if (!unit3(h.normal) || !finite3(h.point)) return "normal not unit or point not finite";
@@ -166,19 +168,20 @@ static const char *check_sphere_case(const sphere_case *k, const sphere_oracle *
             1e-5L + AMBIG_K * U * (llen(o->C0) + llen(o->D)) / llen(o->C0))
             return "start normal is not from B to A";
         return NULL;
-    default: return h.hit ? check_sphere_contact(k, o, h) : "missed a hit";
+    default:
+        return h.hit ? check_sphere_contact(k, o, h) : "missed a hit";
     }
 }
 
 static void print_sphere_case(int i, const sphere_case *k, const sphere_oracle *o, kyu_hit h) {
-    printf("    case %d: kyu_sweep_sphere_sphere(a0, da, ra = %a (%.9g), b0, db, rb = %a (%.9g))\n",
-           i, k->ra, k->ra, k->rb, k->rb);
+    printf("    case %d: kyu_sweep_sphere_sphere(a0, da, ra = %a (%.9g), b0, db, rb = %a (%.9g))\n", i, k->ra,
+           k->ra, k->rb, k->rb);
     print_v("a0", k->a0);
     print_v("da", k->da);
     print_v("b0", k->b0);
     print_v("db", k->db);
-    printf("      oracle kind=%d (0 none, 1 hit, 2 start hit, 3 start apart) t*=%.12Lg\n",
-           o->v.exact.kind, o->v.exact.t);
+    printf("      oracle kind=%d (0 none, 1 hit, 2 start hit, 3 start apart) t*=%.12Lg\n", o->v.exact.kind,
+           o->v.exact.t);
     print_hit(h);
 }
 
@@ -202,7 +205,8 @@ static void test_sphere_sweep_matches_long_double_oracle(void) {
         ENSURE(why == NULL);
     }
     printf("    %d cases: %d hits, %d start overlaps, %d misses, %d overlapping and separating, %d "
-           "ambiguous\n", RANDOM_CASES, hits, starts, misses, apart, ambiguous);
+           "ambiguous\n",
+           RANDOM_CASES, hits, starts, misses, apart, ambiguous);
     // The mix must exercise every answer, and the exclusion must stay marginal.
     ENSURE(hits > RANDOM_CASES / 5 && misses > RANDOM_CASES / 5 && starts > RANDOM_CASES / 50);
     ENSURE(ambiguous < RANDOM_CASES / 100);
@@ -274,9 +278,7 @@ static void test_sphere_sweep_touching_and_approaching_hits_at_start(void) {
     ENSURE_NEAR(ldist(h.point, (lv3){1, 0, 0}), 0, 1e-6);
 }
 
-static bool hit_is_finite(kyu_hit h) {
-    return isfinite(h.t) && finite3(h.point) && finite3(h.normal);
-}
+static bool hit_is_finite(kyu_hit h) { return isfinite(h.t) && finite3(h.point) && finite3(h.normal); }
 
 static void test_sphere_sweep_coincident_centres_give_deterministic_normal(void) {
     // Header: coincident centres get the normal (0, 1, 0); nothing may be NaN (0 / 0 normalising).
@@ -336,7 +338,7 @@ static void test_sphere_sweep_huge_coordinates_small_radii(void) {
     // At 1e5 a float is spaced 2^-7: world positions round by 4e-3, yet B - A and the displacements
     // are exact, so t and the normal must stay as accurate as near the origin.
     sphere_case k = {v3(1e5f, -1e5f, 1e5f), v3(2, 0, 0), v3(100001.0f, -99999.9375f, 1e5f),
-                     v3(0, 0, 0), 0.05f, 0.05f};
+                     v3(0, 0, 0),           0.05f,       0.05f};
     sphere_oracle o = solve_sphere_case(&k);
     kyu_hit h = kyu_sweep_sphere_sphere(k.a0, k.da, k.ra, k.b0, k.db, k.rb);
     ENSURE(o.v.exact.kind == HIT && !o.v.ambiguous);
@@ -395,8 +397,8 @@ static plane_oracle solve_plane_case(const plane_case *k) {
     real s0 = ldot(n, lv(k->c0)) - k->offset - k->r;
     real vel = ldot(n, lv(k->d)) - ldot(n, lv(k->pd));
     // The dot products with n round at the sum of their terms' magnitudes.
-    real e = AMBIG_K * U * (abs_dot(n, lv(k->c0)) + fabsl(k->offset) + k->r +
-                            abs_dot(n, lv(k->d)) + abs_dot(n, lv(k->pd)));
+    real e = AMBIG_K * U *
+             (abs_dot(n, lv(k->c0)) + fabsl(k->offset) + k->r + abs_dot(n, lv(k->d)) + abs_dot(n, lv(k->pd)));
     o.v = judge(plane_toi(s0 + e, vel), plane_toi(s0, vel), plane_toi(s0 - e, vel));
     return o;
 }
@@ -420,8 +422,8 @@ static const char *check_plane_case(const plane_case *k, const plane_oracle *o, 
 }
 
 static void print_plane_case(int i, const plane_case *k, const plane_oracle *o, kyu_hit h) {
-    printf("    case %d: kyu_sweep_sphere_plane(c0, d, r = %a (%.9g), n, offset = %a (%.9g), pd)\n",
-           i, k->r, k->r, k->offset, k->offset);
+    printf("    case %d: kyu_sweep_sphere_plane(c0, d, r = %a (%.9g), n, offset = %a (%.9g), pd)\n", i, k->r,
+           k->r, k->offset, k->offset);
     print_v("c0", k->c0);
     print_v("d", k->d);
     print_v("n", k->n);
@@ -530,9 +532,7 @@ typedef struct path {
     lv3 p0, v;
 } path;
 
-static real path_gap(const path *pa, real t) {
-    return pa->gap(pa->shape, ladd(pa->p0, lscale(pa->v, t)));
-}
+static real path_gap(const path *pa, real t) { return pa->gap(pa->shape, ladd(pa->p0, lscale(pa->v, t))); }
 
 static real path_min(const path *pa, real *t_min) {
     const real phi = 0.61803398874989484820L;
@@ -554,8 +554,10 @@ static real path_first(const path *pa, real r, real t_min) {
     real lo = 0, hi = t_min;
     for (int i = 0; i < 64; i++) {
         real mid = (lo + hi) / 2;
-        if (path_gap(pa, mid) <= r) hi = mid;
-        else lo = mid;
+        if (path_gap(pa, mid) <= r)
+            hi = mid;
+        else
+            lo = mid;
     }
     return hi;
 }
@@ -575,8 +577,8 @@ typedef struct obox {
 
 // The box exactly as kyu holds it (float rotation columns), promoted to long double.
 static obox obox_of(const kyu_box *b) {
-    obox o = {lv(b->center), {lv(b->rotation.col[0]), lv(b->rotation.col[1]),
-                              lv(b->rotation.col[2])},
+    obox o = {lv(b->center),
+              {lv(b->rotation.col[0]), lv(b->rotation.col[1]), lv(b->rotation.col[2])},
               {b->half_extents.raw[0], b->half_extents.raw[1], b->half_extents.raw[2]}};
     return o;
 }
@@ -591,8 +593,10 @@ static lv3 box_closest(const obox *b, lv3 p, int *clamped) {
     int n = 0;
     for (int i = 0; i < 3; i++) {
         real l = box_local(b, p, i);
-        if (l > b->h[i]) l = b->h[i], n++;
-        else if (l < -b->h[i]) l = -b->h[i], n++;
+        if (l > b->h[i])
+            l = b->h[i], n++;
+        else if (l < -b->h[i])
+            l = -b->h[i], n++;
         q = ladd(q, lscale(b->ax[i], l));
     }
     if (clamped) *clamped = n;
@@ -619,8 +623,7 @@ static versors rnd_quat(rng *g) {
     real u1 = rnd(g), a = rnd_in(g, 0, 6.283185307179586476925L);
     real b = rnd_in(g, 0, 6.283185307179586476925L);
     real s = sqrtl(1 - u1), c = sqrtl(u1);
-    versors q = {{(float)(s * sinl(a)), (float)(s * cosl(a)), (float)(c * sinl(b)),
-                  (float)(c * cosl(b))}};
+    versors q = {{(float)(s * sinl(a)), (float)(s * cosl(a)), (float)(c * sinl(b)), (float)(c * cosl(b))}};
     return q;
 }
 
@@ -681,10 +684,10 @@ static box_case gen_box_case(rng *g) {
 
 typedef struct box_oracle {
     obox b;
-    path pa;  // the centre relative to the box: c0 + t (d - bd)
+    path pa; // the centre relative to the box: c0 + t (d - bd)
     real r, S, t_min, f_min;
     verdict v;
-    int feature;  // clamped axes at the contact (1 face, 2 edge, 3 corner)
+    int feature; // clamped axes at the contact (1 face, 2 edge, 3 corner)
 } box_oracle;
 
 // Overlap at t = 0: approaching (or still) is a start hit, moving apart is unspecified, and
@@ -737,24 +740,27 @@ static const char *check_box_contact(const box_case *k, const box_oracle *o, kyu
     // The contact point on the moved box; a routine may place it at the sphere's surface, which
     // differs by the gap at the reported t, at most |v| |t - t*|.
     lv3 expect = ladd(q, lscale(lv(k->bd), h.t));
-    real tol_p = AMBIG_K * U * (llen(lv(k->c0)) + llen(o->b.c) + llen(lv(k->bd)) + o->S) +
-                 o->r * tol_n + llen(o->pa.v) * fabsl(h.t - o->v.exact.t);
+    real tol_p = AMBIG_K * U * (llen(lv(k->c0)) + llen(o->b.c) + llen(lv(k->bd)) + o->S) + o->r * tol_n +
+                 llen(o->pa.v) * fabsl(h.t - o->v.exact.t);
     return ldist(h.point, expect) <= tol_p ? NULL : "point is not the box's closest point";
 }
 
 static const char *check_box_case(const box_case *k, const box_oracle *o, kyu_hit h) {
     switch (o->v.exact.kind) {
-    case NO_HIT: return h.hit ? "hit where the oracle has none" : NULL;
-    case START_APART: return check_start_apart(h);
+    case NO_HIT:
+        return h.hit ? "hit where the oracle has none" : NULL;
+    case START_APART:
+        return check_start_apart(h);
     case START_HIT: {
         if (!h.hit || !h.start_overlap || h.t != 0) return "start overlap not reported at t = 0";
         if (!unit3(h.normal) || !finite3(h.point)) return "normal not unit or point not finite";
         lv3 q = box_closest(&o->b, o->pa.p0, NULL), n = lsub(o->pa.p0, q);
-        if (llen(n) == 0) return NULL;  // centre inside: checked by the dedicated tests
+        if (llen(n) == 0) return NULL; // centre inside: checked by the dedicated tests
         real tol_n = 1e-5L + AMBIG_K * U * o->S / llen(n);
         return ldist(h.normal, lnorm(n)) <= tol_n ? NULL : "start normal is not from box to sphere";
     }
-    default: return h.hit ? check_box_contact(k, o, h) : "missed a hit";
+    default:
+        return h.hit ? check_box_contact(k, o, h) : "missed a hit";
     }
 }
 
@@ -797,8 +803,7 @@ static void test_box_sweep_matches_convex_search_oracle(void) {
     }
     printf("    %d cases: hits on %d faces, %d edges, %d corners (%d by a moving box), %d start "
            "overlaps, %d misses, %d overlapping and separating or inside, %d ambiguous\n",
-           RANDOM_CASES, feature[1], feature[2], feature[3], moving, starts, misses, apart,
-           ambiguous);
+           RANDOM_CASES, feature[1], feature[2], feature[3], moving, starts, misses, apart, ambiguous);
     ENSURE(feature[1] > RANDOM_CASES / 20 && feature[2] > RANDOM_CASES / 20);
     ENSURE(feature[3] > RANDOM_CASES / 50 && moving > RANDOM_CASES / 20);
     ENSURE(misses > RANDOM_CASES / 10 && starts > RANDOM_CASES / 100);
@@ -845,7 +850,7 @@ static void test_box_sweep_moving_box_catches_still_sphere(void) {
 
 static void test_box_sweep_start_inside_box_hits_at_start(void) {
     // Centre inside, 0.1 from the +x face of a rotated box: least penetration is that face.
-    versors q = {{0, 0.38268343236509f, 0, 0.923879532511287f}};  // 45 degrees about y
+    versors q = {{0, 0.38268343236509f, 0, 0.923879532511287f}}; // 45 degrees about y
     kyu_box b = kyu_box_make(v3(1, 2, 3), q, v3(1, 2, 3));
     lv3 axis_x = lv(b.rotation.col[0]);
     vec3s c0 = f3(ladd(lv(b.center), lscale(axis_x, 0.9L)));
@@ -903,8 +908,7 @@ static void test_box_sweep_thin_box_stops_fast_small_sphere(void) {
     ENSURE_NEAR(h.t, (5 - 0.0005L - 0.01L) / 10, 1e-6);
     ENSURE_NEAR(ldist(h.normal, (lv3){0, 1, 0}), 0, 1e-6);
     // The same, rotated and crossed at an angle, checked against the oracle.
-    box_case k = {kyu_box_make(v3(3, -1, 2), (versors){{0.5f, 0.5f, 0.5f, 0.5f}},
-                               v3(1, 0.0005f, 1)),
+    box_case k = {kyu_box_make(v3(3, -1, 2), (versors){{0.5f, 0.5f, 0.5f, 0.5f}}, v3(1, 0.0005f, 1)),
                   v3(0, 0, 0), ZERO, ZERO, 0.01f};
     obox ob = obox_of(&k.box);
     lv3 across = ladd(lscale(ob.ax[1], 10), lscale(ob.ax[0], 1));
@@ -963,8 +967,7 @@ static void test_box_distance_and_closest_point_match_brute_force(void) {
         float r = (float)rnd_log(&g, 0.01L, 2);
         // Local coordinates up to 1.6 times the grown half extent: inside, near and outside.
         lv3 p = b.c;
-        for (int a = 0; a < 3; a++)
-            p = ladd(p, lscale(b.ax[a], (b.h[a] + r) * rnd_in(&g, -1.6L, 1.6L)));
+        for (int a = 0; a < 3; a++) p = ladd(p, lscale(b.ax[a], (b.h[a] + r) * rnd_in(&g, -1.6L, 1.6L)));
         vec3s c = f3(p);
         int clamped;
         box_closest(&b, lv(c), &clamped);
@@ -977,8 +980,7 @@ static void test_box_distance_and_closest_point_match_brute_force(void) {
         }
         ENSURE(why == NULL);
     }
-    printf("    %d cases: %d centres inside, %d normals ambiguous\n", RANDOM_CASES, inside,
-           ambiguous);
+    printf("    %d cases: %d centres inside, %d normals ambiguous\n", RANDOM_CASES, inside, ambiguous);
     ENSURE(inside > RANDOM_CASES / 20 && ambiguous < RANDOM_CASES / 100);
 }
 
@@ -986,11 +988,11 @@ static void test_box_distance_inside_uses_least_penetration_face(void) {
     kyu_box b = axis_box(v3(0, 0, 0), v3(1, 2, 3));
     vec3s n, p;
     float d = kyu_distance_sphere_box(v3(0.25f, -1.75f, 0.5f), 0.5f, &b, &n, &p);
-    ENSURE_NEAR(d, -0.75, 1e-6);  // 0.25 to the -y face, plus the radius
+    ENSURE_NEAR(d, -0.75, 1e-6); // 0.25 to the -y face, plus the radius
     ENSURE_NEAR(ldist(n, (lv3){0, -1, 0}), 0, 0);
     vec3s q = kyu_closest_point_box(&b, v3(0.25f, -1.75f, 0.5f));
     ENSURE_NEAR(ldist(q, (lv3){0.25L, -1.75L, 0.5L}), 0, 0);
-    d = kyu_distance_sphere_box(v3(4, 6, 0), 1, &b, &n, &p);  // edge x = 1, y = 2: gap 5
+    d = kyu_distance_sphere_box(v3(4, 6, 0), 1, &b, &n, &p); // edge x = 1, y = 2: gap 5
     ENSURE_NEAR(d, 4, 1e-6);
     ENSURE_NEAR(ldist(n, (lv3){0.6L, 0.8L, 0}), 0, 1e-6);
     ENSURE_NEAR(ldist(kyu_closest_point_box(&b, v3(4, 6, 0)), (lv3){1, 2, 0}), 0, 1e-6);
@@ -1042,8 +1044,7 @@ static toi capsule_toi(const path *pa, real r, real t_min, real f_min) {
 }
 
 static void print_capsule_case(int i, const capsule_case *k, real t_expect, bool got, float t) {
-    printf("    case %d: kyu_segment_capsule_entry(p, d, a, b, r = %a (%.9g), &t)\n", i, k->r,
-           k->r);
+    printf("    case %d: kyu_segment_capsule_entry(p, d, a, b, r = %a (%.9g), &t)\n", i, k->r, k->r);
     print_v("p", k->p);
     print_v("d", k->d);
     print_v("a", k->a);
@@ -1060,10 +1061,8 @@ static void test_segment_capsule_entry_matches_convex_search_oracle(void) {
         path pa = {capsule_gap, &cap, lv(k.p), lv(k.d)};
         real t_min, f_min = path_min(&pa, &t_min);
         // p - a, d and b - a round at their lengths.
-        real e = AMBIG_K * U *
-                 (llen(lsub(pa.p0, cap.a)) + llen(pa.v) + llen(lsub(cap.b, cap.a)) + k.r);
-        verdict v = judge(capsule_toi(&pa, k.r - e, t_min, f_min),
-                          capsule_toi(&pa, k.r, t_min, f_min),
+        real e = AMBIG_K * U * (llen(lsub(pa.p0, cap.a)) + llen(pa.v) + llen(lsub(cap.b, cap.a)) + k.r);
+        verdict v = judge(capsule_toi(&pa, k.r - e, t_min, f_min), capsule_toi(&pa, k.r, t_min, f_min),
                           capsule_toi(&pa, k.r + e, t_min, f_min));
         toi exact = v.exact;
         if (v.ambiguous) {
@@ -1081,7 +1080,8 @@ static void test_segment_capsule_entry_matches_convex_search_oracle(void) {
         misses += exact.kind == NO_HIT;
     }
     printf("    %d cases: %d entries (%d into degenerate capsules), %d starts inside, %d misses, "
-           "%d ambiguous\n", RANDOM_CASES, hits, spheres, inside, misses, ambiguous);
+           "%d ambiguous\n",
+           RANDOM_CASES, hits, spheres, inside, misses, ambiguous);
     ENSURE(hits > RANDOM_CASES / 5 && misses > RANDOM_CASES / 10 && inside > RANDOM_CASES / 100);
     ENSURE(spheres > RANDOM_CASES / 50 && ambiguous < RANDOM_CASES / 100);
 }
@@ -1095,8 +1095,8 @@ static void test_segment_capsule_entry_degenerate_capsule_is_a_sphere(void) {
     ENSURE(kyu_segment_capsule_entry(v3(-4, 2.6f, 3), v3(10, 0, 0), c, c, 1, &t));
     ENSURE_NEAR(t, 0.42, 1e-6);
     ENSURE(!kyu_segment_capsule_entry(v3(-4, 3.5f, 3), v3(10, 0, 0), c, c, 1, &t));
-    ENSURE(!kyu_segment_capsule_entry(v3(1, 2.5f, 3), v3(10, 0, 0), c, c, 1, &t));  // inside
-    ENSURE(!kyu_segment_capsule_entry(v3(-4, 2, 3), v3(1, 0, 0), c, c, 1, &t));     // too short
+    ENSURE(!kyu_segment_capsule_entry(v3(1, 2.5f, 3), v3(10, 0, 0), c, c, 1, &t)); // inside
+    ENSURE(!kyu_segment_capsule_entry(v3(-4, 2, 3), v3(1, 0, 0), c, c, 1, &t));    // too short
 }
 
 static void test_segment_capsule_entry_parallel_to_axis_enters_through_cap(void) {
@@ -1118,11 +1118,9 @@ static void test_segment_capsule_entry_parallel_to_axis_enters_through_cap(void)
 
 static void test_segment_capsule_entry_side_hit_has_exact_time(void) {
     float t = -1;
-    ENSURE(kyu_segment_capsule_entry(v3(5, 0, 0.5f), v3(-10, 0, 0), v3(0, 0, -1), v3(0, 0, 1),
-                                     0.5f, &t));
+    ENSURE(kyu_segment_capsule_entry(v3(5, 0, 0.5f), v3(-10, 0, 0), v3(0, 0, -1), v3(0, 0, 1), 0.5f, &t));
     ENSURE_NEAR(t, 0.45, 1e-6);
-    ENSURE(!kyu_segment_capsule_entry(v3(5, 0, 0.5f), v3(-1, 0, 0), v3(0, 0, -1), v3(0, 0, 1),
-                                      0.5f, &t));
+    ENSURE(!kyu_segment_capsule_entry(v3(5, 0, 0.5f), v3(-1, 0, 0), v3(0, 0, -1), v3(0, 0, 1), 0.5f, &t));
 }
 
 void suite_geometry(void) {

@@ -38,15 +38,15 @@ static void test_cell_of_is_floor_on_random_and_edge_values(void) {
         ENSURE(kyu_cell_of(x, inv) == expected_cell(x, inv));
     }
     // Integers, the floats just below and above them, zeros, the clamp, beyond it, tiny negatives.
-    const float edges[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, -2.0f, 1048575.0f, -1048575.0f, 1048576.0f,
-                           -1048576.0f, 3e9f, -3e9f, 1e-30f, -1e-30f, -0x1p-34f, -0x1p-33f, -0x1p-32f,
-                           -0x1p-35f, 0.5f, -0.5f, 12345.0f, -12345.0f, 1e-9f, -1e-9f};
+    const float edges[] = {0.0f,       -0.0f,       1.0f, -1.0f, 2.0f,     -2.0f,     1048575.0f, -1048575.0f,
+                           1048576.0f, -1048576.0f, 3e9f, -3e9f, 1e-30f,   -1e-30f,   -0x1p-34f,  -0x1p-33f,
+                           -0x1p-32f,  -0x1p-35f,   0.5f, -0.5f, 12345.0f, -12345.0f, 1e-9f,      -1e-9f};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
         float e = edges[i];
         const float probes[] = {e, nextafterf(e, INFINITY), nextafterf(e, -INFINITY)};
         for (int k = 0; k < 3; k++) ENSURE(kyu_cell_of(probes[k], 1.0f) == expected_cell(probes[k], 1.0f));
     }
-    ENSURE(kyu_cell_of(-1e-30f, 1.0f) == 0);                          // the documented exception
+    ENSURE(kyu_cell_of(-1e-30f, 1.0f) == 0);                           // the documented exception
     ENSURE(kyu_cell_of(-0x1p-34f, 1.0f) == 0);                         // its edge (a tie, to even)
     ENSURE(kyu_cell_of(nextafterf(-0x1p-34f, -INFINITY), 1.0f) == -1); // just outside it
 }
@@ -84,8 +84,8 @@ static void test_a_ball_bouncing_many_times_in_one_cell_takes_one_late_entry(voi
     for (int s = 0; s < 10; s++) {
         ENSURE(kyu_world_step(w) == KYU_OK);
         kyu_step_stats st = kyu_world_stats(w);
-        ENSURE(st.impacts >= 8);            // it really bounced many times this step
-        ENSURE(w->grid.late_count <= 2);    // one entry (a box that straddles a cell edge: two)
+        ENSURE(st.impacts >= 8);         // it really bounced many times this step
+        ENSURE(w->grid.late_count <= 2); // one entry (a box that straddles a cell edge: two)
     }
     vec3s p;
     ENSURE(kyu_body_get_position(w, id, &p) == KYU_OK);
@@ -152,7 +152,7 @@ static kyu_world *still_world(void) {
     kyu_world_def wd = kyu_world_def_default();
     wd.gravity = v3(0, 0, 0);
     wd.enable_sleep = false;
-    wd.pair_capacity_per_body = 1024; // the crowded cell holds 180,000 pairs on purpose,
+    wd.pair_capacity_per_body = 1024;    // the crowded cell holds 180,000 pairs on purpose,
     wd.contact_capacity_per_body = 1024; // and as many contacts
     kyu_world *w = NULL;
     return kyu_world_create(&wd, &w) == KYU_OK ? w : NULL;
@@ -176,7 +176,10 @@ static void test_sparse_pairs_match_brute_force(void) {
     for (int i = 0; i < 3000; i++) {
         uint32_t cat = 1u << (i % 3);
         add_still(w, v3((float)(24 * frand()), (float)(24 * frand()), (float)(24 * frand())),
-                  (float)(0.3 + 0.4 * frand()), cat, cat == 2 ? ~4u : cat == 4 ? ~2u : ~0u);
+                  (float)(0.3 + 0.4 * frand()), cat,
+                  cat == 2   ? ~4u
+                  : cat == 4 ? ~2u
+                             : ~0u);
     }
     ENSURE(w->bodies.high == 3000);
     expect_pairs_match_brute_force(w);
@@ -190,7 +193,9 @@ static void test_crowded_cell_pairs_match_brute_force(void) {
     kyu_world *w = still_world();
     ENSURE(w != NULL);
     for (int i = 0; i < 600; i++)
-        add_still(w, v3((float)(5 + 0.05 * frand()), (float)(5 + 0.05 * frand()), (float)(5 + 0.05 * frand())), 0.5f, 1, ~0u);
+        add_still(w,
+                  v3((float)(5 + 0.05 * frand()), (float)(5 + 0.05 * frand()), (float)(5 + 0.05 * frand())),
+                  0.5f, 1, ~0u);
     for (int i = 0; i < 400; i++)
         add_still(w, v3((float)(10 * frand()), (float)(10 * frand()), (float)(10 * frand())), 0.5f, 1, ~0u);
     expect_pairs_match_brute_force(w);

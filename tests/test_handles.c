@@ -11,16 +11,15 @@
 
 // Calls every body function with handle h and expects `want` from each (world unchanged, error set
 // and mentioning the handle), and kyu_body_is_valid to say false.
-static void expect_body_handle_rejected(const char *label, kyu_world *w, kyu_body_id h,
-                                        kyu_status want) {
+static void expect_body_handle_rejected(const char *label, kyu_world *w, kyu_body_id h, kyu_status want) {
     char what[160];
     vec3s o3;
     float f;
     void *ud;
-#define BODY_CALL(name, call)                                                                      \
-    do {                                                                                           \
-        snprintf(what, sizeof what, "%s: %s", label, name);                                        \
-        REJECTS(w, want, "handle", what, call);                                                    \
+#define BODY_CALL(name, call)                                                                                \
+    do {                                                                                                     \
+        snprintf(what, sizeof what, "%s: %s", label, name);                                                  \
+        REJECTS(w, want, "handle", what, call);                                                              \
     } while (0)
     BODY_CALL("kyu_body_get_position", kyu_body_get_position(w, h, &o3));
     BODY_CALL("kyu_body_set_position", kyu_body_set_position(w, h, v3(1, 1, 1)));
@@ -43,10 +42,10 @@ static void expect_collider_handle_rejected(const char *label, kyu_world *w, kyu
                                             kyu_status want) {
     char what[160];
     vec3s o3;
-#define COLLIDER_CALL(name, call)                                                                  \
-    do {                                                                                           \
-        snprintf(what, sizeof what, "%s: %s", label, name);                                        \
-        REJECTS(w, want, "handle", what, call);                                                    \
+#define COLLIDER_CALL(name, call)                                                                            \
+    do {                                                                                                     \
+        snprintf(what, sizeof what, "%s: %s", label, name);                                                  \
+        REJECTS(w, want, "handle", what, call);                                                              \
     } while (0)
     COLLIDER_CALL("kyu_collider_get_position", kyu_collider_get_position(w, h, &o3));
     COLLIDER_CALL("kyu_collider_set_velocity", kyu_collider_set_velocity(w, h, v3(1, 0, 0)));
@@ -106,13 +105,11 @@ static void test_null_and_forged_handles_are_stale(void) {
                                 KYU_ERR_STALE_HANDLE);
     expect_body_handle_rejected("index1 one past the slots", w, (kyu_body_id){3, a.world, 1},
                                 KYU_ERR_STALE_HANDLE);
-    expect_body_handle_rejected("index1 1e6", w, (kyu_body_id){1000000, a.world, 1},
-                                KYU_ERR_STALE_HANDLE);
+    expect_body_handle_rejected("index1 1e6", w, (kyu_body_id){1000000, a.world, 1}, KYU_ERR_STALE_HANDLE);
     expect_body_handle_rejected("index1 INT32_MAX", w, (kyu_body_id){0x7fffffffu, a.world, 1},
                                 KYU_ERR_STALE_HANDLE);
     expect_body_handle_rejected("generation never issued", w,
-                                (kyu_body_id){a.index1, a.world, a.generation + 2},
-                                KYU_ERR_STALE_HANDLE);
+                                (kyu_body_id){a.index1, a.world, a.generation + 2}, KYU_ERR_STALE_HANDLE);
     EXPECT(kyu_world_body_count(w) == 2 && kyu_body_is_valid(w, a));
 
     kyu_collider_def cd = kyu_collider_def_default();
@@ -209,8 +206,10 @@ static void test_stale_handle_stays_stale_through_generation_wraparound(void) {
         ENSURE(b.index1 == first.index1);
         if (kyu_body_is_valid(w, first)) {
             char msg[160];
-            snprintf(msg, sizeof msg, "after %d reuses of its slot the removed handle is valid again "
-                     "(generation %u)", cycle, (unsigned)b.generation);
+            snprintf(msg, sizeof msg,
+                     "after %d reuses of its slot the removed handle is valid again "
+                     "(generation %u)",
+                     cycle, (unsigned)b.generation);
             test_fail(__FILE__, __LINE__, msg);
             kyu_body_destroy(w, b);
             break;

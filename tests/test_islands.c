@@ -308,7 +308,8 @@ static void test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake(v
 
 static int has_pair(const kyu_contact_event *ev, int n, kyu_body_id x, kyu_body_id y) {
     for (int i = 0; i < n; i++)
-        if ((same_id(ev[i].body, x) && same_id(ev[i].other, y)) || (same_id(ev[i].body, y) && same_id(ev[i].other, x)))
+        if ((same_id(ev[i].body, x) && same_id(ev[i].other, y)) ||
+            (same_id(ev[i].body, y) && same_id(ev[i].other, x)))
             return 1;
     return 0;
 }
@@ -336,7 +337,8 @@ static void test_kept_contacts_do_not_end_when_a_new_one_begins_beside_them(void
         const kyu_contact_event *be = kyu_world_begin_events(w, &nb), *ee = kyu_world_end_events(w, &ne);
         began += has_pair(be, nb, c[0], sensor);
         ended += has_pair(ee, ne, c[0], sensor);
-        column_ends += count_events(ee, ne, c[0]) - has_pair(ee, ne, c[0], sensor) + count_events(ee, ne, c[1]);
+        column_ends +=
+            count_events(ee, ne, c[0]) - has_pair(ee, ne, c[0], sensor) + count_events(ee, ne, c[1]);
     }
     ENSURE(began == 1 && ended == 1); // the sensor went through the bottom ball
     ENSURE(column_ends == 0);
@@ -375,7 +377,7 @@ static void test_impact_events_carry_speed_point_and_normal(void) {
         for (int k = 0; k < n; k++) {
             ENSURE(same_id(ev[k].body, a) && same_id(ev[k].other, b));
             ENSURE_NEAR(ev[k].approach_speed, 6.0, 1e-4);
-            ENSURE_NEAR(ev[k].normal.x, -1.0, 1e-5); // from b to a
+            ENSURE_NEAR(ev[k].normal.x, -1.0, 1e-5);                   // from b to a
             ENSURE_NEAR(ev[k].point.x, 4.0 * (1.0 / 3.0) + 0.5, 1e-3); // they meet at t = 1/3 s
             found++;
         }
@@ -474,7 +476,8 @@ static void test_ball_on_moving_platform_is_carried_by_friction(void) {
             ENSURE(pos(w, b).x > 0.8f && pos(w, b).y > 0.45f);
         } else {
             ENSURE_NEAR(v.x, 2.0 / 7.0, 0.005 * 2.0 / 7.0);
-            ENSURE_NEAR(av.z, 5.0 / 7.0 / 0.5, 0.005 * 10.0 / 7.0); // rolling on the platform: v + w x (-r y) = u
+            ENSURE_NEAR(av.z, 5.0 / 7.0 / 0.5,
+                        0.005 * 10.0 / 7.0); // rolling on the platform: v + w x (-r y) = u
             ENSURE(pos(w, b).y > 0.45f);
         }
         kyu_world_destroy(w);

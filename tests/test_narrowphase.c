@@ -26,7 +26,8 @@ static vec3s rand_dir(void) {
 static long double dist_at(vec3s m, vec3s dv, vec3s da, long double s) {
     long double d2 = 0;
     for (int k = 0; k < 3; k++) {
-        long double q = (long double)m.raw[k] + (long double)dv.raw[k] * s + 0.5L * (long double)da.raw[k] * s * s;
+        long double q =
+            (long double)m.raw[k] + (long double)dv.raw[k] * s + 0.5L * (long double)da.raw[k] * s * s;
         d2 += q * q;
     }
     return sqrtl(d2);
@@ -46,7 +47,10 @@ static long double oracle(vec3s m, vec3s dv, vec3s da, long double S, long doubl
             long double lo = prev_s, hi = s;
             for (int k = 0; k < 80; k++) {
                 long double mid = 0.5L * (lo + hi);
-                if (dist_at(m, dv, da, mid) <= R) hi = mid; else lo = mid;
+                if (dist_at(m, dv, da, mid) <= R)
+                    hi = mid;
+                else
+                    lo = mid;
             }
             *first = hi;
         }
@@ -55,7 +59,10 @@ static long double oracle(vec3s m, vec3s dv, vec3s da, long double S, long doubl
     long double lo = best_s - S / N > 0 ? best_s - S / N : 0, hi = best_s + S / N < S ? best_s + S / N : S;
     for (int k = 0; k < 100; k++) {
         long double a = lo + 0.382L * (hi - lo), b = lo + 0.618L * (hi - lo);
-        if (dist_at(m, dv, da, a) < dist_at(m, dv, da, b)) hi = b; else lo = a;
+        if (dist_at(m, dv, da, a) < dist_at(m, dv, da, b))
+            hi = b;
+        else
+            lo = a;
     }
     long double d = dist_at(m, dv, da, 0.5L * (lo + hi));
     return d < best ? d : best;
@@ -104,7 +111,7 @@ static void test_next_contact_near_grazing_matches_oracle(void) {
             hits++;
             wrong += !got;
             late += got && (t > first + 1e-4L * S || (!curved && t < first - 1e-4L * S));
-        } else { // none: a straight path never reports one; a curved path may report a graze a hair
+        } else {      // none: a straight path never reports one; a curved path may report a graze a hair
             misses++; // early (conservative advancement gives up near a tangent), never a clear miss
             in_margin_clear += least < 1.006L * R; // where the quick test must defer to the sweep
             wrong += got && (!curved || least > 1.01L * R);

@@ -91,7 +91,8 @@ static void test_two_body_impacts_conserve_momentum_and_elastic_energy(void) {
         vec3s off = v3((float)frand() - 0.5f, (float)frand() - 0.5f, (float)frand() - 0.5f);
         off = glms_vec3_scale(off, 0.9f * (ra + rb));
         kyu_body_id a = add_ball(w, v3(0, 0, 0), v3(20 + 10 * (float)frand(), 0, 0), ra, ma, e, 0);
-        kyu_body_id b = add_ball(w, glms_vec3_add(v3(3, 0, 0), v3(0, off.y, off.z)), v3(-5 * (float)frand(), 0, 0), rb, mb, e, 0);
+        kyu_body_id b = add_ball(w, glms_vec3_add(v3(3, 0, 0), v3(0, off.y, off.z)),
+                                 v3(-5 * (float)frand(), 0, 0), rb, mb, e, 0);
         // Relative to the momentum in play (sum of |m v|): the total itself may nearly cancel, and
         // float rounding scales with the parts, not with their sum.
         double scale = ma * glms_vec3_norm(vel(w, a)) + mb * glms_vec3_norm(vel(w, b));
@@ -172,7 +173,8 @@ static void test_bullets_never_pass_the_wall(void) {
     kyu_body_id ids[1000];
     for (int row = 0; row < 10; row++)
         for (int col = 0; col < 100; col++)
-            ids[row * 100 + col] = add_ball(w, v3(2.5f, 0.2f * row, 0.2f * col), v3(300, 0, 0), 0.05f, 0.01f, 0.5f, 0.5f);
+            ids[row * 100 + col] =
+                add_ball(w, v3(2.5f, 0.2f * row, 0.2f * col), v3(300, 0, 0), 0.05f, 0.01f, 0.5f, 0.5f);
     for (int i = 0; i < 60; i++) kyu_world_step(w);
     int passed = 0, turned = 0;
     for (int i = 0; i < 1000; i++) {
@@ -253,8 +255,8 @@ static void test_squeezed_particle_is_never_pushed_through(void) {
         kyu_world_step(w);
         kyu_collider_get_position(w, moving, &wall);
         float x = pos(w, b).x;
-        ENSURE(x > 0.0f);              // centre never behind the static wall's face
-        ENSURE(x < wall.x - 0.5f);     // nor behind the moving wall's face
+        ENSURE(x > 0.0f);          // centre never behind the static wall's face
+        ENSURE(x < wall.x - 0.5f); // nor behind the moving wall's face
     }
     kyu_world_destroy(w);
 }
@@ -290,7 +292,8 @@ static void test_event_cap_fallback_never_tunnels(void) {
     add_box(w, v3(10, -1, -1), v3(10.1f, 3, 21), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     kyu_body_id ids[200];
     for (int i = 0; i < 200; i++)
-        ids[i] = add_ball(w, v3(2.5f, 0.2f * (i % 10), 0.2f * (i / 10)), v3(300, 0, 0), 0.05f, 0.01f, 0.5f, 0.5f);
+        ids[i] =
+            add_ball(w, v3(2.5f, 0.2f * (i % 10), 0.2f * (i / 10)), v3(300, 0, 0), 0.05f, 0.01f, 0.5f, 0.5f);
     int cap_hit = 0;
     for (int i = 0; i < 60; i++) {
         kyu_world_step(w);
@@ -341,7 +344,8 @@ static void test_elastic_gas_keeps_energy(void) {
     kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
     float s = G / (float)m;
     for (int i = 0; i < n; i++) {
-        float vx = 10 * (float)(frand() - 0.5), vy = 10 * (float)(frand() - 0.5), vz = 10 * (float)(frand() - 0.5);
+        float vx = 10 * (float)(frand() - 0.5), vy = 10 * (float)(frand() - 0.5),
+              vz = 10 * (float)(frand() - 0.5);
         vec3s p = v3(s * (i % m + 0.5f), s * (i / m % m + 0.5f), s * (i / (m * m) + 0.5f));
         ids[i] = add_ball(w, p, v3(vx, vy, vz), 0.5f, 1, 1, 0);
     }
@@ -367,7 +371,8 @@ static kyu_world *make_pile(int n, kyu_body_id *ids, float *L_out) {
     int k = (int)ceil(sqrt(n / 10.0)), layers = (n + k * k - 1) / (k * k);
     float L = 1.1f * k + 1.0f, H = 1.1f * layers + 2;
     kyu_world *w = make_world(v3(0, -9.81f, 0));
-    add_box(w, v3(-L / 2 - 1, -1, -L / 2 - 1), v3(L / 2 + 1, 0, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - 1, -1, -L / 2 - 1), v3(L / 2 + 1, 0, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
     add_box(w, v3(-L / 2 - 1, 0, -L / 2 - 1), v3(-L / 2, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     add_box(w, v3(L / 2, 0, -L / 2 - 1), v3(L / 2 + 1, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     add_box(w, v3(-L / 2, 0, -L / 2 - 1), v3(L / 2, H, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
@@ -426,9 +431,9 @@ static void test_overlapping_equal_spheres_are_pushed_apart_equally(void) {
     kyu_body_id b = add_ball(w, v3(0.6f, 0, 0), v3(0, 0, 0), 0.5f, 1, 0, 0);
     for (int i = 0; i < 3; i++) kyu_world_step(w);
     float d = glms_vec3_distance(pos(w, a), pos(w, b));
-    ENSURE(d >= 1.0f - 0.002f - 1e-5f);                   // within the slop
-    ENSURE_NEAR(pos(w, a).x + pos(w, b).x, 0.6, 1e-5);     // moved equally: the midpoint stays
-    ENSURE_NEAR(glms_vec3_norm(vel(w, a)), 0.0, 1e-6);     // the escape adds no velocity
+    ENSURE(d >= 1.0f - 0.002f - 1e-5f);                // within the slop
+    ENSURE_NEAR(pos(w, a).x + pos(w, b).x, 0.6, 1e-5); // moved equally: the midpoint stays
+    ENSURE_NEAR(glms_vec3_norm(vel(w, a)), 0.0, 1e-6); // the escape adds no velocity
     kyu_world_destroy(w);
 }
 
@@ -492,7 +497,8 @@ static void gas_clusters_never_interpenetrate(float spacing) {
             float speed = i % 10 == 0 ? 200.0f : i % 50 == 1 ? 2000.0f : 10.0f; // a few cross many cells
             rad[k] = i % 75 == 2 ? 0.6f : 0.2f;
             vec3s p = v3(ox + 0.7f + 1.1f * (i % 6), 0.7f + 1.1f * (i / 6 % 6), 0.7f + 1.3f * (i / 36));
-            vec3s v = v3(speed * (float)(frand() - 0.5), speed * (float)(frand() - 0.5), speed * (float)(frand() - 0.5));
+            vec3s v = v3(speed * (float)(frand() - 0.5), speed * (float)(frand() - 0.5),
+                         speed * (float)(frand() - 0.5));
             ids[k] = add_ball(w, p, v, rad[k], 1, 1, 0);
         }
     }
@@ -501,14 +507,17 @@ static void gas_clusters_never_interpenetrate(float spacing) {
         vec3s p[N];
         for (int i = 0; i < N; i++) p[i] = pos(w, ids[i]);
         for (int i = 0; i < N; i++)
-            for (int j = i + 1; j < N; j++)
-                ENSURE(glms_vec3_distance(p[i], p[j]) > rad[i] + rad[j] - 1e-3f);
+            for (int j = i + 1; j < N; j++) ENSURE(glms_vec3_distance(p[i], p[j]) > rad[i] + rad[j] - 1e-3f);
     }
     kyu_world_destroy(w);
 }
 
-static void test_broadphase_misses_no_pair_in_a_compact_world(void) { gas_clusters_never_interpenetrate(12.0f); }
-static void test_broadphase_misses_no_pair_in_a_sparse_world(void) { gas_clusters_never_interpenetrate(5000.0f); }
+static void test_broadphase_misses_no_pair_in_a_compact_world(void) {
+    gas_clusters_never_interpenetrate(12.0f);
+}
+static void test_broadphase_misses_no_pair_in_a_sparse_world(void) {
+    gas_clusters_never_interpenetrate(5000.0f);
+}
 
 // The stage times of the step stats add up: each is >= 0 and their sum is the step's total (the
 // stages tile the step), and a step that does work takes some time.
@@ -563,10 +572,13 @@ static void test_big_balls_among_tiny_fast_ones_let_nothing_through(void) {
     bd.radius = 0.06f, bd.mass = 0.01f;
     for (int i = 0; i < 300; i++) {
         vec3s p;
-        do p = v3(0.2f + (G - 0.4f) * (float)frand(), 0.2f + (G - 0.4f) * (float)frand(), 0.2f + (G - 0.4f) * (float)frand());
+        do
+            p = v3(0.2f + (G - 0.4f) * (float)frand(), 0.2f + (G - 0.4f) * (float)frand(),
+                   0.2f + (G - 0.4f) * (float)frand());
         while (glms_vec3_distance(p, v3(3, 6, 6)) < 1.7f || glms_vec3_distance(p, v3(9, 6, 6)) < 1.7f);
         bd.position = p;
-        bd.velocity = v3(60 * ((float)frand() - 0.5f), 60 * ((float)frand() - 0.5f), 60 * ((float)frand() - 0.5f));
+        bd.velocity =
+            v3(60 * ((float)frand() - 0.5f), 60 * ((float)frand() - 0.5f), 60 * ((float)frand() - 0.5f));
         ENSURE(kyu_body_create(w, &bd, &tiny[i]) == KYU_OK);
     }
     int late = 0;

@@ -946,7 +946,7 @@ static void test_sleeping_bodies_are_still_seen(void) {
     ENSURE(kyu_collider_create(w, &ground, NULL) == KYU_OK);
     kyu_body_id balls[8];
     for (int i = 0; i < 8; i++) balls[i] = ball(w, v3(3.0f * (float)i, 0.5f, 0), 0.5f); // resting
-    for (int i = 0; i < 120; i++) ENSURE(kyu_world_step(w) == KYU_OK); // 2 s: long enough to sleep
+    for (int i = 0; i < 120; i++) ENSURE(kyu_world_step(w) == KYU_OK);   // 2 s: long enough to sleep
     for (int i = 0; i < 8; i++) ENSURE(!kyu_body_is_awake(w, balls[i])); // else this proves nothing
     kyu_query_filter f = kyu_query_filter_default();
     for (int i = 0; i < 8; i++) {

@@ -7,13 +7,13 @@
 #include "../engine/internal.h"
 #include "test.h"
 
-#define ENSURE_VALID(w)                                                                            \
-    do {                                                                                           \
-        char why_[200];                                                                            \
-        if (kyu_world_validate((w), why_, sizeof why_) != 0) {                                     \
-            test_fail(__FILE__, __LINE__, why_);                                                   \
-            return;                                                                                \
-        }                                                                                          \
+#define ENSURE_VALID(w)                                                                                      \
+    do {                                                                                                     \
+        char why_[200];                                                                                      \
+        if (kyu_world_validate((w), why_, sizeof why_) != 0) {                                               \
+            test_fail(__FILE__, __LINE__, why_);                                                             \
+            return;                                                                                          \
+        }                                                                                                    \
     } while (0)
 
 // The floor of each collider shape, top face at y = 0 around the origin.
@@ -25,11 +25,20 @@ static kyu_collider_id make_floor(kyu_world *w, kyu_shape_type type) {
                                       {{-5, 0, -5}},  {{5, 0, -5}},  {{5, 0, 5}},  {{-5, 0, 5}}};
     cd.type = type;
     switch (type) {
-    case KYU_SHAPE_PLANE: break;
-    case KYU_SHAPE_BOX: cd.position = v3(0, -0.5f, 0), cd.half_extents = v3(5, 0.5f, 5); break;
-    case KYU_SHAPE_CAPSULE: cd.capsule_a = v3(-5, -1, 0), cd.capsule_b = v3(5, -1, 0), cd.radius = 1; break;
-    case KYU_SHAPE_HULL: cd.points = hull_pts, cd.point_count = 8; break;
-    case KYU_SHAPE_MESH: cd.points = mesh_pts, cd.point_count = 4, cd.indices = tris, cd.triangle_count = 2; break;
+    case KYU_SHAPE_PLANE:
+        break;
+    case KYU_SHAPE_BOX:
+        cd.position = v3(0, -0.5f, 0), cd.half_extents = v3(5, 0.5f, 5);
+        break;
+    case KYU_SHAPE_CAPSULE:
+        cd.capsule_a = v3(-5, -1, 0), cd.capsule_b = v3(5, -1, 0), cd.radius = 1;
+        break;
+    case KYU_SHAPE_HULL:
+        cd.points = hull_pts, cd.point_count = 8;
+        break;
+    case KYU_SHAPE_MESH:
+        cd.points = mesh_pts, cd.point_count = 4, cd.indices = tris, cd.triangle_count = 2;
+        break;
     }
     kyu_collider_id id = KYU_NULL_COLLIDER;
     kyu_collider_create(w, &cd, &id);
@@ -80,7 +89,8 @@ static void test_removing_a_floor_under_a_resting_ball_in_every_state(void) {
             int n = 0;
             const kyu_contact_event *ends = kyu_world_end_events(w, &n);
             ENSURE(n == 1);
-            ENSURE(ends[0].collider.index1 == floor.index1 && ends[0].collider.generation == floor.generation);
+            ENSURE(ends[0].collider.index1 == floor.index1 &&
+                   ends[0].collider.generation == floor.generation);
             ENSURE(!kyu_collider_is_valid(w, ends[0].collider));
             for (int s = 0; s < 30; s++) ENSURE(kyu_world_step(w) == KYU_OK);
             ENSURE(pos(w, ball).y < -0.5f); // nothing holds it up (it fell 1.2 m in 0.5 s)
@@ -134,8 +144,8 @@ static void test_reused_slot_inherits_no_pairs(void) {
     kyu_world_create(&wd, &w);
     make_floor(w, KYU_SHAPE_PLANE);
     kyu_body_id a = drop_ball(w, v3(0, 0.5f, 0));
-    kyu_body_id b = drop_ball(w, v3(0, 1.5f, 0));     // resting on a
-    kyu_body_id c = drop_ball(w, v3(5, 0.5f, 0));     // alone on the floor
+    kyu_body_id b = drop_ball(w, v3(0, 1.5f, 0)); // resting on a
+    kyu_body_id c = drop_ball(w, v3(5, 0.5f, 0)); // alone on the floor
     for (int s = 0; s < 30; s++) kyu_world_step(w);
     int total = 0;
     kyu_body_get_contacts(w, b, NULL, 0, &total);

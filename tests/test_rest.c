@@ -33,14 +33,20 @@ static void add_support(kyu_world *w, int kind, float e) {
     cd.restitution = e;
     cd.friction = 0.5f;
     switch (kind) {
-    case SUPPORT_PLANE: break;
-    case SUPPORT_BOX: cd.type = KYU_SHAPE_BOX, cd.position = v3(0, -0.5f, 0), cd.half_extents = v3(5, 0.5f, 5); break;
+    case SUPPORT_PLANE:
+        break;
+    case SUPPORT_BOX:
+        cd.type = KYU_SHAPE_BOX, cd.position = v3(0, -0.5f, 0), cd.half_extents = v3(5, 0.5f, 5);
+        break;
     case SUPPORT_CAPSULE:
         cd.type = KYU_SHAPE_CAPSULE, cd.capsule_a = v3(-5, -1, 0), cd.capsule_b = v3(5, -1, 0), cd.radius = 1;
         break;
-    case SUPPORT_HULL: cd.type = KYU_SHAPE_HULL, cd.points = hull_pts, cd.point_count = 8; break;
+    case SUPPORT_HULL:
+        cd.type = KYU_SHAPE_HULL, cd.points = hull_pts, cd.point_count = 8;
+        break;
     case SUPPORT_MESH:
-        cd.type = KYU_SHAPE_MESH, cd.points = mesh_pts, cd.point_count = 4, cd.indices = tris, cd.triangle_count = 2;
+        cd.type = KYU_SHAPE_MESH, cd.points = mesh_pts, cd.point_count = 4, cd.indices = tris,
+        cd.triangle_count = 2;
         break;
     }
     kyu_collider_create(w, &cd, NULL);
@@ -91,9 +97,10 @@ static void test_resting_ball_gains_no_energy_on_any_support(void) {
                         if (e > worst) worst = e;
                     }
                     char what[160];
-                    snprintf(what, sizeof what, "%s, dt 1/%.0f, e %.1f, gap %+.1f mm: energy gain %.3g J, %d impacts, y %.5f",
-                             support_name[kind], 1.0 / dts[di], (double)es[ei], 1e3 * (double)gaps[gi], worst - e0,
-                             impacts, (double)pos(w, b).y);
+                    snprintf(what, sizeof what,
+                             "%s, dt 1/%.0f, e %.1f, gap %+.1f mm: energy gain %.3g J, %d impacts, y %.5f",
+                             support_name[kind], 1.0 / dts[di], (double)es[ei], 1e3 * (double)gaps[gi],
+                             worst - e0, impacts, (double)pos(w, b).y);
                     // a body that starts above drops its fraction of a millimetre: that only loses energy
                     if (!(worst - e0 <= 1e-6) || impacts != 0 || !(fabsf(vel(w, b).y) < 1e-3f)) {
                         test_fail(__FILE__, __LINE__, what);
@@ -168,7 +175,8 @@ static void test_drop_comes_to_rest_when_the_bounce_series_says(void) {
         double want = series_rest_time(1.0, 0.8, threshold);
         double got = measured_rest_time(w, b, dts[di], want + 2.0);
         char what[120];
-        snprintf(what, sizeof what, "dt 1/%.0f: at rest after %.4f s, the series gives %.4f s", 1.0 / dts[di], got, want);
+        snprintf(what, sizeof what, "dt 1/%.0f: at rest after %.4f s, the series gives %.4f s", 1.0 / dts[di],
+                 got, want);
         // the rest is seen at the end of the step in which it happens
         if (!(fabs(got - want) <= 0.01 * want + dts[di])) test_fail(__FILE__, __LINE__, what);
         ENSURE(fabsf(pos(w, b).y - 0.5f) < 0.002f);
@@ -189,7 +197,8 @@ static void test_threshold_zero_rests_at_the_accumulation_point(void) {
         double t0 = sqrt(2.0 / 9.81), want = t0 * (1 + es[ei]) / (1 - es[ei]);
         double got = measured_rest_time(w, b, dt, want + 3.0);
         char what[120];
-        snprintf(what, sizeof what, "e %.1f: at rest after %.4f s, the accumulation point is %.4f s", (double)es[ei], got, want);
+        snprintf(what, sizeof what, "e %.1f: at rest after %.4f s, the accumulation point is %.4f s",
+                 (double)es[ei], got, want);
         if (!(fabs(got - want) <= 0.01 * want + dt)) test_fail(__FILE__, __LINE__, what);
         kyu_world_destroy(w);
         if (test_current_failed) return;
@@ -207,7 +216,8 @@ static void test_elastic_cradle_on_a_floor_keeps_its_energy(void) {
         kyu_collider_create(w, &floor, NULL);
         kyu_body_id balls[5];
         for (int k = 0; k < 5; k++)
-            balls[k] = ball(w, v3((float)k * 1.001f, 0.5f, 0), v3(k == 0 ? 1.0f : 0.0f, 0, 0), 0.5f, 1.0f, 0.0f);
+            balls[k] =
+                ball(w, v3((float)k * 1.001f, 0.5f, 0), v3(k == 0 ? 1.0f : 0.0f, 0, 0), 0.5f, 1.0f, 0.0f);
         kyu_body_set_position(w, balls[0], v3(-1, 0.5f, 0)); // the striker starts 1 m back
         double e0 = total_energy(w), worst = 0;
         for (int s = 0; s < (int)(3.0f / dts[di]); s++) {
@@ -218,7 +228,8 @@ static void test_elastic_cradle_on_a_floor_keeps_its_energy(void) {
         char what[100];
         snprintf(what, sizeof what, "dt 1/%.0f: energy off by %.3g, last ball %.4f m/s", 1.0 / dts[di], worst,
                  (double)vel(w, balls[4]).x);
-        if (!(worst <= 1e-4) || !(fabsf(vel(w, balls[4]).x - 1.0f) < 1e-3f)) test_fail(__FILE__, __LINE__, what);
+        if (!(worst <= 1e-4) || !(fabsf(vel(w, balls[4]).x - 1.0f) < 1e-3f))
+            test_fail(__FILE__, __LINE__, what);
         for (int k = 0; k < 4; k++) ENSURE(fabsf(vel(w, balls[k]).x) < 1e-3f);
         kyu_world_destroy(w);
         if (test_current_failed) return;
@@ -233,7 +244,8 @@ static void test_gentle_cradle_with_default_threshold(void) {
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
     kyu_body_id balls[5];
-    for (int k = 0; k < 5; k++) balls[k] = ball(w, v3((float)k * 0.0501f, 0, 0), v3(0, 0, 0), 0.025f, 1.0f, 0.0f);
+    for (int k = 0; k < 5; k++)
+        balls[k] = ball(w, v3((float)k * 0.0501f, 0, 0), v3(0, 0, 0), 0.025f, 1.0f, 0.0f);
     kyu_body_set_velocity(w, balls[0], v3(0.2f, 0, 0));
     for (int s = 0; s < 30; s++) kyu_world_step(w);
     ENSURE_NEAR(vel(w, balls[4]).x, 0.2, 1e-4);
@@ -280,7 +292,8 @@ static void test_dense_elastic_gas_keeps_its_energy_without_drift(void) {
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
     for (int k = 0; k < 6; k++) {
-        vec3s c = v3((float)G / 2, (float)G / 2, (float)G / 2), h = v3((float)G / 2 + 1, (float)G / 2 + 1, (float)G / 2 + 1);
+        vec3s c = v3((float)G / 2, (float)G / 2, (float)G / 2),
+              h = v3((float)G / 2 + 1, (float)G / 2 + 1, (float)G / 2 + 1);
         c.raw[k / 2] = k % 2 ? (float)G + 0.5f : -0.5f;
         h.raw[k / 2] = 0.5f;
         kyu_collider_def cd = kyu_collider_def_default();
@@ -292,8 +305,11 @@ static void test_dense_elastic_gas_keeps_its_energy_without_drift(void) {
     uint32_t seed = 12345;
     for (int i = 0; i < n; i++) {
         float vv[3];
-        for (int k = 0; k < 3; k++) seed = seed * 1664525u + 1013904223u, vv[k] = 10.0f * ((float)(seed >> 8) / 16777216.0f - 0.5f);
-        ball(w, v3((float)(sp * (i % m) + sp / 2), (float)(sp * (i / m % m) + sp / 2), (float)(sp * (i / (m * m)) + sp / 2)),
+        for (int k = 0; k < 3; k++)
+            seed = seed * 1664525u + 1013904223u, vv[k] = 10.0f * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        ball(w,
+             v3((float)(sp * (i % m) + sp / 2), (float)(sp * (i / m % m) + sp / 2),
+                (float)(sp * (i / (m * m)) + sp / 2)),
              v3(vv[0], vv[1], vv[2]), 0.5f, 1.0f, 0.0f);
     }
     double e0 = kyu_world_kinetic_energy(w), prev = e0, jump = 0, drift = 0;
@@ -307,7 +323,8 @@ static void test_dense_elastic_gas_keeps_its_energy_without_drift(void) {
         prev = e;
     }
     char what[120];
-    snprintf(what, sizeof what, "drift %.3g, largest step %.3g of the energy, %ld impacts", drift, jump, impacts);
+    snprintf(what, sizeof what, "drift %.3g, largest step %.3g of the energy, %ld impacts", drift, jump,
+             impacts);
     if (!(drift <= 1e-5 && jump <= 1e-6 && impacts > 10L * steps)) test_fail(__FILE__, __LINE__, what);
     kyu_world_destroy(w);
 }
@@ -329,7 +346,8 @@ static void test_update_keeps_every_steps_events(void) {
         int n = 0, nb = 0;
         const kyu_impact_event *ev = kyu_world_impact_events(by_update, &n);
         const kyu_contact_event *be = kyu_world_begin_events(by_update, &nb);
-        for (int i = 0; i < n; i++) ENSURE(ev[i].step >= 0 && ev[i].step < steps && (i == 0 || ev[i].step >= ev[i - 1].step));
+        for (int i = 0; i < n; i++)
+            ENSURE(ev[i].step >= 0 && ev[i].step < steps && (i == 0 || ev[i].step >= ev[i - 1].step));
         for (int i = 0; i < nb; i++) ENSURE(be[i].step >= 0 && be[i].step < steps);
         updated += n, begins_updated += nb;
         for (int s = 0; s < steps; s++) {
@@ -382,7 +400,10 @@ static void test_restitution_and_friction_mix_rules(void) {
     const struct {
         kyu_mix_rule rule;
         float want;
-    } cases[] = {{KYU_MIX_MAX, 0.9f}, {KYU_MIX_MIN, 0.3f}, {KYU_MIX_MEAN, 0.6f}, {KYU_MIX_MULTIPLY, 0.27f},
+    } cases[] = {{KYU_MIX_MAX, 0.9f},
+                 {KYU_MIX_MIN, 0.3f},
+                 {KYU_MIX_MEAN, 0.6f},
+                 {KYU_MIX_MULTIPLY, 0.27f},
                  {KYU_MIX_GEOMETRIC_MEAN, 0.519615242f}};
     for (int k = 0; k < 5; k++) {
         kyu_world_def wd = kyu_world_def_default();
@@ -398,7 +419,8 @@ static void test_restitution_and_friction_mix_rules(void) {
     wd = kyu_world_def_default();
     wd.friction_mix = (kyu_mix_rule)42;
     char msg[128];
-    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT && strstr(msg, "friction_mix"));
+    ENSURE(kyu_world_def_check(&wd, msg, sizeof msg) == KYU_ERR_INVALID_ARGUMENT &&
+           strstr(msg, "friction_mix"));
     // Friction by the rule: a ball of fixed rotation (mu 0.8) sliding on a floor (mu 0.2) stops
     // after v^2 / (2 mu g).
     const struct {
@@ -429,7 +451,8 @@ static void test_restitution_and_friction_mix_rules(void) {
 // The largest overlap of any two bodies, or of a body with the floor y = 0 or the walls |x|, |z| =
 // half (half <= 0: none), from positions only (brute force), relative to the smaller radius, and
 // in metres.
-static double mean_overlap, contacts_per_body; // of the last call: the mean over overlapping pairs, pairs closer than 4% of r
+static double mean_overlap,
+    contacts_per_body; // of the last call: the mean over overlapping pairs, pairs closer than 4% of r
 
 static double worst_overlap(kyu_world *w, float half, double *metres) {
     enum { MAX = 2048 };
@@ -468,9 +491,12 @@ static void test_deep_bed_of_beads_holds_at_every_depth(void) {
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
     const float L = 0.14f; // 6 beads a row: 36 a layer
-    add_box(w, v3(-L / 2 - 0.05f, -0.05f, -L / 2 - 0.05f), v3(L / 2 + 0.05f, 0, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2 - 0.05f, 0, -L / 2 - 0.05f), v3(-L / 2, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(L / 2, 0, -L / 2 - 0.05f), v3(L / 2 + 0.05f, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - 0.05f, -0.05f, -L / 2 - 0.05f), v3(L / 2 + 0.05f, 0, L / 2 + 0.05f), 0.5f, 0.5f,
+            KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - 0.05f, 0, -L / 2 - 0.05f), v3(-L / 2, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - 0.05f), v3(L / 2 + 0.05f, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
     add_box(w, v3(-L / 2, 0, -L / 2 - 0.05f), v3(L / 2, 1.5f, -L / 2), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 1.5f, L / 2 + 0.05f), 0.5f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     uint32_t seed = 7;
@@ -482,13 +508,15 @@ static void test_deep_bed_of_beads_holds_at_every_depth(void) {
             seed = seed * 1664525u + 1013904223u;
             bd.radius = 0.010f + 0.002f * (float)(seed >> 8) / 16777216.0f;
             bd.mass = 2500.0f * 4.0f / 3.0f * 3.14159265f * bd.radius * bd.radius * bd.radius;
-            bd.position = v3(-L / 2 + 0.0117f + 0.0233f * (float)(i % 6), 0.03f + 0.025f * (float)layer + 0.3f,
-                             -L / 2 + 0.0117f + 0.0233f * (float)(i / 6));
+            bd.position =
+                v3(-L / 2 + 0.0117f + 0.0233f * (float)(i % 6), 0.03f + 0.025f * (float)layer + 0.3f,
+                   -L / 2 + 0.0117f + 0.0233f * (float)(i / 6));
             if (layer == 0 || i > 0) kyu_body_create(w, &bd, NULL);
         }
         for (int s = 0; s < 6; s++) ENSURE(kyu_world_step(w) == KYU_OK);
     }
-    for (int s = 0; s < 900 && kyu_world_sleeping_body_count(w) < kyu_world_body_count(w); s++) ENSURE(kyu_world_step(w) == KYU_OK);
+    for (int s = 0; s < 900 && kyu_world_sleeping_body_count(w) < kyu_world_body_count(w); s++)
+        ENSURE(kyu_world_step(w) == KYU_OK);
     kyu_body_id ids[2048];
     int n = kyu_world_get_bodies(w, ids, 2048);
     double top = 0;
@@ -499,9 +527,13 @@ static void test_deep_bed_of_beads_holds_at_every_depth(void) {
     }
     double metres, worst = worst_overlap(w, L / 2, &metres);
     char what[160];
-    snprintf(what, sizeof what, "%d beads, bed %.3f m high, worst overlap %.2f%% of a radius (%.3g m), step's max_overlap %.3g m, asleep %d",
-             n, top, 100 * worst, metres, (double)kyu_world_stats(w).max_overlap, kyu_world_sleeping_body_count(w));
-    if (!(top > 0.45 * layers / 40 && worst <= 0.05 && mean_overlap <= 0.01 && kyu_world_sleeping_body_count(w) == n))
+    snprintf(what, sizeof what,
+             "%d beads, bed %.3f m high, worst overlap %.2f%% of a radius (%.3g m), step's max_overlap %.3g "
+             "m, asleep %d",
+             n, top, 100 * worst, metres, (double)kyu_world_stats(w).max_overlap,
+             kyu_world_sleeping_body_count(w));
+    if (!(top > 0.45 * layers / 40 && worst <= 0.05 && mean_overlap <= 0.01 &&
+          kyu_world_sleeping_body_count(w) == n))
         test_fail(__FILE__, __LINE__, what);
     ENSURE_NEAR(kyu_world_stats(w).max_overlap, metres, 1e-6); // the true maximum, sleepers included
     kyu_world_destroy(w);
@@ -520,22 +552,29 @@ static void test_pours_of_beads_balls_and_boulders_settle_alike(void) {
         kyu_world_def wd = kyu_world_def_default();
         kyu_world *w = NULL;
         kyu_world_create(&wd, &w);
-        add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-        add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-        add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+        add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+                v3(0, 0, 0));
+        add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+                v3(0, 0, 0));
+        add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+                v3(0, 0, 0));
         add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 20 * d, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
         add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
         uint32_t seed = 3;
         for (int i = 0; i < 400; i++) {
             float j[2];
-            for (int q = 0; q < 2; q++) seed = seed * 1664525u + 1013904223u, j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
-            ball(w, v3(-L / 2 + 1.2f * d * ((float)(i % 6) + 0.6f) + j[0], R + 1.2f * d * (float)(i / 36 + 1),
-                       -L / 2 + 1.2f * d * ((float)(i / 6 % 6) + 0.6f) + j[1]),
+            for (int q = 0; q < 2; q++)
+                seed = seed * 1664525u + 1013904223u,
+                j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+            ball(w,
+                 v3(-L / 2 + 1.2f * d * ((float)(i % 6) + 0.6f) + j[0], R + 1.2f * d * (float)(i / 36 + 1),
+                    -L / 2 + 1.2f * d * ((float)(i / 6 % 6) + 0.6f) + j[1]),
                  v3(0, 0, 0), R, 0.2f, 0.5f);
         }
         double limit = 20.0 * sqrt(R / 0.01) + 3.0; // free fall and settling scale with sqrt(R / g)
         int s = 0;
-        for (; s < (int)(limit * 60) && kyu_world_sleeping_body_count(w) < 400; s++) ENSURE(kyu_world_step(w) == KYU_OK);
+        for (; s < (int)(limit * 60) && kyu_world_sleeping_body_count(w) < 400; s++)
+            ENSURE(kyu_world_step(w) == KYU_OK);
         kyu_body_id ids[400];
         kyu_world_get_bodies(w, ids, 400);
         for (int i = 0; i < 400; i++) {
@@ -544,9 +583,13 @@ static void test_pours_of_beads_balls_and_boulders_settle_alike(void) {
         }
         double metres, worst = worst_overlap(w, L / 2, &metres);
         char what[160];
-        snprintf(what, sizeof what, "radius %g: asleep %d of 400 after %.1f s, overlap mean %.2f%% worst %.2f%% of a radius, %.1f contacts a body",
-                 (double)R, kyu_world_sleeping_body_count(w), s / 60.0, 100 * mean_overlap, 100 * worst, contacts_per_body);
-        if (kyu_world_sleeping_body_count(w) != 400 || !(worst <= 0.05) || !(mean_overlap <= 0.01) || !(contacts_per_body <= 12))
+        snprintf(what, sizeof what,
+                 "radius %g: asleep %d of 400 after %.1f s, overlap mean %.2f%% worst %.2f%% of a radius, "
+                 "%.1f contacts a body",
+                 (double)R, kyu_world_sleeping_body_count(w), s / 60.0, 100 * mean_overlap, 100 * worst,
+                 contacts_per_body);
+        if (kyu_world_sleeping_body_count(w) != 400 || !(worst <= 0.05) || !(mean_overlap <= 0.01) ||
+            !(contacts_per_body <= 12))
             test_fail(__FILE__, __LINE__, what);
         kyu_world_destroy(w);
         if (test_current_failed) return;

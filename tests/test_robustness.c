@@ -6,21 +6,21 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../engine/internal.h"
 #include "test.h"
 
-#define ENSURE_VALID(w)                                                                            \
-    do {                                                                                           \
-        char why_[200];                                                                            \
-        if (kyu_world_validate((w), why_, sizeof why_) != 0) {                                     \
-            test_fail(__FILE__, __LINE__, why_);                                                   \
-            return;                                                                                \
-        }                                                                                          \
+#define ENSURE_VALID(w)                                                                                      \
+    do {                                                                                                     \
+        char why_[200];                                                                                      \
+        if (kyu_world_validate((w), why_, sizeof why_) != 0) {                                               \
+            test_fail(__FILE__, __LINE__, why_);                                                             \
+            return;                                                                                          \
+        }                                                                                                    \
     } while (0)
 
 static uint32_t rng;
@@ -33,7 +33,8 @@ static int pick(int n) { return (int)((next() >> 8) % (uint32_t)n); }
 
 static const vec3s mesh_pts[4] = {{{-4, 0.1f, -4}}, {{4, 0.1f, -4}}, {{4, 0.1f, 4}}, {{-4, 0.1f, 4}}};
 static const int32_t mesh_tris[6] = {0, 2, 1, 0, 3, 2};
-static const vec3s hull_pts[5] = {{{2, 0, 2}}, {{3, 0, 2}}, {{2.5f, 0, 3}}, {{2.5f, 1, 2.5f}}, {{2.4f, 0.2f, 2.4f}}};
+static const vec3s hull_pts[5] = {
+    {{2, 0, 2}}, {{3, 0, 2}}, {{2.5f, 0, 3}}, {{2.5f, 1, 2.5f}}, {{2.4f, 0.2f, 2.4f}}};
 
 static kyu_collider_def collider_of(int kind, vec3s at) {
     kyu_collider_def cd = kyu_collider_def_default();
@@ -41,11 +42,22 @@ static kyu_collider_def collider_of(int kind, vec3s at) {
     cd.position = at;
     cd.restitution = 0.3f;
     switch (cd.type) {
-    case KYU_SHAPE_PLANE: cd.position = v3(0, at.y - 3, 0); break;
-    case KYU_SHAPE_BOX: cd.half_extents = v3(1, 0.2f, 1); cd.rotation = (versors){{0.1f, 0.2f, 0, 1}}; break;
-    case KYU_SHAPE_CAPSULE: cd.capsule_a = v3(-1, 0, 0), cd.capsule_b = v3(1, 0, 0), cd.radius = 0.3f; break;
-    case KYU_SHAPE_HULL: cd.points = hull_pts, cd.point_count = 5; break;
-    case KYU_SHAPE_MESH: cd.points = mesh_pts, cd.point_count = 4, cd.indices = mesh_tris, cd.triangle_count = 2; break;
+    case KYU_SHAPE_PLANE:
+        cd.position = v3(0, at.y - 3, 0);
+        break;
+    case KYU_SHAPE_BOX:
+        cd.half_extents = v3(1, 0.2f, 1);
+        cd.rotation = (versors){{0.1f, 0.2f, 0, 1}};
+        break;
+    case KYU_SHAPE_CAPSULE:
+        cd.capsule_a = v3(-1, 0, 0), cd.capsule_b = v3(1, 0, 0), cd.radius = 0.3f;
+        break;
+    case KYU_SHAPE_HULL:
+        cd.points = hull_pts, cd.point_count = 5;
+        break;
+    case KYU_SHAPE_MESH:
+        cd.points = mesh_pts, cd.point_count = 4, cd.indices = mesh_tris, cd.triangle_count = 2;
+        break;
     }
     if (kind % 2 && cd.type != KYU_SHAPE_PLANE) cd.motion = KYU_KINEMATIC, cd.velocity = v3(0.2f, 0, 0);
     return cd;
@@ -83,8 +95,8 @@ static void forget_body(model *m, int k) {
 // The model's view against the world's: counts, handles, stale handles refused, no NaN.
 static int model_agrees(const model *m, char *why, size_t cap) {
     if (kyu_world_validate(m->w, why, cap)) return 0;
-    if (kyu_world_body_count(m->w) != m->live_n) return snprintf(why, cap, "body count %d, model %d",
-                                                                kyu_world_body_count(m->w), m->live_n), 0;
+    if (kyu_world_body_count(m->w) != m->live_n)
+        return snprintf(why, cap, "body count %d, model %d", kyu_world_body_count(m->w), m->live_n), 0;
     for (int k = 0; k < m->live_n; k++)
         if (!kyu_body_is_valid(m->w, m->live[k])) return snprintf(why, cap, "a live handle is invalid"), 0;
     for (int k = 0; k < m->dead_n; k++) {
@@ -100,22 +112,46 @@ static void random_operation(model *m) {
     int op = pick(20);
     kyu_body_id some = m->live_n ? m->live[pick(m->live_n)] : KYU_NULL_BODY;
     switch (op) {
-    case 0: case 1: case 2: { // create (sometimes with a bad field)
+    case 0:
+    case 1:
+    case 2: { // create (sometimes with a bad field)
         kyu_body_def bd = body_at(v3(range(-4, 4), range(0.5f, 6), range(-4, 4)));
         int bad = pick(8) == 0;
         if (bad) bd.radius = pick(2) ? NAN : -1.0f;
         kyu_body_id id;
         kyu_status st = kyu_body_create(w, &bd, &id);
-        if (st == KYU_OK && m->live_n < MAX_IDS) m->live[m->live_n++] = id;
-        else if (st == KYU_OK) kyu_body_destroy(w, id);
+        if (st == KYU_OK && m->live_n < MAX_IDS)
+            m->live[m->live_n++] = id;
+        else if (st == KYU_OK)
+            kyu_body_destroy(w, id);
         break;
     }
-    case 3: if (m->live_n) { int k = pick(m->live_n); kyu_body_destroy(w, m->live[k]); forget_body(m, k); } break;
-    case 4: kyu_body_set_velocity(w, some, pick(6) ? v3(range(-5, 5), range(-5, 5), range(-5, 5)) : v3(NAN, 0, 0)); break;
-    case 5: kyu_body_set_position(w, some, v3(range(-4, 4), range(0.5f, 6), range(-4, 4))); break;
-    case 6: kyu_body_apply_impulse(w, some, v3(range(-1, 1), range(0, 3), range(-1, 1))); break;
-    case 7: case 8: case 9: case 10: kyu_world_step(w); break;
-    case 11: kyu_world_update(w, range(0, 0.1f), NULL); break;
+    case 3:
+        if (m->live_n) {
+            int k = pick(m->live_n);
+            kyu_body_destroy(w, m->live[k]);
+            forget_body(m, k);
+        }
+        break;
+    case 4:
+        kyu_body_set_velocity(w, some,
+                              pick(6) ? v3(range(-5, 5), range(-5, 5), range(-5, 5)) : v3(NAN, 0, 0));
+        break;
+    case 5:
+        kyu_body_set_position(w, some, v3(range(-4, 4), range(0.5f, 6), range(-4, 4)));
+        break;
+    case 6:
+        kyu_body_apply_impulse(w, some, v3(range(-1, 1), range(0, 3), range(-1, 1)));
+        break;
+    case 7:
+    case 8:
+    case 9:
+    case 10:
+        kyu_world_step(w);
+        break;
+    case 11:
+        kyu_world_update(w, range(0, 0.1f), NULL);
+        break;
     case 12: { // a collider comes or goes
         if (m->col_n < 32 && pick(2)) {
             kyu_collider_def cd = collider_of(pick(5), v3(range(-3, 3), range(0, 2), range(-3, 3)));
@@ -128,8 +164,15 @@ static void random_operation(model *m) {
         }
         break;
     }
-    case 13: if (m->col_n > 1) kyu_collider_set_velocity(w, m->cols[1 + pick(m->col_n - 1)], v3(range(-1, 1), 0, 0)); break;
-    case 14: if (m->col_n > 1) kyu_collider_set_transform(w, m->cols[1 + pick(m->col_n - 1)], v3(range(-3, 3), range(0, 2), range(-3, 3)), glms_quat_identity()); break;
+    case 13:
+        if (m->col_n > 1)
+            kyu_collider_set_velocity(w, m->cols[1 + pick(m->col_n - 1)], v3(range(-1, 1), 0, 0));
+        break;
+    case 14:
+        if (m->col_n > 1)
+            kyu_collider_set_transform(w, m->cols[1 + pick(m->col_n - 1)],
+                                       v3(range(-3, 3), range(0, 2), range(-3, 3)), glms_quat_identity());
+        break;
     case 15: { // save and load into the same world
         size_t n = 0;
         kyu_world_save_memory(w, NULL, 0, &n);
@@ -140,23 +183,33 @@ static void random_operation(model *m) {
     }
     case 16: { // queries and contacts
         kyu_query_hit hit;
-        kyu_world_raycast(w, v3(range(-4, 4), 8, range(-4, 4)), v3(0, -10, 0), kyu_query_filter_default(), &hit);
+        kyu_world_raycast(w, v3(range(-4, 4), 8, range(-4, 4)), v3(0, -10, 0), kyu_query_filter_default(),
+                          &hit);
         kyu_body_id near[8];
         int count;
         kyu_world_overlap_sphere(w, v3(0, 1, 0), 2, kyu_query_filter_default(), near, 8, &count);
         kyu_contact_event ev[16];
         kyu_body_get_contacts(w, some, ev, 16, &count);
         for (int i = 0; i < count && i < 16; i++) // what a body touches is alive
-            if (!kyu_body_is_valid(w, ev[i].body) || (ev[i].other.index1 && !kyu_body_is_valid(w, ev[i].other)) ||
+            if (!kyu_body_is_valid(w, ev[i].body) ||
+                (ev[i].other.index1 && !kyu_body_is_valid(w, ev[i].other)) ||
                 (ev[i].collider.index1 && !kyu_collider_is_valid(w, ev[i].collider)))
                 m->live_n = -1000; // model_agrees then fails with the count
         break;
     }
-    case 17: kyu_world_set_gravity(w, pick(2) ? v3(0, -9.81f, 0) : v3(0.5f, -9.81f, 0)); break;
-    case 18: if (m->dead_n) kyu_body_destroy(w, m->dead[pick(m->dead_n)]); break; // stale: refused
+    case 17:
+        kyu_world_set_gravity(w, pick(2) ? v3(0, -9.81f, 0) : v3(0.5f, -9.81f, 0));
+        break;
+    case 18:
+        if (m->dead_n) kyu_body_destroy(w, m->dead[pick(m->dead_n)]);
+        break; // stale: refused
     case 19: { // wake a sleeper through the API, then remove what it lies on or next to
         if (m->live_n) kyu_body_set_velocity(w, some, v3(0.01f, 0, 0));
-        if (m->live_n > 1 && pick(2)) { int k = pick(m->live_n); kyu_body_destroy(w, m->live[k]); forget_body(m, k); }
+        if (m->live_n > 1 && pick(2)) {
+            int k = pick(m->live_n);
+            kyu_body_destroy(w, m->live[k]);
+            forget_body(m, k);
+        }
         break;
     }
     }
@@ -199,9 +252,18 @@ static int failing_now(void) {
     if (alloc.paused) return 0;
     return ++alloc.count == alloc.fail_at;
 }
-static void *t_alloc(size_t n, void *u) { (void)u; return failing_now() ? NULL : malloc(n); }
-static void *t_realloc(void *p, size_t n, void *u) { (void)u; return failing_now() ? NULL : realloc(p, n); }
-static void t_free(void *p, void *u) { (void)u; free(p); }
+static void *t_alloc(size_t n, void *u) {
+    (void)u;
+    return failing_now() ? NULL : malloc(n);
+}
+static void *t_realloc(void *p, size_t n, void *u) {
+    (void)u;
+    return failing_now() ? NULL : realloc(p, n);
+}
+static void t_free(void *p, void *u) {
+    (void)u;
+    free(p);
+}
 
 // The world's bytes as a snapshot (allocator paused).
 static void *image(kyu_world *w, size_t *n) {
@@ -216,35 +278,36 @@ static void *image(kyu_world *w, size_t *n) {
 
 typedef struct sequence {
     kyu_world *w;
-    int failures;   // calls that failed for memory
-    char bad[512];  // the first broken promise
+    int failures;  // calls that failed for memory
+    char bad[512]; // the first broken promise
 } sequence;
 
 // Runs one call; if it fails for memory, checks the promise (the world exactly as it was, or for a
 // step the world valid) and calls it again, which succeeds (only one allocation fails).
-#define CALL(q, is_step, expr)                                                                     \
-    do {                                                                                           \
-        size_t n0_, n1_;                                                                           \
-        void *before_ = (q)->bad[0] ? NULL : image((q)->w, &n0_);                                  \
-        uint64_t h0_ = kyu_world_state_hash((q)->w);                                               \
-        kyu_status st_ = (expr);                                                                   \
-        if (st_ == KYU_ERR_OUT_OF_MEMORY && !(q)->bad[0]) {                                        \
-            (q)->failures++;                                                                       \
-            char why_[200];                                                                        \
-            alloc.paused++;                                                                        \
-            int invalid_ = kyu_world_validate((q)->w, why_, sizeof why_);                          \
-            alloc.paused--;                                                                        \
-            void *after_ = image((q)->w, &n1_);                                                    \
-            if (invalid_)                                                                          \
-                snprintf((q)->bad, sizeof (q)->bad, "%s failed and left the world invalid: %s", #expr, why_); \
-            else if (!(is_step) && (h0_ != kyu_world_state_hash((q)->w) || n0_ != n1_ || memcmp(before_, after_, n0_))) \
-                snprintf((q)->bad, sizeof (q)->bad, "%s failed and changed the world", #expr);       \
-            free(after_);                                                                          \
-            st_ = (expr);                                                                          \
-        }                                                                                          \
-        free(before_);                                                                             \
-        if (st_ != KYU_OK && !(q)->bad[0])                                                         \
-            snprintf((q)->bad, sizeof (q)->bad, "%s: %s", #expr, kyu_status_string(st_));          \
+#define CALL(q, is_step, expr)                                                                               \
+    do {                                                                                                     \
+        size_t n0_, n1_;                                                                                     \
+        void *before_ = (q)->bad[0] ? NULL : image((q)->w, &n0_);                                            \
+        uint64_t h0_ = kyu_world_state_hash((q)->w);                                                         \
+        kyu_status st_ = (expr);                                                                             \
+        if (st_ == KYU_ERR_OUT_OF_MEMORY && !(q)->bad[0]) {                                                  \
+            (q)->failures++;                                                                                 \
+            char why_[200];                                                                                  \
+            alloc.paused++;                                                                                  \
+            int invalid_ = kyu_world_validate((q)->w, why_, sizeof why_);                                    \
+            alloc.paused--;                                                                                  \
+            void *after_ = image((q)->w, &n1_);                                                              \
+            if (invalid_)                                                                                    \
+                snprintf((q)->bad, sizeof(q)->bad, "%s failed and left the world invalid: %s", #expr, why_); \
+            else if (!(is_step) &&                                                                           \
+                     (h0_ != kyu_world_state_hash((q)->w) || n0_ != n1_ || memcmp(before_, after_, n0_)))    \
+                snprintf((q)->bad, sizeof(q)->bad, "%s failed and changed the world", #expr);                \
+            free(after_);                                                                                    \
+            st_ = (expr);                                                                                    \
+        }                                                                                                    \
+        free(before_);                                                                                       \
+        if (st_ != KYU_OK && !(q)->bad[0])                                                                   \
+            snprintf((q)->bad, sizeof(q)->bad, "%s: %s", #expr, kyu_status_string(st_));                     \
     } while (0)
 
 static void run_sequence(sequence *q) {
@@ -269,7 +332,8 @@ static void run_sequence(sequence *q) {
     for (int i = 0; i < 24; i++) {
         kyu_body_def bd = kyu_body_def_default();
         bd.radius = 0.2f;
-        bd.position = v3(-2.0f + 0.45f * (float)(i % 8), 0.8f + 0.45f * (float)(i / 8), 0.1f * (float)(i % 3));
+        bd.position =
+            v3(-2.0f + 0.45f * (float)(i % 8), 0.8f + 0.45f * (float)(i / 8), 0.1f * (float)(i % 3));
         CALL(q, 0, kyu_body_create(w, &bd, &balls[i]));
     }
     for (int s = 0; s < 40; s++) CALL(q, 1, kyu_world_step(w)); // they land and fall asleep
@@ -376,12 +440,14 @@ static void test_counting_allocator_gets_every_block_back_after_destroy(void) {
     for (int i = 0; st == KYU_OK && i < 200; i++, created++) {
         kyu_body_def bd = kyu_body_def_default();
         bd.radius = 0.2f;
-        bd.position = v3(-5.0f + 0.5f * (float)(i % 20), 1.0f + 0.5f * (float)(i / 20), 0.3f * (float)(i % 3));
+        bd.position =
+            v3(-5.0f + 0.5f * (float)(i % 20), 1.0f + 0.5f * (float)(i / 20), 0.3f * (float)(i % 3));
         st = kyu_body_create(w, &bd, &ids[i]);
     }
     for (int s = 0; st == KYU_OK && s < 60; s++) st = kyu_world_step(w);
     kyu_query_hit hit;
-    if (st == KYU_OK) st = kyu_world_raycast(w, v3(0, 10, 0), v3(0, -20, 0), kyu_query_filter_default(), &hit);
+    if (st == KYU_OK)
+        st = kyu_world_raycast(w, v3(0, 10, 0), v3(0, -20, 0), kyu_query_filter_default(), &hit);
     size_t n = 0;
     if (st == KYU_OK) kyu_world_save_memory(w, NULL, 0, &n);
     void *snap = malloc(n);
@@ -670,7 +736,8 @@ static void test_bodies_piled_at_one_point_hit_the_pair_capacity(void) {
     kyu_body_def bd = kyu_body_def_default();
     for (int i = 0; i < 100000; i++) ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
     ENSURE(kyu_world_step(w) == KYU_ERR_CAPACITY);
-    ENSURE(strstr(kyu_world_last_error(w), "capacity_per_body") != NULL); // pairs or contacts, whichever is met first
+    ENSURE(strstr(kyu_world_last_error(w), "capacity_per_body") !=
+           NULL); // pairs or contacts, whichever is met first
     ENSURE_VALID(w);
     kyu_world_destroy(w);
 }
@@ -690,7 +757,8 @@ static void *mesh_world_thread(void *arg) {
     for (int round = 0; round < 20; round++) {
         for (int z = 0; z <= G; z++)
             for (int x = 0; x <= G; x++)
-                pts[z * (G + 1) + x] = v3((float)x - G / 2, 0.05f * (float)((x * 7 + z * 3 + round) % 5), (float)z - G / 2);
+                pts[z * (G + 1) + x] =
+                    v3((float)x - G / 2, 0.05f * (float)((x * 7 + z * 3 + round) % 5), (float)z - G / 2);
         int t = 0;
         for (int z = 0; z < G; z++)
             for (int x = 0; x < G; x++) {
@@ -739,17 +807,20 @@ static void test_fastest_accepted_balls_never_pass_a_thin_wall(void) {
             kyu_collider_def cd = kyu_collider_def_default();
             vec3s pts[4] = {v3(0, -S, -S), v3(0, S, -S), v3(0, S, S), v3(0, -S, S)};
             int32_t tris[6] = {0, 1, 2, 0, 2, 3};
-            if (shape == 0) cd.type = KYU_SHAPE_BOX, cd.position = v3(X + r, 0, 0), cd.half_extents = v3(r, S, S);
-            else cd.type = KYU_SHAPE_MESH, cd.position = v3(X, 0, 0), cd.points = pts, cd.point_count = 4,
-                 cd.indices = tris, cd.triangle_count = 2;
+            if (shape == 0)
+                cd.type = KYU_SHAPE_BOX, cd.position = v3(X + r, 0, 0), cd.half_extents = v3(r, S, S);
+            else
+                cd.type = KYU_SHAPE_MESH, cd.position = v3(X, 0, 0), cd.points = pts, cd.point_count = 4,
+                cd.indices = tris, cd.triangle_count = 2;
             ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
             kyu_body_def bd = kyu_body_def_default();
             bd.radius = r, bd.mass = 0.01f, bd.restitution = 0.5f;
             bd.velocity = v3(0.999f * reach / wd.fixed_dt, 0, 0);
             rng = 12345;
             for (int i = 0; i < 1000; i++) {
-                bd.position = v3(X - 0.998f * reach * frand(), -0.75f * S + 1.5f * S * (float)(i % 32) / 32.0f,
-                                 -0.75f * S + 1.5f * S * (float)(i / 32) / 32.0f);
+                bd.position =
+                    v3(X - 0.998f * reach * frand(), -0.75f * S + 1.5f * S * (float)(i % 32) / 32.0f,
+                       -0.75f * S + 1.5f * S * (float)(i / 32) / 32.0f);
                 ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
             }
             for (int s = 0; s < 3; s++) ENSURE(kyu_world_step(w) == KYU_OK);

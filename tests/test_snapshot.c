@@ -88,7 +88,7 @@ static uint64_t fnv(const uint8_t *p, size_t n) {
 static void test_snapshot_resumed_at_300_matches_600_uninterrupted(void) {
     kyu_world *a = build_scene(1);
     ENSURE(a != NULL);
-    step_n(a, 270); // 300 steps in all
+    step_n(a, 270);                               // 300 steps in all
     ENSURE(kyu_world_sleeping_body_count(a) > 0); // islands, sleep grid and woken lists are in play
     ENSURE(kyu_world_sleeping_body_count(a) < kyu_world_body_count(a));
     size_t n = 0;

@@ -72,8 +72,10 @@ static void test_ball_rolls_down_an_incline_at_five_sevenths_g_sin_theta(void) {
             double height = glms_vec3_dot(pos(w, b), n); // on the surface: no hop, no sinking
             ENSURE(height > 0.99 * r && height < 1.01 * r);
             vec3s slip = contact_point_velocity(w, b, n, r);
-            if (!slide) ENSURE(glms_vec3_norm(slip) < 1e-3f * glms_vec3_norm(vel(w, b)));
-            else ENSURE(glms_vec3_dot(slip, down) > 0.5f); // still sliding down the slope
+            if (!slide)
+                ENSURE(glms_vec3_norm(slip) < 1e-3f * glms_vec3_norm(vel(w, b)));
+            else
+                ENSURE(glms_vec3_dot(slip, down) > 0.5f); // still sliding down the slope
             kyu_world_destroy(w);
         }
 }
@@ -91,8 +93,10 @@ static void test_rolling_resistance_holds_a_ball_on_a_slope(void) {
         ENSURE(kyu_body_create(w, &bd, &b) == KYU_OK);
         for (int i = 0; i < 120; i++) ENSURE(kyu_world_step(w) == KYU_OK);
         float speed = glms_vec3_norm(vel(w, b));
-        if (k) ENSURE(speed < 1e-3f);          // 0.40 >= tan 20: it rests
-        else ENSURE(speed > 0.5f);             // 0.30 < tan 20: it rolls, slowed
+        if (k)
+            ENSURE(speed < 1e-3f); // 0.40 >= tan 20: it rests
+        else
+            ENSURE(speed > 0.5f); // 0.30 < tan 20: it rolls, slowed
         kyu_world_destroy(w);
     }
 }
@@ -198,7 +202,8 @@ static void gas_make(gas *g, int n, float r, float L, float mu, float beta, int 
                 kyu_collider_def cd = kyu_collider_def_default();
                 vec3s nn = v3(0, 0, 0);
                 nn.raw[a] = (float)-s;
-                cd.normal = nn, cd.position = glms_vec3_scale(nn, -L), cd.restitution = 1.0f, cd.friction = 0.0f;
+                cd.normal = nn, cd.position = glms_vec3_scale(nn, -L), cd.restitution = 1.0f,
+                cd.friction = 0.0f;
                 kyu_collider_create(g->w, &cd, NULL);
             }
     int side = 1;
@@ -208,8 +213,9 @@ static void gas_make(gas *g, int n, float r, float L, float mu, float beta, int 
     for (int i = 0; i < n; i++) {
         kyu_body_def bd = kyu_body_def_default();
         bd.radius = r, bd.restitution = 1.0f, bd.friction = mu;
-        bd.position = v3(-L + r + step * (0.5f + (float)(i % side)), -L + r + step * (0.5f + (float)(i / side % side)),
-                         -L + r + step * (0.5f + (float)(i / side / side)));
+        bd.position =
+            v3(-L + r + step * (0.5f + (float)(i % side)), -L + r + step * (0.5f + (float)(i / side % side)),
+               -L + r + step * (0.5f + (float)(i / side / side)));
         bd.velocity = v3(2 * gas_rand(), 2 * gas_rand(), 2 * gas_rand());
         bd.angular_velocity = v3(8 * gas_rand(), 8 * gas_rand(), 8 * gas_rand());
         kyu_body_create(g->w, &bd, &g->ids[i]);
@@ -270,7 +276,8 @@ static void test_free_gas_keeps_angular_momentum(void) {
     gas_make(&g, 343, 0.15f, 2.0f, 0.5f, 0.0f, 0);
     for (int i = 0; i < g.n; i++) { // swirl about y, converging: they keep colliding for a while
         vec3s p = pos(g.w, g.ids[i]);
-        vec3s v = glms_vec3_add(vel(g.w, g.ids[i]), glms_vec3_add(v3(-p.z, 0, p.x), glms_vec3_scale(p, -1.0f)));
+        vec3s v =
+            glms_vec3_add(vel(g.w, g.ids[i]), glms_vec3_add(v3(-p.z, 0, p.x), glms_vec3_scale(p, -1.0f)));
         ENSURE(kyu_body_set_velocity(g.w, g.ids[i], v) == KYU_OK);
     }
     double l0[3], l1[3];
@@ -311,7 +318,8 @@ static float heap_height(float rolling, int *on_plate, int *asleep) {
             float jx = (float)((seed >> 8) & 1023) / 1023.0f - 0.5f;
             seed = seed * 1664525u + 1013904223u;
             float jz = (float)((seed >> 8) & 1023) / 1023.0f - 0.5f;
-            bd.position = v3(0.03f * jx + (k & 1 ? 0.025f : -0.025f), 0.8f, 0.03f * jz + (k & 2 ? 0.025f : -0.025f));
+            bd.position =
+                v3(0.03f * jx + (k & 1 ? 0.025f : -0.025f), 0.8f, 0.03f * jz + (k & 2 ? 0.025f : -0.025f));
             kyu_body_create(w, &bd, NULL);
         }
         kyu_world_step(w);
@@ -349,7 +357,8 @@ static void test_turntable_carries_and_turns_a_ball(void) {
     for (int fixed = 0; fixed < 2; fixed++) {
         kyu_world *w = world_at(1.0f / 240, v3(0, -9.81f, 0));
         kyu_collider_def cd = kyu_collider_def_default();
-        cd.type = KYU_SHAPE_BOX, cd.motion = KYU_KINEMATIC, cd.half_extents = v3(3, 0.1f, 3), cd.position = v3(0, -0.1f, 0);
+        cd.type = KYU_SHAPE_BOX, cd.motion = KYU_KINEMATIC, cd.half_extents = v3(3, 0.1f, 3),
+        cd.position = v3(0, -0.1f, 0);
         cd.angular_velocity = v3(0, W, 0), cd.friction = 0.8f;
         ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
         kyu_body_def bd = kyu_body_def_default();
@@ -437,7 +446,8 @@ static void test_fixed_rotation_is_bit_for_bit_the_old_particle(void) {
     p.friction = 0.4f;
     kyu_collider_create(w, &p, NULL);
     kyu_collider_def b = kyu_collider_def_default();
-    b.type = KYU_SHAPE_BOX, b.position = v3(3, 0.5f, 0), b.half_extents = v3(0.5f, 0.5f, 3), b.restitution = 0.5f;
+    b.type = KYU_SHAPE_BOX, b.position = v3(3, 0.5f, 0), b.half_extents = v3(0.5f, 0.5f, 3),
+    b.restitution = 0.5f;
     kyu_collider_create(w, &b, NULL);
     uint32_t s = 12345;
     kyu_body_id ids[300];
@@ -445,7 +455,8 @@ static void test_fixed_rotation_is_bit_for_bit_the_old_particle(void) {
         kyu_body_def d = kyu_body_def_default();
         s = s * 1664525u + 1013904223u;
         float jx = (float)(s >> 8) / 16777216.0f;
-        d.position = v3(-2.0f + 0.45f * (float)(i % 8) + 0.05f * jx, 0.25f + 0.5f * (float)(i / 64), -1.6f + 0.45f * (float)(i / 8 % 8));
+        d.position = v3(-2.0f + 0.45f * (float)(i % 8) + 0.05f * jx, 0.25f + 0.5f * (float)(i / 64),
+                        -1.6f + 0.45f * (float)(i / 8 % 8));
         d.radius = 0.2f, d.velocity = v3(1.0f + jx, 0, 0.5f * jx);
         d.restitution = (float)(i % 3) * 0.3f, d.friction = 0.3f + 0.1f * (float)(i % 4);
         d.fixed_rotation = true;
@@ -471,7 +482,8 @@ static void test_spin_snapshots_resume_and_hash_sees_spin(void) {
     plane(w, v3(0, 1, 0), 0.3f);
     kyu_body_id ids[20];
     for (int i = 0; i < 20; i++)
-        ids[i] = sphere(w, v3(0.3f * (float)i, 0.1f + 0.25f * (float)i, 0), v3(1, 0, 0.5f), v3(3, 1, -2), 0.1f, 0.3f);
+        ids[i] = sphere(w, v3(0.3f * (float)i, 0.1f + 0.25f * (float)i, 0), v3(1, 0, 0.5f), v3(3, 1, -2),
+                        0.1f, 0.3f);
     for (int i = 0; i < 40; i++) ENSURE(kyu_world_step(w) == KYU_OK);
     size_t size = 0;
     ENSURE(kyu_world_save_memory(w, NULL, 0, &size) == KYU_OK);
@@ -504,7 +516,8 @@ static void test_spin_snapshots_resume_and_hash_sees_spin(void) {
 static void test_inertia_energy_and_impulse_at_point(void) {
     kyu_world *w = world_at(1.0f / 60, v3(0, 0, 0));
     kyu_body_def bd = kyu_body_def_default();
-    bd.radius = 0.5f, bd.mass = 2.0f, bd.angular_velocity = v3(0, 0, 4), bd.inertia_scale = 5.0f / 3.0f; // a shell
+    bd.radius = 0.5f, bd.mass = 2.0f, bd.angular_velocity = v3(0, 0, 4),
+    bd.inertia_scale = 5.0f / 3.0f; // a shell
     kyu_body_id b;
     ENSURE(kyu_body_create(w, &bd, &b) == KYU_OK);
     float inertia;
@@ -546,17 +559,29 @@ static void test_bad_spin_input_is_refused_and_changes_nothing(void) {
     const struct {
         const char *field;
         int which;
-    } bad[] = {{"angular_velocity", 0}, {"angular_velocity", 1}, {"rolling_resistance", 2}, {"inertia_scale", 3},
-               {"inertia_scale", 4}, {"angular_damping", 5}};
+    } bad[] = {{"angular_velocity", 0}, {"angular_velocity", 1}, {"rolling_resistance", 2},
+               {"inertia_scale", 3},    {"inertia_scale", 4},    {"angular_damping", 5}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         kyu_body_def d = bd;
         switch (bad[k].which) {
-        case 0: d.angular_velocity = v3(NAN, 0, 0); break;
-        case 1: d.angular_velocity = v3(0, INFINITY, 0); break;
-        case 2: d.rolling_resistance = -0.1f; break;
-        case 3: d.inertia_scale = 0.0f; break;
-        case 4: d.inertia_scale = -1.0f; break;
-        default: d.angular_damping = NAN; break;
+        case 0:
+            d.angular_velocity = v3(NAN, 0, 0);
+            break;
+        case 1:
+            d.angular_velocity = v3(0, INFINITY, 0);
+            break;
+        case 2:
+            d.rolling_resistance = -0.1f;
+            break;
+        case 3:
+            d.inertia_scale = 0.0f;
+            break;
+        case 4:
+            d.inertia_scale = -1.0f;
+            break;
+        default:
+            d.angular_damping = NAN;
+            break;
         }
         kyu_body_id id = KYU_NULL_BODY;
         ENSURE(kyu_body_create(w, &d, &id) != KYU_OK);

@@ -19,16 +19,14 @@
 
 #include "oracle.h"
 
-#define AMBIG_K 8
+#define AMBIG_K      8
 #define RANDOM_CASES 10000
-#define SAMPLES 16
+#define SAMPLES      16
 
 // ---- Small helpers ------------------------------------------------------------------------------
 
 static bool unit3(vec3s v) { return finite3(v) && fabsl(llen(lv(v)) - 1) <= 1e-5L; }
-static bool hit_is_finite(kyu_hit h) {
-    return isfinite(h.t) && finite3(h.point) && finite3(h.normal);
-}
+static bool hit_is_finite(kyu_hit h) { return isfinite(h.t) && finite3(h.point) && finite3(h.normal); }
 static lv3 rnd_world(rng *g) { return rnd_world_upto(g, 1000); }
 
 // ---- Shapes as the oracle sees them -------------------------------------------------------------
@@ -38,8 +36,8 @@ static const char *const shape_names[3] = {"capsule", "cylinder", "triangle"};
 
 typedef struct shape {
     int kind;
-    vec3s a, b, c;  // capsule and cylinder: a-b; triangle: a, b, c
-    float radius;   // capsule and cylinder
+    vec3s a, b, c; // capsule and cylinder: a-b; triangle: a, b, c
+    float radius;  // capsule and cylinder
 } shape;
 
 // Which kind of feature gave the last nearest point: 0 a corner, capsule end or cylinder rim; 1 the
@@ -52,9 +50,7 @@ static void consider_tagged(lv3 p, lv3 q, int feature, lv3 *best, real *best_d2)
     real d2 = ldot(lsub(p, q), lsub(p, q));
     if (d2 < *best_d2) *best_d2 = d2, *best = q, core_feature = feature;
 }
-static void consider(lv3 p, lv3 q, lv3 *best, real *best_d2) {
-    consider_tagged(p, q, 0, best, best_d2);
-}
+static void consider(lv3 p, lv3 q, lv3 *best, real *best_d2) { consider_tagged(p, q, 0, best, best_d2); }
 
 // Closest point of a segment as the nearest of its end points and, when it falls inside, the foot
 // of the perpendicular on its line.
@@ -91,8 +87,7 @@ static real core_distance(const shape *s, lv3 p, lv3 *q) {
             real r1 = ldot(ap, e1), r2 = ldot(ap, e2);
             real u = (r1 * m22 - r2 * m12) / det, v = (r2 * m11 - r1 * m12) / det;
             if (u > 0 && v > 0 && u + v < 1)
-                consider_tagged(p, ladd(a, ladd(lscale(e1, u), lscale(e2, v))), 2, &best,
-                                &best_d2);
+                consider_tagged(p, ladd(a, ladd(lscale(e1, u), lscale(e2, v))), 2, &best, &best_d2);
         }
     } else {
         lv3 ab = lsub(b, a), axis = lnorm(ab);
@@ -106,8 +101,7 @@ static real core_distance(const shape *s, lv3 p, lv3 *q) {
         consider(p, ladd(a, lscale(radial, rho)), &best, &best_d2);
         consider(p, ladd(b, lscale(radial, rho)), &best, &best_d2);
         if (h >= 0 && h <= len)
-            consider_tagged(p, ladd(a, ladd(lscale(axis, h), lscale(radial, rho))), 1, &best,
-                            &best_d2);
+            consider_tagged(p, ladd(a, ladd(lscale(axis, h), lscale(radial, rho))), 1, &best, &best_d2);
         if (wl <= rho) {
             consider_tagged(p, ladd(a, w), 2, &best, &best_d2);
             consider_tagged(p, ladd(b, w), 2, &best, &best_d2);
@@ -159,14 +153,14 @@ typedef struct scase {
 } scase;
 
 typedef struct oracle {
-    lv3 p0, v;                // the centre relative to the shape at t = 0, and its motion
-    real R, e;                // contact distance to the core, and its rounding
-    real g[SAMPLES + 1];      // the distance at t = k / SAMPLES
-    real slope;               // d distance / dt at t = 0+
-    real t_min, f_min;        // the minimum distance over [0, 1]
+    lv3 p0, v;           // the centre relative to the shape at t = 0, and its motion
+    real R, e;           // contact distance to the core, and its rounding
+    real g[SAMPLES + 1]; // the distance at t = k / SAMPLES
+    real slope;          // d distance / dt at t = 0+
+    real t_min, f_min;   // the minimum distance over [0, 1]
     toi exact;
     bool ambiguous, graze;
-    real tol;                 // on t, for a hit
+    real tol; // on t, for a hit
 } oracle;
 
 static real path_gap(const scase *k, const oracle *o, real t) {
@@ -176,10 +170,12 @@ static real path_gap(const scase *k, const oracle *o, real t) {
 
 // First t in [lo, hi] with gap <= R, given gap(lo) > R >= gap(hi).
 static real path_first(const scase *k, const oracle *o, real R, real lo, real hi) {
-    for (int i = 0; i < 50; i++) {  // to 1e-15 of the sweep
+    for (int i = 0; i < 50; i++) { // to 1e-15 of the sweep
         real mid = (lo + hi) / 2;
-        if (path_gap(k, o, mid) <= R) hi = mid;
-        else lo = mid;
+        if (path_gap(k, o, mid) <= R)
+            hi = mid;
+        else
+            lo = mid;
     }
     return hi;
 }
@@ -193,8 +189,7 @@ static toi path_toi(const scase *k, const oracle *o, real R, bool want_t) {
     }
     for (int i = 1; i <= SAMPLES; i++)
         if (o->g[i] <= R)
-            return (toi){HIT, want_t ? path_first(k, o, R, (real)(i - 1) / SAMPLES,
-                                                  (real)i / SAMPLES) : 0};
+            return (toi){HIT, want_t ? path_first(k, o, R, (real)(i - 1) / SAMPLES, (real)i / SAMPLES) : 0};
     // Between samples only a graze can dip to R: the minimum says whether it does.
     if (o->f_min <= R) return (toi){HIT, want_t ? path_first(k, o, R, 0, o->t_min) : 0};
     return (toi){NO_HIT, 0};
@@ -214,8 +209,10 @@ static void solve(const scase *k, oracle *o) {
     const real phi = 0.61803398874989484820L;
     real a = 0, b = 1, x1 = b - phi, x2 = phi, f1 = path_gap(k, o, x1), f2 = path_gap(k, o, x2);
     for (int i = 0; i < 50; i++) {
-        if (f1 <= f2) b = x2, x2 = x1, f2 = f1, x1 = b - phi * (b - a), f1 = path_gap(k, o, x1);
-        else a = x1, x1 = x2, f1 = f2, x2 = a + phi * (b - a), f2 = path_gap(k, o, x2);
+        if (f1 <= f2)
+            b = x2, x2 = x1, f2 = f1, x1 = b - phi * (b - a), f1 = path_gap(k, o, x1);
+        else
+            a = x1, x1 = x2, f1 = f2, x2 = a + phi * (b - a), f2 = path_gap(k, o, x2);
     }
     o->t_min = (a + b) / 2;
     o->f_min = path_gap(k, o, o->t_min);
@@ -229,8 +226,8 @@ static void solve(const scase *k, oracle *o) {
     o->ambiguous = less.kind != o->exact.kind || more.kind != o->exact.kind || o->graze;
     o->tol = 0;
     if (o->exact.kind == HIT)
-        o->tol = 1e-4L * lmax(o->exact.t, 1e-3L) +
-                 lmax(fabsl(less.t - o->exact.t), fabsl(more.t - o->exact.t));
+        o->tol =
+            1e-4L * lmax(o->exact.t, 1e-3L) + lmax(fabsl(less.t - o->exact.t), fabsl(more.t - o->exact.t));
 }
 
 // ---- Checking an answer -------------------------------------------------------------------------
@@ -239,7 +236,7 @@ static const char *check_contact(const scase *k, const oracle *o, kyu_hit h, rea
     if (!unit3(h.normal) || !finite3(h.point)) return "normal not unit or point not finite";
     lv3 p = ladd(o->p0, lscale(o->v, t)), q;
     real gap = core_distance(&k->s, p, &q);
-    if (gap <= o->e) return NULL;  // on or in the core: checked by the dedicated tests
+    if (gap <= o->e) return NULL; // on or in the core: checked by the dedicated tests
     lv3 n = lnorm(lsub(p, q));
     // The normal turns by the position's rounding over the gap.
     real S = llen(lsub(o->p0, lv(k->s.a))) + llen(o->v) + shape_size(&k->s);
@@ -254,7 +251,8 @@ static const char *check_contact(const scase *k, const oracle *o, kyu_hit h, rea
 
 static const char *check_case(const scase *k, const oracle *o, kyu_hit h) {
     switch (o->exact.kind) {
-    case NO_HIT: return h.hit ? "hit where the oracle has none" : NULL;
+    case NO_HIT:
+        return h.hit ? "hit where the oracle has none" : NULL;
     case START_APART:
         return h.hit || !h.start_overlap ? "moving apart: want start_overlap and no hit" : NULL;
     case START_EITHER:
@@ -273,8 +271,7 @@ static const char *check_case(const scase *k, const oracle *o, kyu_hit h) {
 
 static void print_case(int i, const scase *k, const oracle *o, kyu_hit h, const char *why) {
     printf("    case %d (%s): %s\n", i, shape_names[k->s.kind], why);
-    printf("      r = %a (%.9g), shape radius = %a (%.9g)\n", k->r, k->r, k->s.radius,
-           k->s.radius);
+    printf("      r = %a (%.9g), shape radius = %a (%.9g)\n", k->r, k->r, k->s.radius, k->s.radius);
     print_v("c0", k->c0);
     print_v("d", k->d);
     print_v("shape d", k->sd);
@@ -304,8 +301,7 @@ static scase gen_case(rng *g, int kind) {
     lv3 b = ladd(a, lscale(axis, len));
     // The third corner is off the axis by at least 0.05 (angles of at least 0.01 rad), or, one
     // time in ten, equal to another corner: degenerate in float exactly, not merely nearly.
-    lv3 c = ladd(a, ladd(lscale(axis, len * rnd_in(g, -0.5L, 1.5L)),
-                         lscale(side, rnd_log(g, 0.05L, 3))));
+    lv3 c = ladd(a, ladd(lscale(axis, len * rnd_in(g, -0.5L, 1.5L)), lscale(side, rnd_log(g, 0.05L, 3))));
     if (rnd(g) < 0.1L) c = rnd(g) < 0.5L ? a : b;
     if (kind == CYLINDER && len == 0) b = ladd(a, lscale(axis, 0.05L));
     k.s.a = f3(a);
@@ -360,14 +356,13 @@ static void random_sweeps_match_oracle(int kind, uint32_t seed) {
         if (why) print_case(i, &k, &o, h, why);
         ENSURE(why == NULL);
     }
-    static const char *const features[3][3] = {{"ends", "sides", "-"},
-                                                {"rims", "sides", "caps"},
-                                                {"corners", "edges", "faces"}};
+    static const char *const features[3][3] = {
+        {"ends", "sides", "-"}, {"rims", "sides", "caps"}, {"corners", "edges", "faces"}};
     printf("    %d %s cases: %d hits (%d %s, %d %s, %d %s; %d by a moving shape), %d start hits, "
            "%d starts moving apart, %d starts tangent, %d misses, %d ambiguous (%d grazes)\n",
            RANDOM_CASES, shape_names[kind], hits, feature[0], features[kind][0], feature[1],
-           features[kind][1], feature[2], features[kind][2], moving, starts, apart, either,
-           misses, ambiguous, grazes);
+           features[kind][1], feature[2], features[kind][2], moving, starts, apart, either, misses, ambiguous,
+           grazes);
     ENSURE(hits > RANDOM_CASES / 5 && misses > RANDOM_CASES / 10 && moving > RANDOM_CASES / 20);
     ENSURE(feature[0] > RANDOM_CASES / 50 && feature[1] > RANDOM_CASES / 50);
     ENSURE(kind == CAPSULE || feature[2] > RANDOM_CASES / 50);
@@ -424,7 +419,7 @@ static void test_capsule_sweep_parallel_to_axis(void) {
 static void test_capsule_sweep_start_inside_and_touching(void) {
     vec3s a = v3(0, 0, -1), b = v3(0, 0, 1);
     kyu_hit h = sweep_cap(v3(0.25f, 0, 0), v3(1, 0, 0), 0.5f, a, b, 0.5f, ZERO);
-    ENSURE(!h.hit && h.start_overlap);  // moving out
+    ENSURE(!h.hit && h.start_overlap); // moving out
     h = sweep_cap(v3(0.25f, 0, 0), v3(-1, 0, 0), 0.5f, a, b, 0.5f, ZERO);
     ENSURE(h.hit && h.start_overlap && h.t == 0 && hit_is_finite(h));
     ENSURE_NEAR(ldist(h.normal, (lv3){1, 0, 0}), 0, 1e-6);
@@ -464,7 +459,7 @@ static void test_capsule_sweep_degenerate_capsule_is_a_sphere(void) {
     ENSURE_NEAR(ldist(h.normal, (lv3){-1, 0, 0}), 0, 1e-6);
     ENSURE_NEAR(ldist(h.point, (lv3){0.5L, 2, 3}), 0, 1e-6);
     ENSURE(!sweep_cap(v3(-4, 3.01f, 3), v3(10, 0, 0), 0.5f, c, c, 0.5f, ZERO).hit);
-    h = sweep_cap(c, ZERO, 0.5f, c, c, 0.5f, ZERO);  // coincident and still
+    h = sweep_cap(c, ZERO, 0.5f, c, c, 0.5f, ZERO); // coincident and still
     ENSURE(h.hit && h.start_overlap && unit3(h.normal) && hit_is_finite(h));
 }
 
@@ -487,19 +482,17 @@ static void test_capsule_sweep_moving_capsule_and_zero_displacement(void) {
 static void test_capsule_sweep_thin_fast_does_not_tunnel(void) {
     // A wire of radius 0.001 and a sphere of radius 0.01 crossing it at 100 per sweep: the overlap
     // lasts 2.2e-4 of the sweep, far less than any sampling would resolve.
-    kyu_hit h = sweep_cap(v3(-50, 0.5f, 0), v3(100, 0, 0), 0.01f, v3(0, -1, 0), v3(0, 1, 0),
-                          0.001f, ZERO);
+    kyu_hit h = sweep_cap(v3(-50, 0.5f, 0), v3(100, 0, 0), 0.01f, v3(0, -1, 0), v3(0, 1, 0), 0.001f, ZERO);
     ENSURE(h.hit && !h.start_overlap);
     ENSURE_NEAR(h.t, (50 - 0.011L) / 100, 1e-6);
     ENSURE_NEAR(ldist(h.normal, (lv3){-1, 0, 0}), 0, 1e-6);
     // Offset 0.006 in z: the chord starts sqrt(0.011^2 - 0.006^2) before the axis.
-    h = sweep_cap(v3(-50, 0.5f, 0.006f), v3(100, 0, 0), 0.01f, v3(0, -1, 0), v3(0, 1, 0),
-                  0.001f, ZERO);
+    h = sweep_cap(v3(-50, 0.5f, 0.006f), v3(100, 0, 0), 0.01f, v3(0, -1, 0), v3(0, 1, 0), 0.001f, ZERO);
     real z = 0.006f, R = (real)0.01f + (real)0.001f;
     ENSURE(h.hit);
     ENSURE_NEAR(h.t, (50 - sqrtl(R * R - z * z)) / 100, 1e-6);
-    ENSURE(!sweep_cap(v3(-50, 0.5f, 0.012f), v3(100, 0, 0), 0.01f, v3(0, -1, 0), v3(0, 1, 0),
-                      0.001f, ZERO).hit);
+    ENSURE(
+        !sweep_cap(v3(-50, 0.5f, 0.012f), v3(100, 0, 0), 0.01f, v3(0, -1, 0), v3(0, 1, 0), 0.001f, ZERO).hit);
 }
 
 // ---- Cylinders ----------------------------------------------------------------------------------
@@ -511,12 +504,12 @@ static kyu_hit sweep_cyl(vec3s c0, vec3s d, float r, vec3s a, vec3s b, float rad
 
 static void test_cylinder_sweep_side_cap_and_rim_have_exact_times(void) {
     vec3s a = v3(0, 0, 0), b = v3(0, 0, 2);
-    kyu_hit h = sweep_cyl(v3(5, 0, 1), v3(-10, 0, 0), 0.5f, a, b, 1, ZERO);  // side at x = 1.5
+    kyu_hit h = sweep_cyl(v3(5, 0, 1), v3(-10, 0, 0), 0.5f, a, b, 1, ZERO); // side at x = 1.5
     ENSURE(h.hit && !h.start_overlap);
     ENSURE_NEAR(h.t, 0.35, 1e-6);
     ENSURE_NEAR(ldist(h.normal, (lv3){1, 0, 0}), 0, 1e-6);
     ENSURE_NEAR(ldist(h.point, (lv3){1, 0, 1}), 0, 1e-6);
-    h = sweep_cyl(v3(0.5f, 0, 6), v3(0, 0, -10), 0.5f, a, b, 1, ZERO);  // cap at z = 2.5
+    h = sweep_cyl(v3(0.5f, 0, 6), v3(0, 0, -10), 0.5f, a, b, 1, ZERO); // cap at z = 2.5
     ENSURE(h.hit);
     ENSURE_NEAR(h.t, 0.35, 1e-6);
     ENSURE_NEAR(ldist(h.normal, (lv3){0, 0, 1}), 0, 1e-6);
@@ -569,7 +562,7 @@ static void test_cylinder_sweep_start_inside_uses_nearest_surface(void) {
     ENSURE(h.hit && h.start_overlap && h.t == 0 && hit_is_finite(h));
     ENSURE_NEAR(ldist(h.normal, (lv3){0, 0, 1}), 0, 1e-6);
     ENSURE_NEAR(ldist(h.point, (lv3){0.5L, 0, 2}), 0, 1e-6);
-    h = sweep_cyl(v3(0.5f, 0, 1.75f), v3(0, 0, 1), 0.1f, a, b, 1, ZERO);  // out through it
+    h = sweep_cyl(v3(0.5f, 0, 1.75f), v3(0, 0, 1), 0.1f, a, b, 1, ZERO); // out through it
     ENSURE(!h.hit && h.start_overlap);
     // On the axis at mid-height, with the side nearest (radius 0.5 < 1): against the motion.
     h = sweep_cyl(v3(0, 0, 1), v3(0, 2, 0), 0.1f, a, b, 0.5f, ZERO);
@@ -657,7 +650,7 @@ static void test_triangle_sweep_parallel_to_plane(void) {
 
 static void test_triangle_sweep_start_touching_and_inside(void) {
     kyu_hit h = sweep_tri(v3(1, 1, 0.5f), v3(0, 0, 1), 0.5f, TA, TB, TC, ZERO);
-    ENSURE(!h.hit && h.start_overlap);  // touching, leaving
+    ENSURE(!h.hit && h.start_overlap); // touching, leaving
     h = sweep_tri(v3(1, 1, 0.5f), v3(0, 0, -1), 0.5f, TA, TB, TC, ZERO);
     ENSURE(h.hit && h.start_overlap && h.t == 0);
     ENSURE_NEAR(ldist(h.normal, (lv3){0, 0, 1}), 0, 1e-6);
@@ -667,7 +660,7 @@ static void test_triangle_sweep_start_touching_and_inside(void) {
     ENSURE_NEAR(ldist(h.normal, (lv3){0, 0, -1}), 0, 1e-6);
     h = sweep_tri(v3(1, 1, 0), ZERO, 0.5f, TA, TB, TC, ZERO);
     ENSURE(h.hit && h.start_overlap && unit3(h.normal) && hit_is_finite(h));
-    ENSURE(!sweep_tri(v3(1, 1, 0.6f), ZERO, 0.5f, TA, TB, TC, ZERO).hit);  // static, apart
+    ENSURE(!sweep_tri(v3(1, 1, 0.6f), ZERO, 0.5f, TA, TB, TC, ZERO).hit); // static, apart
 }
 
 static void test_triangle_sweep_grazing_an_edge_exactly_touches(void) {
@@ -730,8 +723,8 @@ static void test_triangle_sweep_moving_thin_fast_and_static(void) {
 }
 
 static bool no_nan(kyu_hit h) {
-    return !isnan(h.t) && !isnan(h.point.raw[0]) && !isnan(h.point.raw[1]) &&
-           !isnan(h.point.raw[2]) && finite3(h.normal) && (!h.hit || unit3(h.normal));
+    return !isnan(h.t) && !isnan(h.point.raw[0]) && !isnan(h.point.raw[1]) && !isnan(h.point.raw[2]) &&
+           finite3(h.normal) && (!h.hit || unit3(h.normal));
 }
 
 static void test_sweeps_extreme_inputs_stay_finite(void) {
@@ -746,8 +739,8 @@ static void test_sweeps_extreme_inputs_stay_finite(void) {
         for (int j = 0; j < 22; j++) {
             uint32_t bits = (uint32_t)(rnd(&g) * 16777216.0L);
             f[j] = pick[bits & 7] * ((bits & 8) ? -1.0f : 1.0f);
-            if ((bits & 7) < 7) f[j] *= (float)(1 + ((bits >> 4) & 3));  // the largest stays finite
-            if ((bits >> 6) & 1) f[j] = 0;  // many exact zeros: degenerate and coincident
+            if ((bits & 7) < 7) f[j] *= (float)(1 + ((bits >> 4) & 3)); // the largest stays finite
+            if ((bits >> 6) & 1) f[j] = 0; // many exact zeros: degenerate and coincident
         }
         vec3s c0 = v3(f[0], f[1], f[2]), d = v3(f[3], f[4], f[5]), sd = v3(f[6], f[7], f[8]);
         vec3s a = v3(f[9], f[10], f[11]), b = v3(f[12], f[13], f[14]), c = v3(f[15], f[16], f[17]);

@@ -14,7 +14,9 @@ static double frand(void) {
     return (lcg >> 8) * (1.0 / 16777216.0);
 }
 
-static void add_wall(kyu_world *w, vec3s lo, vec3s hi) { add_box(w, lo, hi, 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0)); }
+static void add_wall(kyu_world *w, vec3s lo, vec3s hi) {
+    add_box(w, lo, hi, 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+}
 
 // docs/benchmarks.md PILE(n) for `steps` steps with this def; returns the state hash.
 static uint64_t pile_hash(kyu_world_def wd, int n, int steps) {
@@ -54,7 +56,7 @@ static void test_pile_is_bit_identical_for_1_2_3_and_8_workers(void) {
     for (int i = 0; i < 4; i++) {
         kyu_world_def wd = kyu_world_def_default();
         wd.worker_count = workers[i];
-        wd.yield_when_busy = false; // every phase split, even with 8 workers on 2 processors
+        wd.yield_when_busy = false;      // every phase split, even with 8 workers on 2 processors
         h[i] = pile_hash(wd, 5000, 600); // enough pairs and bodies for every phase to split
         ENSURE(h[i] != 0);
     }

@@ -14,6 +14,4 @@ static void test_version_is_the_headers_three_numbers(void) {
     ENSURE(strcmp(kyu_version(), KYU_VERSION_STRING) == 0);
 }
 
-void suite_version(void) {
-    RUN_TEST(test_version_is_the_headers_three_numbers);
-}
+void suite_version(void) { RUN_TEST(test_version_is_the_headers_three_numbers); }

@@ -21,14 +21,14 @@ static void test_invalid_world_def_is_rejected_with_null_out(void) {
     int n = 0;
     // NaN / inf in a float field: KYU_ERR_NOT_FINITE (the rule at the top); a finite value out of
     // range: KYU_ERR_INVALID_ARGUMENT.
-#define WORLD_CASE(edit, code)                                                                     \
-    do {                                                                                           \
-        cases[n].what = #edit;                                                                     \
-        cases[n].want = (code);                                                                    \
-        cases[n].d = kyu_world_def_default();                                                      \
-        kyu_world_def *wd = &cases[n].d;                                                           \
-        edit;                                                                                      \
-        n++;                                                                                       \
+#define WORLD_CASE(edit, code)                                                                               \
+    do {                                                                                                     \
+        cases[n].what = #edit;                                                                               \
+        cases[n].want = (code);                                                                              \
+        cases[n].d = kyu_world_def_default();                                                                \
+        kyu_world_def *wd = &cases[n].d;                                                                     \
+        edit;                                                                                                \
+        n++;                                                                                                 \
     } while (0)
     WORLD_CASE(wd->fixed_dt = 0.0f, KYU_ERR_INVALID_ARGUMENT);
     WORLD_CASE(wd->fixed_dt = -1.0f / 60.0f, KYU_ERR_INVALID_ARGUMENT);
@@ -64,9 +64,8 @@ static void test_invalid_world_def_is_rejected_with_null_out(void) {
         kyu_status st = kyu_world_create(&cases[i].d, &out);
         if (st != cases[i].want || out != NULL) {
             char msg[256];
-            snprintf(msg, sizeof msg, "world def %s: returned %s (expected %s), *out %s",
-                     cases[i].what, status_name(st), status_name(cases[i].want),
-                     out ? "not NULL" : "NULL");
+            snprintf(msg, sizeof msg, "world def %s: returned %s (expected %s), *out %s", cases[i].what,
+                     status_name(st), status_name(cases[i].want), out ? "not NULL" : "NULL");
             test_fail(__FILE__, __LINE__, msg);
         }
         if (st == KYU_OK && out != (kyu_world *)(void *)&sentinel) kyu_world_destroy(out);
@@ -131,10 +130,8 @@ static void test_invalid_frame_time_is_rejected(void) {
         kyu_status want;
         const char *name;
     } cases[] = {
-        {-dt, KYU_ERR_INVALID_ARGUMENT, "-1/60"},
-        {-1e-30f, KYU_ERR_INVALID_ARGUMENT, "-1e-30"},
-        {NAN, KYU_ERR_NOT_FINITE, "nan"},
-        {INFINITY, KYU_ERR_NOT_FINITE, "+inf"},
+        {-dt, KYU_ERR_INVALID_ARGUMENT, "-1/60"}, {-1e-30f, KYU_ERR_INVALID_ARGUMENT, "-1e-30"},
+        {NAN, KYU_ERR_NOT_FINITE, "nan"},         {INFINITY, KYU_ERR_NOT_FINITE, "+inf"},
         {-INFINITY, KYU_ERR_NOT_FINITE, "-inf"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -279,11 +276,11 @@ static kyu_world *build_pile(float nudge) {
     kyu_world *w = make_world(v3(0, -9.81f, 0));
     if (!w) return NULL;
     const kyu_collider_def walls[5] = {
-        box_def(v3(0, -0.5f, 0), v3(3.5f, 0.5f, 3.5f), KYU_STATIC),  // floor
-        box_def(v3(-3.5f, 3.5f, 0), v3(0.5f, 4, 3.5f), KYU_STATIC),  // -x wall
-        box_def(v3(3.5f, 3.5f, 0), v3(0.5f, 4, 3.5f), KYU_STATIC),   // +x wall
-        box_def(v3(0, 3.5f, -3.5f), v3(3.5f, 4, 0.5f), KYU_STATIC),  // -z wall
-        box_def(v3(0, 3.5f, 3.5f), v3(3.5f, 4, 0.5f), KYU_STATIC),   // +z wall
+        box_def(v3(0, -0.5f, 0), v3(3.5f, 0.5f, 3.5f), KYU_STATIC), // floor
+        box_def(v3(-3.5f, 3.5f, 0), v3(0.5f, 4, 3.5f), KYU_STATIC), // -x wall
+        box_def(v3(3.5f, 3.5f, 0), v3(0.5f, 4, 3.5f), KYU_STATIC),  // +x wall
+        box_def(v3(0, 3.5f, -3.5f), v3(3.5f, 4, 0.5f), KYU_STATIC), // -z wall
+        box_def(v3(0, 3.5f, 3.5f), v3(3.5f, 4, 0.5f), KYU_STATIC),  // +z wall
     };
     for (int i = 0; i < 5; i++)
         if (kyu_collider_create(w, &walls[i], NULL) != KYU_OK) {

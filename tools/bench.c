@@ -17,14 +17,14 @@
 // The scenes must match docs/benchmarks.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <kyu/kyu.h>
 
@@ -32,11 +32,9 @@
 
 // A benchmark on a world that refused a call would measure nonsense, so any failure is fatal.
 static void check(kyu_world *w, kyu_status st, const char *what) {
-    if (st == KYU_OK)
-        return;
+    if (st == KYU_OK) return;
     fprintf(stderr, "bench: %s failed: %s", what, kyu_status_string(st));
-    if (w != NULL)
-        fprintf(stderr, " (%s)", kyu_world_last_error(w));
+    if (w != NULL) fprintf(stderr, " (%s)", kyu_world_last_error(w));
     fprintf(stderr, "\n");
     exit(1);
 }
@@ -69,9 +67,9 @@ typedef struct options {
     int json;
     int no_sleep;
     int fixed_rotation; // --fixed-rotation: no body spins (kyu's particles before spin)
-    int phases; // print the mean ms per step of each stage
-    int busy;     // --busy: another process keeps one processor busy while the scene runs
-    int no_yield; // --no-yield: workers never step aside for busy processors (yield_when_busy off)
+    int phases;         // print the mean ms per step of each stage
+    int busy;           // --busy: another process keeps one processor busy while the scene runs
+    int no_yield;       // --no-yield: workers never step aside for busy processors (yield_when_busy off)
 } options;
 
 typedef struct result {
@@ -140,8 +138,7 @@ static kyu_body_id add_sphere(kyu_world *w, const kyu_body_def *proto, vec3s p, 
 static kyu_body_id *live_bodies(kyu_world *w, int *count) {
     int n = kyu_world_get_bodies(w, NULL, 0);
     kyu_body_id *ids = malloc(sizeof *ids * (size_t)(n > 0 ? n : 1));
-    if (ids == NULL)
-        check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    if (ids == NULL) check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
     *count = kyu_world_get_bodies(w, ids, n);
     return ids;
 }
@@ -164,16 +161,13 @@ static void run_steps(kyu_world *w, int steps, result *r) {
     int half = steps / 2;
     double t0 = now_seconds(), t_half = t0;
     for (int s = 0; s < steps; s++) {
-        if (s == half)
-            t_half = now_seconds();
+        if (s == half) t_half = now_seconds();
         CHECK(w, kyu_world_step(w));
         kyu_step_stats st = kyu_world_stats(w);
         float ph[5] = {st.ms_solve, st.ms_broadphase, st.ms_impacts, st.ms_contacts, st.ms_islands};
-        for (int k = 0; k < 5; k++)
-            r->phase_ms[k] += ph[k] / steps;
+        for (int k = 0; k < 5; k++) r->phase_ms[k] += ph[k] / steps;
         int counts[4] = {st.awake_bodies, st.candidate_pairs, st.impacts, st.late_inserts};
-        for (int k = 0; k < 4; k++)
-            r->per_step[k] += (double)counts[k] / steps;
+        for (int k = 0; k < 4; k++) r->per_step[k] += (double)counts[k] / steps;
         r->phases_alone += st.phases_alone;
     }
     double t1 = now_seconds();
@@ -187,14 +181,13 @@ static void run_steps(kyu_world *w, int steps, result *r) {
 // Integer forms of ceil(sqrt(N / 10)) and ceil(N / k^2), so no float rounding can shift them.
 static int pile_k(int n) {
     int k = 1;
-    while (10LL * k * k < n)
-        k++;
+    while (10LL * k * k < n) k++;
     return k;
 }
 
 static void pile_container(kyu_world *w, double L, double H, float e, float mu) {
     float h = (float)(L / 2), o = h + 1.0f, top = (float)H;
-    add_wall(w, (vec3s){{-o, -1, -o}}, (vec3s){{o, 0, o}}, e, mu);  // floor, top face y = 0
+    add_wall(w, (vec3s){{-o, -1, -o}}, (vec3s){{o, 0, o}}, e, mu);   // floor, top face y = 0
     add_wall(w, (vec3s){{-o, 0, -o}}, (vec3s){{-h, top, o}}, e, mu); // -x
     add_wall(w, (vec3s){{h, 0, -o}}, (vec3s){{o, top, o}}, e, mu);   // +x
     add_wall(w, (vec3s){{-o, 0, -o}}, (vec3s){{o, top, -h}}, e, mu); // -z
@@ -233,8 +226,7 @@ static result run_pile(const options *o) {
     r.escaped = n - live; // a lost particle is an escaped one
     for (int i = 0; i < live; i++) {
         vec3s p = body_position(w, ids[i]);
-        if (!(fabsf(p.x) <= h && fabsf(p.z) <= h && p.y >= 0))
-            r.escaped++;
+        if (!(fabsf(p.x) <= h && fabsf(p.z) <= h && p.y >= 0)) r.escaped++;
     }
     r.sleeping = kyu_world_sleeping_body_count(w);
     r.max_overlap = kyu_world_stats(w).max_overlap;
@@ -249,8 +241,7 @@ static result run_pile(const options *o) {
 // ceil(N^(1/3)) without trusting cbrt to land exactly on perfect cubes.
 static int gas_m(int n) {
     int m = 1;
-    while ((long long)m * m * m < n)
-        m++;
+    while ((long long)m * m * m < n) m++;
     return m;
 }
 
@@ -282,8 +273,8 @@ static result run_gas(const options *o) {
     double spacing = G / m;
     for (int i = 0; i < n; i++) {
         int a = i % m, b = (i / m) % m, c = i / (m * m);
-        vec3s p = {{(float)(spacing * (a + 0.5)), (float)(spacing * (b + 0.5)),
-                    (float)(spacing * (c + 0.5))}};
+        vec3s p = {
+            {(float)(spacing * (a + 0.5)), (float)(spacing * (b + 0.5)), (float)(spacing * (c + 0.5))}};
         float vx = (float)(10 * (frand() - 0.5));
         float vy = (float)(10 * (frand() - 0.5));
         float vz = (float)(10 * (frand() - 0.5));
@@ -299,8 +290,7 @@ static result run_gas(const options *o) {
     r.escaped = n - live;
     for (int i = 0; i < live; i++) {
         vec3s p = body_position(w, ids[i]);
-        if (!(p.x >= 0 && p.x <= g && p.y >= 0 && p.y <= g && p.z >= 0 && p.z <= g))
-            r.escaped++;
+        if (!(p.x >= 0 && p.x <= g && p.y >= 0 && p.y <= g && p.z >= 0 && p.z <= g)) r.escaped++;
     }
     r.state_hash = kyu_world_state_hash(w);
     free(ids);
@@ -323,19 +313,17 @@ static result run_bullets(const options *o) {
     proto.restitution = 0.5f;
     proto.fixed_rotation = o->fixed_rotation;
     kyu_body_id *ids = malloc(sizeof *ids * (size_t)n);
-    if (ids == NULL)
-        check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    if (ids == NULL) check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
     lcg_state = 12345; // unused by this scene, seeded anyway as docs/benchmarks.md says for every scene
     for (int row = 0; row < rows; row++)
         for (int col = 0; col < cols; col++)
-            ids[row * cols + col] = add_sphere(w, &proto, (vec3s){{2.5f, 0.2f * row, 0.2f * col}},
-                                               (vec3s){{300, 0, 0}});
+            ids[row * cols + col] =
+                add_sphere(w, &proto, (vec3s){{2.5f, 0.2f * row, 0.2f * col}}, (vec3s){{300, 0, 0}});
 
     result r = {.n = n};
     run_steps(w, o->steps > 0 ? o->steps : 60, &r);
     for (int i = 0; i < n; i++)
-        if (body_position(w, ids[i]).x > 10.05f)
-            r.passed++;
+        if (body_position(w, ids[i]).x > 10.05f) r.passed++;
     r.state_hash = kyu_world_state_hash(w);
     free(ids);
     kyu_world_destroy(w);
@@ -352,8 +340,7 @@ typedef struct emitter {
 
 static void emit_raw(emitter *e, const char *key, const char *value, int quote) {
     if (e->json)
-        printf("%s\"%s\":%s%s%s", e->count ? "," : "{", key, quote ? "\"" : "", value,
-               quote ? "\"" : "");
+        printf("%s\"%s\":%s%s%s", e->count ? "," : "{", key, quote ? "\"" : "", value, quote ? "\"" : "");
     else
         printf("%s%s=%s", e->count ? " " : "", key, value);
     e->count++;
@@ -409,15 +396,13 @@ static void print_result(const options *o, const result *r) {
     // The hash is a string in JSON: a 64-bit integer does not survive a double.
     emit_raw(&e, "state_hash", hash, o->json);
     emit_num(&e, "peak_rss_mb", "%.1f", r->peak_rss_mb);
-    if (o->workers > 1)
-        emit_int(&e, "phases_alone", (int)r->phases_alone);
+    if (o->workers > 1) emit_int(&e, "phases_alone", (int)r->phases_alone);
     if (o->phases) {
-        static const char *names[5] = {"ms_solve", "ms_broadphase", "ms_impacts", "ms_contacts", "ms_islands"};
-        for (int k = 0; k < 5; k++)
-            emit_num(&e, names[k], "%.3f", r->phase_ms[k]);
+        static const char *names[5] = {"ms_solve", "ms_broadphase", "ms_impacts", "ms_contacts",
+                                       "ms_islands"};
+        for (int k = 0; k < 5; k++) emit_num(&e, names[k], "%.3f", r->phase_ms[k]);
         static const char *counts[4] = {"awake", "pairs", "impacts", "late_inserts"};
-        for (int k = 0; k < 4; k++)
-            emit_num(&e, counts[k], "%.0f", r->per_step[k]);
+        for (int k = 0; k < 4; k++) emit_num(&e, counts[k], "%.0f", r->per_step[k]);
     }
     emit_end(&e);
 }
@@ -430,8 +415,7 @@ static int cmp_double(const void *a, const void *b) {
 // The median of K runs resists the odd slow run; equal hashes across runs show determinism.
 static void print_median(const options *o, const result *runs) {
     double *ms = malloc(sizeof *ms * (size_t)o->repeat);
-    if (ms == NULL)
-        check(NULL, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    if (ms == NULL) check(NULL, KYU_ERR_OUT_OF_MEMORY, "malloc");
     int same = 1;
     for (int i = 0; i < o->repeat; i++) {
         ms[i] = runs[i].ms_per_step;
@@ -452,7 +436,8 @@ static void print_median(const options *o, const result *runs) {
 // ---- command line -------------------------------------------------------------------------------
 
 static void usage_to(FILE *f) {
-    fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] [--fixed-rotation] [--phases] [--busy] [--no-yield]\n"
+    fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] "
+               "[--fixed-rotation] [--phases] [--busy] [--no-yield]\n"
                "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
 }
 
@@ -467,15 +452,13 @@ static void bad(const char *what, const char *arg) {
 static int parse_count(const char *s, int max) {
     char *end;
     long v = strtol(s, &end, 10);
-    if (end == s)
-        bad("not a count", s);
+    if (end == s) bad("not a count", s);
     long scale = 1;
     if (*end == 'k' || *end == 'K')
         scale = 1000, end++;
     else if (*end == 'm' || *end == 'M')
         scale = 1000000, end++;
-    if (*end != '\0' || v <= 0 || v > max / scale)
-        bad("not a count in range", s);
+    if (*end != '\0' || v <= 0 || v > max / scale) bad("not a count in range", s);
     return (int)(v * scale);
 }
 
@@ -559,19 +542,14 @@ int main(int argc, char **argv) {
     options o = parse_args(argc, argv);
     pid_t busy = o.busy ? start_busy_process() : 0;
     result *runs = calloc((size_t)o.repeat, sizeof *runs);
-    if (runs == NULL)
-        check(NULL, KYU_ERR_OUT_OF_MEMORY, "calloc");
+    if (runs == NULL) check(NULL, KYU_ERR_OUT_OF_MEMORY, "calloc");
     for (int i = 0; i < o.repeat; i++) {
-        runs[i] = o.scene == SCENE_PILE ? run_pile(&o)
-                  : o.scene == SCENE_GAS ? run_gas(&o)
-                                         : run_bullets(&o);
+        runs[i] = o.scene == SCENE_PILE ? run_pile(&o) : o.scene == SCENE_GAS ? run_gas(&o) : run_bullets(&o);
         runs[i].peak_rss_mb = peak_rss_mb();
         print_result(&o, &runs[i]);
     }
-    if (o.repeat > 1)
-        print_median(&o, runs);
+    if (o.repeat > 1) print_median(&o, runs);
     free(runs);
-    if (busy > 0)
-        kill(busy, SIGKILL);
+    if (busy > 0) kill(busy, SIGKILL);
     return 0;
 }

@@ -59,7 +59,15 @@ int main(int argc, char **argv) {
         memset(start, 0, sizeof(int) * ((size_t)cells + 1)); // counting sort into cells
         for (int i = 0; i < n; i++) {
             int cx = (int)(x[3 * i] + L / 2), cy = (int)x[3 * i + 1], cz = (int)(x[3 * i + 2] + L / 2);
-            cx = cx < 0 ? 0 : cx >= gx ? gx - 1 : cx, cy = cy < 0 ? 0 : cy >= gy ? gy - 1 : cy, cz = cz < 0 ? 0 : cz >= gx ? gx - 1 : cz;
+            cx = cx < 0     ? 0
+                 : cx >= gx ? gx - 1
+                            : cx,
+            cy = cy < 0     ? 0
+                 : cy >= gy ? gy - 1
+                            : cy,
+            cz = cz < 0     ? 0
+                 : cz >= gx ? gx - 1
+                            : cz;
             cell[i] = (cy * gx + cz) * gx + cx;
             start[cell[i] + 1]++;
         }
@@ -67,7 +75,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) order[start[cell[i]]++] = i;
         for (int c = cells; c > 0; c--) start[c] = start[c - 1];
         start[0] = 0;
-        for (int i = 0; i < n; i++) { // each pair once: the partner in this cell after i, or in a later neighbour
+        for (int i = 0; i < n;
+             i++) { // each pair once: the partner in this cell after i, or in a later neighbour
             int c = cell[i], cx = c % gx, cz = c / gx % gx, cy = c / gx / gx;
             for (int dy = -1; dy <= 1; dy++)
                 for (int dz = -1; dz <= 1; dz++)
@@ -82,7 +91,8 @@ int main(int argc, char **argv) {
                             for (int a = 0; a < 3; a++) e[a] = x[3 * j + a] - x[3 * i + a], d2 += e[a] * e[a];
                             if (d2 >= 4.0f * r * r || d2 <= 0.0f) continue;
                             float dist = sqrtf(d2), push = 0.25f * (2.0f * r - dist) / dist;
-                            for (int a = 0; a < 3; a++) push_sum[3 * i + a] -= e[a] * push, push_sum[3 * j + a] += e[a] * push;
+                            for (int a = 0; a < 3; a++)
+                                push_sum[3 * i + a] -= e[a] * push, push_sum[3 * j + a] += e[a] * push;
                             pushes++;
                         }
                     }
@@ -91,12 +101,14 @@ int main(int argc, char **argv) {
             for (int c = 0; c < 3; c++) x[3 * i + c] += push_sum[3 * i + c];
             if (x[3 * i + 1] < r) x[3 * i + 1] = r, v[3 * i + 1] = fmaxf(v[3 * i + 1], 0.0f);
             for (int c = 0; c < 3; c += 2)
-                if (fabsf(x[3 * i + c]) > L / 2 - r) x[3 * i + c] = copysignf(L / 2 - r, x[3 * i + c]), v[3 * i + c] = 0.0f;
+                if (fabsf(x[3 * i + c]) > L / 2 - r)
+                    x[3 * i + c] = copysignf(L / 2 - r, x[3 * i + c]), v[3 * i + c] = 0.0f;
             if (push_sum[3 * i + 1] > 0.0f && v[3 * i + 1] < 0.0f) v[3 * i + 1] = 0.0f;
         }
     }
     double ms = (now_ms() - t0) / steps;
-    printf("floor n=%d steps=%d ms_per_step=%.4f pushes_per_step=%.0f\n", n, steps, ms, (double)pushes / steps);
+    printf("floor n=%d steps=%d ms_per_step=%.4f pushes_per_step=%.0f\n", n, steps, ms,
+           (double)pushes / steps);
     free(x), free(v), free(push_sum), free(start), free(order), free(cell);
     return 0;
 }

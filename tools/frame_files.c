@@ -29,19 +29,27 @@ static void put_block(FILE *f, const void *data, uint64_t bytes) {
 // A data array that lives in the appended section at `offset`; returns the offset of the next one.
 static uint64_t put_array(FILE *f, const char *type, const char *name, int components, uint64_t offset,
                           uint64_t bytes) {
-    fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" "
-            "offset=\"%llu\"/>\n", type, name, components, (unsigned long long)offset);
+    fprintf(f,
+            "        <DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"appended\" "
+            "offset=\"%llu\"/>\n",
+            type, name, components, (unsigned long long)offset);
     return offset + sizeof(uint64_t) + bytes;
 }
 
 static void put_vtp_header(FILE *f, const kyu_frame *fr) {
     uint64_t n = (uint64_t)fr->count, off = 0;
-    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" "
-            "header_type=\"UInt64\">\n  <PolyData>\n", byte_order());
-    fprintf(f, "    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
-            "format=\"ascii\">%.15g</DataArray>\n    </FieldData>\n", fr->time);
-    fprintf(f, "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"%d\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
-            "NumberOfPolys=\"0\">\n", fr->count, fr->count);
+    fprintf(f,
+            "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" "
+            "header_type=\"UInt64\">\n  <PolyData>\n",
+            byte_order());
+    fprintf(f,
+            "    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+            "format=\"ascii\">%.15g</DataArray>\n    </FieldData>\n",
+            fr->time);
+    fprintf(f,
+            "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"%d\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
+            "NumberOfPolys=\"0\">\n",
+            fr->count, fr->count);
     fputs("      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n", f);
     off = put_array(f, "Float32", "radius", 1, off, 4 * n);
     off = put_array(f, "Float32", "velocity", 3, off, 12 * n);
@@ -92,11 +100,20 @@ int kyu_frame_write_vtp(const kyu_frame *fr, const char *path) {
 static void put_attr(FILE *f, const char *s) {
     for (; *s; s++) {
         switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        default:
+            fputc(*s, f);
         }
     }
 }
@@ -117,8 +134,8 @@ int kyu_pvd_write(const char *path, int count, const double *times, const char *
 // ---- extended XYZ ----------------------------------------------------------------------------------
 
 int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6]) {
-    fprintf(out, "%d\nProperties=species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1 Time=%.15g Step=%ld", fr->count,
-            fr->time, fr->step);
+    fprintf(out, "%d\nProperties=species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1 Time=%.15g Step=%ld",
+            fr->count, fr->time, fr->step);
     if (box != NULL) // the cell vectors of an axis-aligned box, and its corner (OVITO's Origin key)
         fprintf(out, " Lattice=\"%.9g 0 0 0 %.9g 0 0 0 %.9g\" Origin=\"%.9g %.9g %.9g\" pbc=\"F F F\"",
                 (double)box[3] - box[0], (double)box[4] - box[1], (double)box[5] - box[2], (double)box[0],

@@ -20,12 +20,12 @@
 /// joins here (and the files' point data as "angular_velocity") once they do.
 typedef struct kyu_frame {
     int count;
-    const uint32_t *ids;    ///< body ids (handle index1, the ids of kyu-sim's CSV)
-    const float *position;  ///< m, 3 per body
-    const float *velocity;  ///< m/s, 3 per body
-    const float *radius;    ///< m
+    const uint32_t *ids;   ///< body ids (handle index1, the ids of kyu-sim's CSV)
+    const float *position; ///< m, 3 per body
+    const float *velocity; ///< m/s, 3 per body
+    const float *radius;   ///< m
     long step;
-    double time;            ///< s
+    double time; ///< s
 } kyu_frame;
 
 /// Writes the frame to `path` as a .vtp file. 0, or -1 with errno set.

@@ -20,8 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opt.max_colliders = 64;
     opt.max_points = 2000;
     char err[512];
-    kyu_scene *s = kyu_scene_load_string((const char *)data, size, "fuzz.json", &opt, err,
-                                         sizeof err);
+    kyu_scene *s = kyu_scene_load_string((const char *)data, size, "fuzz.json", &opt, err, sizeof err);
     if (s == NULL) {
         // An error must be one non-empty line naming the input.
         if (err[0] == '\0' || strchr(err, '\n') != NULL || strncmp(err, "fuzz.json", 9) != 0)
@@ -30,8 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     long steps = kyu_scene_run_steps(s);
     for (long i = 0; i < steps && i < FUZZ_STEPS; i++)
-        if (kyu_scene_step(s) != 0)
-            break;
+        if (kyu_scene_step(s) != 0) break;
     (void)kyu_scene_potential_energy(s);
     kyu_scene_destroy(s);
     return 0;

@@ -26,9 +26,11 @@ static const char *const css =
     ".row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}\n"
     "svg.pic{background:#eef3fa;border:1px solid #cfd8e6;border-radius:4px;max-width:100%;height:auto}\n"
     "svg.plot{background:#fff;border:1px solid #cfd8e6;border-radius:4px}\n"
-    "table{border-collapse:collapse;margin:8px 0;font-size:13px}td,th{border:1px solid #d5dae3;padding:2px 7px;"
+    "table{border-collapse:collapse;margin:8px 0;font-size:13px}td,th{border:1px solid #d5dae3;padding:2px "
+    "7px;"
     "text-align:left;font-variant-numeric:tabular-nums}th{background:#eef1f6}\n"
-    ".verdict{font-weight:600;padding:4px 8px;border-radius:4px}.verdict.agree{background:#dff3e3;color:#145a23}"
+    ".verdict{font-weight:600;padding:4px "
+    "8px;border-radius:4px}.verdict.agree{background:#dff3e3;color:#145a23}"
     ".verdict.differ{background:#fde2e1;color:#8a1410}\n"
     ".controls{position:fixed;bottom:0;left:0;right:0;background:#1f2a44;color:#fff;padding:8px 18px;"
     "display:flex;align-items:center;gap:10px}\n"
@@ -37,16 +39,20 @@ static const char *const css =
     ".asleep{filter:brightness(.4);stroke-width:2}\n"
     ".name{font:bold 11px sans-serif;fill:#000}.small{font:11px sans-serif;fill:#333}\n"
     ".sweep{fill:#3a7bd5;fill-opacity:.12;stroke:#3a7bd5;stroke-width:1.2}\n"
-    ".aabb{fill:none;stroke:#444;stroke-dasharray:5 3}.engine{fill:none;stroke:#d00;stroke-width:1;stroke-dasharray:2 2}"
+    ".aabb{fill:none;stroke:#444;stroke-dasharray:5 "
+    "3}.engine{fill:none;stroke:#d00;stroke-width:1;stroke-dasharray:2 2}"
     ".thin{stroke-width:1}\n"
-    ".cell{fill:#9aa3b0;fill-opacity:.18;stroke:#7a8494;stroke-width:.7}.cand{stroke:#9c27b0;stroke-width:2;stroke-dasharray:6 3}\n"
+    ".cell{fill:#9aa3b0;fill-opacity:.18;stroke:#7a8494;stroke-width:.7}.cand{stroke:#9c27b0;stroke-width:2;"
+    "stroke-dasharray:6 3}\n"
     ".wall{fill:#8d6e63;fill-opacity:.8;stroke:#4e342e}.wall.ghost{fill-opacity:.2}.ground{fill:#c9bfae}\n"
-    ".arrow{stroke-width:2.2}.v{stroke:#222}.vn{stroke:#d32f2f}.vt{stroke:#1976d2}.vr{stroke:#2e7d32}.n{stroke:#ff8f00}"
+    ".arrow{stroke-width:2.2}.v{stroke:#222}.vn{stroke:#d32f2f}.vt{stroke:#1976d2}.vr{stroke:#2e7d32}.n{"
+    "stroke:#ff8f00}"
     ".vw{stroke:#4e342e}\n"
     ".point{fill:#ff8f00;stroke:#000}\n"
     ".kept{stroke:#2e7d32;stroke-width:3}.new{stroke:#ff6f00;stroke-width:3;stroke-dasharray:6 3}"
     ".ended{stroke:#999;stroke-width:2;stroke-dasharray:2 3}\n"
-    "tr.kept td:first-child{border-left:4px solid #2e7d32}tr.new td:first-child{border-left:4px solid #ff6f00}"
+    "tr.kept td:first-child{border-left:4px solid #2e7d32}tr.new td:first-child{border-left:4px solid "
+    "#ff6f00}"
     "tr.ended td:first-child{border-left:4px solid #999}\n"
     ".axis{stroke:#777}.curve{fill:none;stroke:#3a7bd5;stroke-width:2}.root{fill:#d32f2f}\n"
     ".k{font-weight:600}.vn-k{color:#d32f2f}.vt-k{color:#1976d2}.vr-k{color:#2e7d32}.kept-k{color:#2e7d32}"
@@ -68,55 +74,76 @@ static const char *const script =
     "function show(){var ss=stages();st=Math.max(0,Math.min(st,ss.length-1));\n"
     " secs.forEach(function(s,i){s.classList.toggle('on',i===sc);});\n"
     " [].forEach.call(ss,function(s,i){s.classList.toggle('on',i===st);});\n"
-    " [].forEach.call(document.querySelectorAll('nav button'),function(b,i){b.classList.toggle('on',i===sc);});\n"
+    " [].forEach.call(document.querySelectorAll('nav "
+    "button'),function(b,i){b.classList.toggle('on',i===sc);});\n"
     " var t=ss[st].querySelector('h2').textContent;\n"
-    " document.getElementById('pos').textContent='Scenario '+secs[sc].dataset.scenario+', stage '+(st+1)+' of '+ss.length+': '+t;\n"
+    " document.getElementById('pos').textContent='Scenario '+secs[sc].dataset.scenario+', stage '+(st+1)+' "
+    "of '+ss.length+': '+t;\n"
     " document.title='kyu lesson: '+t;\n"
-    " document.getElementById('prev').disabled=st===0;document.getElementById('next').disabled=st===ss.length-1;}\n"
-    "function go(){history.replaceState(null,'','#scenario='+secs[sc].dataset.scenario+'&stage='+(st+1));show();}\n"
+    " document.getElementById('prev').disabled=st===0;document.getElementById('next').disabled=st===ss."
+    "length-1;}\n"
+    "function "
+    "go(){history.replaceState(null,'','#scenario='+secs[sc].dataset.scenario+'&stage='+(st+1));show();}\n"
     "document.getElementById('prev').onclick=function(){st--;go();};\n"
     "document.getElementById('next').onclick=function(){st++;go();};\n"
-    "[].forEach.call(document.querySelectorAll('nav button'),function(b,i){b.onclick=function(){sc=i;st=0;go();};});\n"
-    "document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'){st++;go();}if(e.key==='ArrowLeft'){st--;go();}});\n"
+    "[].forEach.call(document.querySelectorAll('nav "
+    "button'),function(b,i){b.onclick=function(){sc=i;st=0;go();};});\n"
+    "document.addEventListener('keydown',function(e){if(e.key==='ArrowRight'){st++;go();}if(e.key==='"
+    "ArrowLeft'){st--;go();}});\n"
     "window.addEventListener('hashchange',function(){read();show();});\n"
     "read();show();\n"
     "})();\n";
 
 // Arrowheads for every arrow class, defined once and used by all pictures of the page.
 static void arrow_markers(FILE *f) {
-    static const struct { const char *cls, *color; } heads[] = {
-        {"v", "#222"}, {"vn", "#d32f2f"}, {"vt", "#1976d2"}, {"vr", "#2e7d32"}, {"n", "#ff8f00"}, {"vw", "#4e342e"}};
+    static const struct {
+        const char *cls, *color;
+    } heads[] = {{"v", "#222"},     {"vn", "#d32f2f"}, {"vt", "#1976d2"},
+                 {"vr", "#2e7d32"}, {"n", "#ff8f00"},  {"vw", "#4e342e"}};
     fprintf(f, "<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>\n");
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
-        fprintf(f, "<marker id=\"head-%s\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
-                   "orient=\"auto-start-reverse\"><path d=\"M0 0L10 5L0 10z\" fill=\"%s\"/></marker>\n",
+        fprintf(f,
+                "<marker id=\"head-%s\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
+                "markerHeight=\"7\" "
+                "orient=\"auto-start-reverse\"><path d=\"M0 0L10 5L0 10z\" fill=\"%s\"/></marker>\n",
                 heads[i].cls, heads[i].color);
     fprintf(f, "</defs></svg>\n");
 }
 
 static void page_head(FILE *f, const ls_capture *caps, int n) {
-    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\" class=\"nojs\"><head><meta charset=\"utf-8\">\n"
-               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-               "<title>kyu lesson: one collision, step by step</title>\n<style>\n%s</style></head>\n<body>\n", css);
+    fprintf(f,
+            "<!DOCTYPE html>\n<html lang=\"en\" class=\"nojs\"><head><meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+            "<title>kyu lesson: one collision, step by step</title>\n<style>\n%s</style></head>\n<body>\n",
+            css);
     arrow_markers(f);
     fprintf(f, "<header><h1>kyu lesson: one collision, step by step</h1>\n<nav aria-label=\"scenarios\">");
-    for (int i = 0; i < n; i++) fprintf(f, "<button type=\"button\">%d. %s</button>", caps[i].scenario, caps[i].title);
-    fprintf(f, "</nav></header>\n<main>\n<p>Each scenario runs in kyu (the public API only) to the step in which its "
-               "collision happens; the panels walk through that one step in the engine's order. Every number marked "
-               "<em>engine</em> was read from the engine for that step; the lesson's own arithmetic stands beside it.</p>\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "<button type=\"button\">%d. %s</button>", caps[i].scenario, caps[i].title);
+    fprintf(
+        f,
+        "</nav></header>\n<main>\n<p>Each scenario runs in kyu (the public API only) to the step in which "
+        "its "
+        "collision happens; the panels walk through that one step in the engine's order. Every number marked "
+        "<em>engine</em> was read from the engine for that step; the lesson's own arithmetic stands beside "
+        "it.</p>\n");
 }
 
 static void page_tail(FILE *f) {
-    fprintf(f, "</main>\n<div class=\"controls\"><button type=\"button\" id=\"prev\">&#9664; Prev</button>"
-               "<button type=\"button\" id=\"next\">Next &#9654;</button><span id=\"pos\">all stages (no script)</span></div>\n"
-               "<script>\n%s</script>\n</body></html>\n", script);
+    fprintf(f,
+            "</main>\n<div class=\"controls\"><button type=\"button\" id=\"prev\">&#9664; Prev</button>"
+            "<button type=\"button\" id=\"next\">Next &#9654;</button><span id=\"pos\">all stages (no "
+            "script)</span></div>\n"
+            "<script>\n%s</script>\n</body></html>\n",
+            script);
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: kyu-lesson [--out FILE.html] [--scenario N]\n"
-               "  writes one self-contained HTML page walking through one step of a collision, stage by stage;\n"
-               "  scenarios: 1 two spheres meeting, 2 a ball hitting a moving wall, 3 a sphere dropping into a\n"
-               "  resting pile (default: all three, with a selector). Default --out lesson.html.\n");
+    fprintf(f,
+            "usage: kyu-lesson [--out FILE.html] [--scenario N]\n"
+            "  writes one self-contained HTML page walking through one step of a collision, stage by stage;\n"
+            "  scenarios: 1 two spheres meeting, 2 a ball hitting a moving wall, 3 a sphere dropping into a\n"
+            "  resting pile (default: all three, with a selector). Default --out lesson.html.\n");
 }
 
 static int parse_args(int argc, char **argv, const char **out, int *only) {
@@ -147,9 +174,10 @@ static void summary(const ls_capture *c) {
     for (int i = 0; i < c->nb; i++) asleep += !c->b[i].awake1;
     printf("scenario %d: step %d, toi engine %.7f lesson %.7f sweep %.7f (%s), reflection %s, %d contacts, "
            "%d of %d asleep after the step\n",
-           c->scenario, c->step, c->toi.t_engine, c->toi.t_naive, c->toi.sweep.t, c->toi.agree ? "agree" : "DIFFER",
-           c->refl.single ? (c->refl.agree ? "agree" : "DIFFER") : "n/a (several impacts)", c->stats.contacts, asleep,
-           c->nb);
+           c->scenario, c->step, c->toi.t_engine, c->toi.t_naive, c->toi.sweep.t,
+           c->toi.agree ? "agree" : "DIFFER",
+           c->refl.single ? (c->refl.agree ? "agree" : "DIFFER") : "n/a (several impacts)", c->stats.contacts,
+           asleep, c->nb);
 }
 
 int main(int argc, char **argv) {

@@ -32,22 +32,21 @@ typedef struct options {
 } options;
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: kyu-render [options] (RECORDING.jsonl | SCENE | --demo)\n"
-            "  --out DIR          write DIR/frame_0000.png ... (default render-out)\n"
-            "  --size WxH         picture size in pixels (default 640x480)\n"
-            "  --every K          recording: every K-th recorded frame; scene/demo: K steps a frame\n"
-            "  --frames N         at most N frames (default: the whole recording; 60 for a scene)\n"
-            "  --camera EX,EY,EZ:TX,TY,TZ[:FOV]   eye, target and vertical field of view (degrees)\n"
-            "  --eye X,Y,Z  --target X,Y,Z  --fov DEG  --ortho   (default: framed from the bodies)\n"
-            "  --layers LIST      debug layers drawn by kyu (scene/demo): aabbs,swept,grid,contacts,\n"
-            "                     impacts,pairs,velocities,text,islands\n"
-            "  --ground Y  --no-shadows  --no-floor\n"
-            "  --gif FILE  --fps F  an animated GIF of the frames (ffmpeg or ImageMagick's convert)\n"
-            "  --no-scene         recording: do not load its scene for the colliders\n"
-            "  --threads N  --seed S   passed to the scene loader\n"
-            "  --probe PNG [--at X,Y]  (for tests) print a PNG's size, its share of non-background\n"
-            "                     pixels and, with --at, the colour of one pixel\n");
+    fprintf(f, "usage: kyu-render [options] (RECORDING.jsonl | SCENE | --demo)\n"
+               "  --out DIR          write DIR/frame_0000.png ... (default render-out)\n"
+               "  --size WxH         picture size in pixels (default 640x480)\n"
+               "  --every K          recording: every K-th recorded frame; scene/demo: K steps a frame\n"
+               "  --frames N         at most N frames (default: the whole recording; 60 for a scene)\n"
+               "  --camera EX,EY,EZ:TX,TY,TZ[:FOV]   eye, target and vertical field of view (degrees)\n"
+               "  --eye X,Y,Z  --target X,Y,Z  --fov DEG  --ortho   (default: framed from the bodies)\n"
+               "  --layers LIST      debug layers drawn by kyu (scene/demo): aabbs,swept,grid,contacts,\n"
+               "                     impacts,pairs,velocities,text,islands\n"
+               "  --ground Y  --no-shadows  --no-floor\n"
+               "  --gif FILE  --fps F  an animated GIF of the frames (ffmpeg or ImageMagick's convert)\n"
+               "  --no-scene         recording: do not load its scene for the colliders\n"
+               "  --threads N  --seed S   passed to the scene loader\n"
+               "  --probe PNG [--at X,Y]  (for tests) print a PNG's size, its share of non-background\n"
+               "                     pixels and, with --at, the colour of one pixel\n");
     fprintf(f, "scene files: supported (tools/scene.c)\n");
 }
 
@@ -95,17 +94,21 @@ static bool parse_camera(const char *s, options *o) {
 }
 
 static bool parse_layers(const char *s, uint32_t *out) {
-    static const struct { const char *name; uint32_t flag; } names[] = {
-        {"aabbs", KYU_DRAW_AABBS}, {"swept", KYU_DRAW_SWEPT}, {"grid", KYU_DRAW_GRID},
-        {"contacts", KYU_DRAW_CONTACTS}, {"impacts", KYU_DRAW_IMPACTS}, {"pairs", KYU_DRAW_PAIRS},
-        {"velocities", KYU_DRAW_VELOCITIES}, {"text", KYU_DRAW_TEXT}, {"islands", KYU_DRAW_ISLANDS},
+    static const struct {
+        const char *name;
+        uint32_t flag;
+    } names[] = {
+        {"aabbs", KYU_DRAW_AABBS},           {"swept", KYU_DRAW_SWEPT},     {"grid", KYU_DRAW_GRID},
+        {"contacts", KYU_DRAW_CONTACTS},     {"impacts", KYU_DRAW_IMPACTS}, {"pairs", KYU_DRAW_PAIRS},
+        {"velocities", KYU_DRAW_VELOCITIES}, {"text", KYU_DRAW_TEXT},       {"islands", KYU_DRAW_ISLANDS},
     };
     *out = 0;
     while (*s) {
         size_t len = strcspn(s, ",");
         bool found = false;
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (strlen(names[i].name) == len && strncmp(s, names[i].name, len) == 0) *out |= names[i].flag, found = true;
+            if (strlen(names[i].name) == len && strncmp(s, names[i].name, len) == 0)
+                *out |= names[i].flag, found = true;
         if (!found) return false;
         s += len + (s[len] == ',');
     }
@@ -124,32 +127,49 @@ static void set_defaults(options *o) {
 // Options that take a value. Returns false (message printed) for a bad one.
 static bool parse_valued(options *o, const char *name, const char *v) {
     bool ok = true;
-    if (!strcmp(name, "--out")) o->out = v;
-    else if (!strcmp(name, "--size")) ok = sscanf(v, "%dx%d", &o->width, &o->height) == 2 && o->width >= 16 &&
-                                        o->height >= 16 && o->width <= 8192 && o->height <= 8192;
-    else if (!strcmp(name, "--every")) ok = parse_int(v, 1, 1000000, &o->every);
-    else if (!strcmp(name, "--frames")) ok = parse_int(v, 1, 1000000, &o->frames);
-    else if (!strcmp(name, "--camera")) ok = parse_camera(v, o);
-    else if (!strcmp(name, "--eye")) ok = parse_vec3(v, &o->eye), o->eye_set = true;
-    else if (!strcmp(name, "--target")) ok = parse_vec3(v, &o->target), o->target_set = true;
-    else if (!strcmp(name, "--fov")) ok = parse_float(v, 1.0f, 170.0f, &o->fov);
-    else if (!strcmp(name, "--layers")) ok = parse_layers(v, &o->layers);
-    else if (!strcmp(name, "--ground")) ok = parse_float(v, -1e6f, 1e6f, &o->ground), o->ground_set = true;
-    else if (!strcmp(name, "--gif")) o->gif = v;
-    else if (!strcmp(name, "--fps")) ok = parse_float(v, 0.1f, 100.0f, &o->fps);
-    else if (!strcmp(name, "--threads")) ok = parse_int(v, 0, 64, &o->threads);
-    else if (!strcmp(name, "--seed")) ok = sscanf(v, "%llu", &o->seed) == 1, o->has_seed = true;
-    else if (!strcmp(name, "--probe")) o->probe = v;
-    else if (!strcmp(name, "--at")) o->probe_at = v;
-    else return fprintf(stderr, "kyu-render: unknown option %s (see --help)\n", name), false;
+    if (!strcmp(name, "--out"))
+        o->out = v;
+    else if (!strcmp(name, "--size"))
+        ok = sscanf(v, "%dx%d", &o->width, &o->height) == 2 && o->width >= 16 && o->height >= 16 &&
+             o->width <= 8192 && o->height <= 8192;
+    else if (!strcmp(name, "--every"))
+        ok = parse_int(v, 1, 1000000, &o->every);
+    else if (!strcmp(name, "--frames"))
+        ok = parse_int(v, 1, 1000000, &o->frames);
+    else if (!strcmp(name, "--camera"))
+        ok = parse_camera(v, o);
+    else if (!strcmp(name, "--eye"))
+        ok = parse_vec3(v, &o->eye), o->eye_set = true;
+    else if (!strcmp(name, "--target"))
+        ok = parse_vec3(v, &o->target), o->target_set = true;
+    else if (!strcmp(name, "--fov"))
+        ok = parse_float(v, 1.0f, 170.0f, &o->fov);
+    else if (!strcmp(name, "--layers"))
+        ok = parse_layers(v, &o->layers);
+    else if (!strcmp(name, "--ground"))
+        ok = parse_float(v, -1e6f, 1e6f, &o->ground), o->ground_set = true;
+    else if (!strcmp(name, "--gif"))
+        o->gif = v;
+    else if (!strcmp(name, "--fps"))
+        ok = parse_float(v, 0.1f, 100.0f, &o->fps);
+    else if (!strcmp(name, "--threads"))
+        ok = parse_int(v, 0, 64, &o->threads);
+    else if (!strcmp(name, "--seed"))
+        ok = sscanf(v, "%llu", &o->seed) == 1, o->has_seed = true;
+    else if (!strcmp(name, "--probe"))
+        o->probe = v;
+    else if (!strcmp(name, "--at"))
+        o->probe_at = v;
+    else
+        return fprintf(stderr, "kyu-render: unknown option %s (see --help)\n", name), false;
     if (!ok) fprintf(stderr, "kyu-render: bad value for %s: '%s' (see --help)\n", name, v);
     return ok;
 }
 
 static bool is_valued(const char *a) {
-    static const char *const v[] = {"--out", "--size", "--every", "--frames", "--camera", "--eye",
-                                    "--target", "--fov", "--layers", "--ground", "--gif", "--fps",
-                                    "--threads", "--seed", "--probe", "--at"};
+    static const char *const v[] = {"--out",     "--size", "--every",  "--frames", "--camera", "--eye",
+                                    "--target",  "--fov",  "--layers", "--ground", "--gif",    "--fps",
+                                    "--threads", "--seed", "--probe",  "--at"};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!strcmp(a, v[i])) return true;
     return false;
@@ -160,12 +180,18 @@ static int parse_args(int argc, char **argv, options *o) {
     set_defaults(o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), -1;
-        else if (!strcmp(a, "--demo")) o->demo = true;
-        else if (!strcmp(a, "--ortho")) o->ortho = true;
-        else if (!strcmp(a, "--no-scene")) o->no_scene = true;
-        else if (!strcmp(a, "--no-shadows")) o->shadows = false;
-        else if (!strcmp(a, "--no-floor")) o->floor = false;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout), -1;
+        else if (!strcmp(a, "--demo"))
+            o->demo = true;
+        else if (!strcmp(a, "--ortho"))
+            o->ortho = true;
+        else if (!strcmp(a, "--no-scene"))
+            o->no_scene = true;
+        else if (!strcmp(a, "--no-shadows"))
+            o->shadows = false;
+        else if (!strcmp(a, "--no-floor"))
+            o->floor = false;
         else if (is_valued(a)) {
             if (i + 1 >= argc) return fprintf(stderr, "kyu-render: %s needs a value\n", a), 2;
             if (!parse_valued(o, a, argv[++i])) return 2;
@@ -244,7 +270,8 @@ static kyu_world *demo_world(void) {
         }
         int layer = i / 12, k = i % 12;
         bd.position = (vec3s){{-0.9f + 0.62f * (float)(k % 4) + 0.3f * jitter[0],
-                               0.5f + 0.7f * (float)layer + 0.2f * jitter[1], -0.6f + 0.6f * (float)(k / 4) + 0.3f * jitter[2]}};
+                               0.5f + 0.7f * (float)layer + 0.2f * jitter[1],
+                               -0.6f + 0.6f * (float)(k / 4) + 0.3f * jitter[2]}};
         bad = kyu_body_create(w, &bd, NULL) != KYU_OK;
     }
     if (bad) kyu_world_destroy(w);
@@ -337,7 +364,8 @@ static int add_world_bodies(renderer *r, const kyu_world *w) {
         kyu_body_get_position(w, ids[i], &p);
         kyu_body_get_radius(w, ids[i], &rad);
         kyu_body_get_rotation(w, ids[i], &q);
-        rv_add_turned_sphere(&r->scene, p, rad, rv_body_color((int)ids[i].index1 - 1, kyu_body_is_awake(w, ids[i])), q);
+        rv_add_turned_sphere(&r->scene, p, rad,
+                             rv_body_color((int)ids[i].index1 - 1, kyu_body_is_awake(w, ids[i])), q);
     }
     free(ids);
     return 0;
@@ -529,16 +557,21 @@ static int make_gif(const options *o) {
     snprintf(pattern, sizeof pattern, "%s/frame_%%04d.png", o->out);
     snprintf(rate, sizeof rate, "%g", (double)o->fps);
     if (on_path("ffmpeg")) {
-        char *argv[] = {"ffmpeg", "-y", "-loglevel", "error", "-framerate", rate, "-i", pattern, "-vf",
-                        "split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer",
-                        (char *)o->gif, NULL};
+        char *argv[] = {
+            "ffmpeg",       "-y",
+            "-loglevel",    "error",
+            "-framerate",   rate,
+            "-i",           pattern,
+            "-vf",          "split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer",
+            (char *)o->gif, NULL};
         return run_tool(argv);
     }
     if (on_path("convert")) {
         char delay[32], glob[4096];
         snprintf(delay, sizeof delay, "%d", (int)lround(100.0 / o->fps));
         snprintf(glob, sizeof glob, "%s/frame_*.png", o->out);
-        char *argv[] = {"sh", "-c", "convert -delay \"$1\" -loop 0 $2 \"$3\"", "sh", delay, glob, (char *)o->gif, NULL};
+        char *argv[] = {"sh",           "-c", "convert -delay \"$1\" -loop 0 $2 \"$3\"", "sh", delay, glob,
+                        (char *)o->gif, NULL};
         return run_tool(argv);
     }
     fprintf(stderr, "kyu-render: no GIF: neither ffmpeg nor ImageMagick's convert is installed "
@@ -558,10 +591,14 @@ int main(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     int kind = o.demo ? 2 : input_kind(o.input, r.err, sizeof r.err);
-    if (kind < 0) rc = EXIT_BAD_INPUT;
-    else if (kind == 2) rc = run_demo(&r);
-    else if (kind == 1) rc = run_recording(&r);
-    else rc = run_scene(&r);
+    if (kind < 0)
+        rc = EXIT_BAD_INPUT;
+    else if (kind == 2)
+        rc = run_demo(&r);
+    else if (kind == 1)
+        rc = run_recording(&r);
+    else
+        rc = run_scene(&r);
     rv_scene_free(&r.scene);
     if (rc) {
         fprintf(stderr, "kyu-render: %s\n", r.err[0] ? r.err : "failed");

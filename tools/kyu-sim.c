@@ -39,9 +39,9 @@ typedef struct options {
     int threads;
     int has_seed;
     uint64_t seed;
-    long steps;  // -1: the scene's
-    int every;   // 0: the scene's
-    int format;  // -1: the scene's
+    long steps; // -1: the scene's
+    int every;  // 0: the scene's
+    int format; // -1: the scene's
     int quiet;
     snapshot_req snap[MAX_SNAPSHOTS];
     int snap_count;
@@ -52,7 +52,8 @@ typedef struct options {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static int die(int code, const char *fmt, ...) {
+static int
+die(int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fputs("kyu-sim: ", stderr);
@@ -81,8 +82,7 @@ static int parse_long(const char *s, long lo, long hi, long *out) {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-        return -1;
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) return -1;
     *out = v;
     return 0;
 }
@@ -90,11 +90,9 @@ static int parse_long(const char *s, long lo, long hi, long *out) {
 static int parse_u64(const char *s, uint64_t *out) {
     char *end;
     errno = 0;
-    if (s[0] == '-' || s[0] == '\0')
-        return -1;
+    if (s[0] == '-' || s[0] == '\0') return -1;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return -1;
+    if (errno != 0 || *end != '\0') return -1;
     *out = (uint64_t)v;
     return 0;
 }
@@ -102,20 +100,17 @@ static int parse_u64(const char *s, uint64_t *out) {
 // A comma-separated list of format names; the bit set of them all, or -1.
 static int parse_format(const char *s) {
     static const char *const names[] = {"none", "csv", "jsonl", "both", "vtk", "xyz"};
-    static const int bits[] = {0, KYU_RECORD_CSV, KYU_RECORD_JSONL, KYU_RECORD_CSV | KYU_RECORD_JSONL,
-                               RECORD_VTK, RECORD_XYZ};
+    static const int bits[] = {
+        0, KYU_RECORD_CSV, KYU_RECORD_JSONL, KYU_RECORD_CSV | KYU_RECORD_JSONL, RECORD_VTK, RECORD_XYZ};
     int set = 0;
     for (;;) {
         size_t len = strcspn(s, ",");
         int found = -1;
         for (int i = 0; i < 6; i++)
-            if (strlen(names[i]) == len && strncmp(s, names[i], len) == 0)
-                found = i;
-        if (found < 0)
-            return -1;
+            if (strlen(names[i]) == len && strncmp(s, names[i], len) == 0) found = i;
+        if (found < 0) return -1;
         set |= bits[found];
-        if (s[len] == '\0')
-            return set;
+        if (s[len] == '\0') return set;
         s += len + 1;
     }
 }
@@ -124,12 +119,10 @@ static int parse_snapshot_arg(options *o, const char *arg) {
     const char *colon = strchr(arg, ':');
     char num[32];
     long step;
-    if (colon == NULL || colon == arg || (size_t)(colon - arg) >= sizeof num || colon[1] == '\0')
-        return -1;
+    if (colon == NULL || colon == arg || (size_t)(colon - arg) >= sizeof num || colon[1] == '\0') return -1;
     memcpy(num, arg, (size_t)(colon - arg));
     num[colon - arg] = '\0';
-    if (parse_long(num, 0, 2147483647L, &step) != 0 || o->snap_count == MAX_SNAPSHOTS)
-        return -1;
+    if (parse_long(num, 0, 2147483647L, &step) != 0 || o->snap_count == MAX_SNAPSHOTS) return -1;
     o->snap[o->snap_count++] = (snapshot_req){step, colon + 1};
     return 0;
 }
@@ -156,14 +149,13 @@ static int parse_option(options *o, const char *name, const char *val) {
         o->resume = val;
     else
         return die(-1, "unknown option %s (try --help)", name);
-    if (bad)
-        return die(-1, "bad value for %s: \"%s\" (try --help)", name, val);
+    if (bad) return die(-1, "bad value for %s: \"%s\" (try --help)", name, val);
     return 0;
 }
 
 static int takes_value(const char *name) {
-    static const char *const names[] = {"--threads", "--seed", "--steps", "--every", "--format", "--out",
-                                        "--save-snapshot", "--resume", NULL};
+    static const char *const names[] = {"--threads", "--seed",          "--steps",  "--every", "--format",
+                                        "--out",     "--save-snapshot", "--resume", NULL};
     for (int i = 0; names[i]; i++)
         if (strcmp(name, names[i]) == 0) return 1;
     return 0;
@@ -176,20 +168,16 @@ static int parse_args(int argc, char **argv, options *o) {
         if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = 1;
         } else if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
-            if (!takes_value(a))
-                return die(-1, "unknown option %s (try --help)", a);
-            if (i + 1 >= argc)
-                return die(-1, "%s needs a value (try --help)", a);
-            if (parse_option(o, a, argv[++i]) != 0)
-                return -1;
+            if (!takes_value(a)) return die(-1, "unknown option %s (try --help)", a);
+            if (i + 1 >= argc) return die(-1, "%s needs a value (try --help)", a);
+            if (parse_option(o, a, argv[++i]) != 0) return -1;
         } else if (o->scene == NULL) {
             o->scene = a;
         } else {
             return die(-1, "one scene only: \"%s\" is extra (try --help)", a);
         }
     }
-    if (o->scene == NULL)
-        return die(-1, "no scene file given (try --help)");
+    if (o->scene == NULL) return die(-1, "no scene file given (try --help)");
     return 0;
 }
 
@@ -199,16 +187,13 @@ static int parse_args(int argc, char **argv, options *o) {
 static int make_dirs(const char *path) {
     char buf[4096];
     size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf)
-        return -1;
+    if (n == 0 || n >= sizeof buf) return -1;
     memcpy(buf, path, n + 1);
     for (size_t i = 1; i <= n; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
+        if (buf[i] != '/' && buf[i] != '\0') continue;
         char saved = buf[i];
         buf[i] = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return -1;
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
         buf[i] = saved;
     }
     struct stat st;
@@ -239,8 +224,7 @@ static void put_json_string(FILE *f, const char *s) {
 static uint64_t file_hash(const char *path) {
     uint64_t h = 0xcbf29ce484222325ull;
     FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
+    if (f == NULL) return 0;
     int c;
     while ((c = fgetc(f)) != EOF) h = (h ^ (uint64_t)c) * 0x100000001b3ull;
     fclose(f);
@@ -266,9 +250,9 @@ typedef struct recorder {
     uint32_t *pick_ids;
     float *pos, *vel, *radius;
     int pick_cap;
-    const char *out_dir;  // DIR
-    const char *vtk_dir;  // "frames": DIR/frames holds the .vtp files; NULL without --format vtk
-    char **vtk_files;     // their names, relative to DIR (for DIR/frames.pvd)
+    const char *out_dir; // DIR
+    const char *vtk_dir; // "frames": DIR/frames holds the .vtp files; NULL without --format vtk
+    char **vtk_files;    // their names, relative to DIR (for DIR/frames.pvd)
     double *vtk_times;
     int vtk_count, vtk_cap;
 } recorder;
@@ -288,12 +272,10 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
         return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
     if (format & RECORD_VTK) {
         snprintf(path, sizeof path, "%s/frames", o->out);
-        if (make_dirs(path) != 0)
-            return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+        if (make_dirs(path) != 0) return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
         r->vtk_dir = "frames";
     }
-    if (r->csv)
-        fputs("step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz\n", r->csv);
+    if (r->csv) fputs("step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz\n", r->csv);
     if (r->jsonl) {
         fputs("{\"kyu_recording\":1,\"scene\":", r->jsonl);
         put_json_string(r->jsonl, o->scene);
@@ -309,8 +291,7 @@ static int rec_close(recorder *r, const char *out) {
     int bad = 0;
     FILE *files[4] = {r->csv, r->jsonl, r->series, r->xyz};
     for (int i = 0; i < 4; i++)
-        if (files[i] != NULL)
-            bad |= ferror(files[i]) | (fclose(files[i]) != 0);
+        if (files[i] != NULL) bad |= ferror(files[i]) | (fclose(files[i]) != 0);
     if (out != NULL && r->vtk_dir != NULL) {
         char path[4200];
         snprintf(path, sizeof path, "%s/frames.pvd", out);
@@ -329,19 +310,19 @@ static int rec_close(recorder *r, const char *out) {
 }
 
 static int wanted(const uint32_t *only, int only_count, uint32_t id) {
-    if (only == NULL)
-        return 1;
+    if (only == NULL) return 1;
     for (int i = 0; i < only_count; i++)
-        if (only[i] == id)
-            return 1;
+        if (only[i] == id) return 1;
     return 0;
 }
 
 // A number for JSON: 9 significant digits, or null when it is not finite (a world that blew up),
 // as the summary writes it; JSON has no NaN.
 static void json_num(FILE *f, double v) {
-    if (isfinite(v)) fprintf(f, "%.9g", v);
-    else fputs("null", f);
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
 }
 
 static void json_vec(FILE *f, const char *key, vec3s v) {
@@ -361,8 +342,8 @@ static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, doubl
     kyu_body_get_radius(w, id, &rad);
     int awake = kyu_body_is_awake(w, id);
     if (r->csv)
-        fprintf(r->csv, "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%.9g\n", step, t, id.index1,
-                (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
+        fprintf(r->csv, "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%.9g\n", step, t,
+                id.index1, (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
                 (double)rad, awake, (double)a.x, (double)a.y, (double)a.z);
     if (r->jsonl) {
         fprintf(r->jsonl, "{\"step\":%ld,\"t\":%.9g,\"id\":%u", step, t, id.index1);
@@ -380,15 +361,14 @@ static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
     kyu_world_momentum(w, mom);
     kyu_step_stats st = kyu_world_stats(w);
     int n = kyu_world_body_count(w), sleeping = kyu_world_sleeping_body_count(w);
-    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g,%.17g\n", step, t,
-            ke, pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, st.contacts,
+    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g,%.17g\n", step, t, ke,
+            pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, st.contacts,
             (double)st.max_overlap, kyu_world_rotational_energy(w));
 }
 
 // Room for n recorded bodies in the gather arrays. 0, or -1 out of memory.
 static int rec_reserve(recorder *r, int n) {
-    if (n <= r->pick_cap)
-        return 0;
+    if (n <= r->pick_cap) return 0;
     kyu_body_id *pick = realloc(r->pick, (size_t)n * sizeof *pick);
     if (pick != NULL) r->pick = pick;
     uint32_t *ids = realloc(r->pick_ids, (size_t)n * sizeof *ids);
@@ -399,8 +379,7 @@ static int rec_reserve(recorder *r, int n) {
     if (vel != NULL) r->vel = vel;
     float *rad = realloc(r->radius, (size_t)n * sizeof *rad);
     if (rad != NULL) r->radius = rad;
-    if (pick == NULL || ids == NULL || pos == NULL || vel == NULL || rad == NULL)
-        return -1;
+    if (pick == NULL || ids == NULL || pos == NULL || vel == NULL || rad == NULL) return -1;
     r->pick_cap = n;
     return 0;
 }
@@ -415,25 +394,21 @@ static int rec_files(recorder *r, kyu_world *w, int count, long step, double t) 
     kyu_frame frame = {count, r->pick_ids, r->pos, r->vel, r->radius, step, t};
     if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, NULL) != 0)
         return snprintf(r->failed_path, sizeof r->failed_path, "frames.xyz"), -2;
-    if (r->vtk_dir == NULL)
-        return 0;
+    if (r->vtk_dir == NULL) return 0;
     if (r->vtk_count == r->vtk_cap) {
         int cap = r->vtk_cap > 0 ? 2 * r->vtk_cap : 64;
         char **files = realloc(r->vtk_files, (size_t)cap * sizeof *files);
         if (files != NULL) r->vtk_files = files;
         double *times = realloc(r->vtk_times, (size_t)cap * sizeof *times);
         if (times != NULL) r->vtk_times = times;
-        if (files == NULL || times == NULL)
-            return -1;
+        if (files == NULL || times == NULL) return -1;
         r->vtk_cap = cap;
     }
     char name[64];
     snprintf(name, sizeof name, "%s/frame_%06ld.vtp", r->vtk_dir, step);
     snprintf(r->failed_path, sizeof r->failed_path, "%s/%s", r->out_dir, name);
-    if (kyu_frame_write_vtp(&frame, r->failed_path) != 0)
-        return -2;
-    if ((r->vtk_files[r->vtk_count] = strdup(name)) == NULL)
-        return -1;
+    if (kyu_frame_write_vtp(&frame, r->failed_path) != 0) return -2;
+    if ((r->vtk_files[r->vtk_count] = strdup(name)) == NULL) return -1;
     r->vtk_times[r->vtk_count++] = t;
     return 0;
 }
@@ -445,29 +420,24 @@ static int rec_frame(recorder *r, kyu_scene *s, long step, int format) {
     double t = step_time(s, step);
     rec_series(r, s, step, t);
     r->frames++;
-    if (format == 0)
-        return 0;
+    if (format == 0) return 0;
     int n = kyu_world_get_bodies(w, NULL, 0);
     if (n > r->cap) {
         kyu_body_id *ids = realloc(r->ids, (size_t)n * sizeof *ids);
-        if (ids == NULL)
-            return -1;
+        if (ids == NULL) return -1;
         r->ids = ids;
         r->cap = n;
     }
     n = kyu_world_get_bodies(w, r->ids, r->cap);
     int only_count;
     const uint32_t *only = kyu_scene_record_ids(s, &only_count);
-    if ((format & (RECORD_VTK | RECORD_XYZ)) && rec_reserve(r, n) != 0)
-        return -1;
+    if ((format & (RECORD_VTK | RECORD_XYZ)) && rec_reserve(r, n) != 0) return -1;
     int picked = 0;
     for (int i = 0; i < n; i++)
         if (wanted(only, only_count, r->ids[i].index1)) {
             r->rows++; // a body recorded (a row of each record file)
-            if (format & (KYU_RECORD_CSV | KYU_RECORD_JSONL))
-                rec_body(r, w, r->ids[i], step, t);
-            if (format & (RECORD_VTK | RECORD_XYZ))
-                r->pick[picked++] = r->ids[i];
+            if (format & (KYU_RECORD_CSV | KYU_RECORD_JSONL)) rec_body(r, w, r->ids[i], step, t);
+            if (format & (RECORD_VTK | RECORD_XYZ)) r->pick[picked++] = r->ids[i];
         }
     return format & (RECORD_VTK | RECORD_XYZ) ? rec_files(r, w, picked, step, t) : 0;
 }
@@ -501,8 +471,7 @@ typedef struct progress {
 
 static void progress_draw(progress *p, long step, int final) {
     double now = now_seconds();
-    if (!p->on || (!final && now - p->last < 0.1))
-        return;
+    if (!p->on || (!final && now - p->last < 0.1)) return;
     p->last = now;
     long done = step - p->first, total = p->end - p->first;
     double frac = total > 0 ? (double)done / (double)total : 1.0;
@@ -512,10 +481,9 @@ static void progress_draw(progress *p, long step, int final) {
     int fill = (int)(frac * 30);
     for (int i = 0; i < 30; i++) bar[i] = i < fill ? '#' : '.';
     bar[30] = '\0';
-    fprintf(stderr, "\r[%s] %ld/%ld steps  t=%.2f s  %.0f steps/s  ETA %s \033[K", bar, step,
-            p->end, step * (double)p->dt, rate, eta);
-    if (final)
-        fputc('\n', stderr);
+    fprintf(stderr, "\r[%s] %ld/%ld steps  t=%.2f s  %.0f steps/s  ETA %s \033[K", bar, step, p->end,
+            step * (double)p->dt, rate, eta);
+    if (final) fputc('\n', stderr);
     fflush(stderr);
 }
 
@@ -532,10 +500,11 @@ static int save_snapshot(kyu_scene *s, const options *o, const char *file) {
     char side[4200];
     snprintf(side, sizeof side, "%s.json", file);
     FILE *f = fopen(side, "w");
-    if (f == NULL)
-        return die(-1, "%s: cannot write: %s", side, strerror(errno));
-    fprintf(f, "{\"kyu_sim_snapshot\":1,\"step\":%ld,\"seed\":%llu,\"scene_hash\":\"%016llx\","
-            "\"scene\":", kyu_scene_step_index(s), (unsigned long long)kyu_scene_seed(s),
+    if (f == NULL) return die(-1, "%s: cannot write: %s", side, strerror(errno));
+    fprintf(f,
+            "{\"kyu_sim_snapshot\":1,\"step\":%ld,\"seed\":%llu,\"scene_hash\":\"%016llx\","
+            "\"scene\":",
+            kyu_scene_step_index(s), (unsigned long long)kyu_scene_seed(s),
             (unsigned long long)file_hash(o->scene));
     put_json_string(f, o->scene);
     fputs("}\n", f);
@@ -553,8 +522,10 @@ static int read_sidecar(const char *file, resume_info *ri) {
     snprintf(side, sizeof side, "%s.json", file);
     FILE *f = fopen(side, "rb");
     if (f == NULL)
-        return die(-1, "%s: cannot open (kyu-sim writes it beside the snapshot with "
-                   "--save-snapshot; it holds the step): %s", side, strerror(errno));
+        return die(-1,
+                   "%s: cannot open (kyu-sim writes it beside the snapshot with "
+                   "--save-snapshot; it holds the step): %s",
+                   side, strerror(errno));
     char buf[8192];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
@@ -564,8 +535,7 @@ static int read_sidecar(const char *file, resume_info *ri) {
     const cJSON *seed = cJSON_GetObjectItemCaseSensitive(j, "seed");
     const cJSON *hash = cJSON_GetObjectItemCaseSensitive(j, "scene_hash");
     int ok = cJSON_IsNumber(step) && step->valuedouble >= 0 && step->valuedouble < 2147483648.0 &&
-             step->valuedouble == floor(step->valuedouble) && cJSON_IsNumber(seed) &&
-             cJSON_IsString(hash);
+             step->valuedouble == floor(step->valuedouble) && cJSON_IsNumber(seed) && cJSON_IsString(hash);
     if (ok) {
         ri->step = (long)step->valuedouble;
         ri->seed = (uint64_t)seed->valuedouble;
@@ -590,8 +560,7 @@ static int is_frame(long step, long first, long end, int every) {
 
 static int maybe_save(kyu_scene *s, const options *o) {
     for (int i = 0; i < o->snap_count; i++)
-        if (o->snap[i].step == kyu_scene_step_index(s) && save_snapshot(s, o, o->snap[i].file))
-            return -1;
+        if (o->snap[i].step == kyu_scene_step_index(s) && save_snapshot(s, o, o->snap[i].file)) return -1;
     return 0;
 }
 
@@ -603,37 +572,29 @@ static double total_energy(kyu_scene *s) {
 // A frame of the records, or the exit code of the failure (-1 when all went well).
 static int record(recorder *rec, kyu_scene *s, long step, int format) {
     int code = rec_frame(rec, s, step, format);
-    if (code == -1)
-        return die(EXIT_INTERNAL, "out of memory recording");
-    if (code == -2)
-        return die(EXIT_INTERNAL, "%s: cannot write: %s", rec->failed_path, strerror(errno));
+    if (code == -1) return die(EXIT_INTERNAL, "out of memory recording");
+    if (code == -2) return die(EXIT_INTERNAL, "%s: cannot write: %s", rec->failed_path, strerror(errno));
     return -1;
 }
 
-static int run(kyu_scene *s, const options *o, recorder *rec, int format, int every,
-               run_result *res) {
+static int run(kyu_scene *s, const options *o, recorder *rec, int format, int every, run_result *res) {
     double t0 = now_seconds();
     // The first draw waits 0.1 s, so the rate it shows is measured over more than a step.
-    progress bar = {isatty(2) && !o->quiet, t0, t0, res->first, res->end,
-                    kyu_scene_world_def(s)->fixed_dt};
+    progress bar = {isatty(2) && !o->quiet, t0, t0, res->first, res->end, kyu_scene_world_def(s)->fixed_dt};
     res->e0 = total_energy(s);
-    if (maybe_save(s, o) != 0)
-        return EXIT_INTERNAL;
+    if (maybe_save(s, o) != 0) return EXIT_INTERNAL;
     int code = record(rec, s, res->first, format);
-    if (code >= 0)
-        return code;
+    if (code >= 0) return code;
     for (long step = res->first; step < res->end;) {
         double ts = now_seconds();
-        if (kyu_scene_step(s) != 0)
-            return die(EXIT_INTERNAL, "%s: %s", o->scene, kyu_scene_last_error(s));
+        if (kyu_scene_step(s) != 0) return die(EXIT_INTERNAL, "%s: %s", o->scene, kyu_scene_last_error(s));
         res->step_wall += now_seconds() - ts;
         step = kyu_scene_step_index(s);
         kyu_step_stats st = kyu_world_stats(kyu_scene_world(s));
         if (st.max_overlap > res->max_overlap) res->max_overlap = st.max_overlap;
         res->impacts += st.impacts;
         res->cap_hits += st.event_cap_hit;
-        if (maybe_save(s, o) != 0)
-            return EXIT_INTERNAL;
+        if (maybe_save(s, o) != 0) return EXIT_INTERNAL;
         if (is_frame(step, res->first, res->end, every) && (code = record(rec, s, step, format)) >= 0)
             return code;
         progress_draw(&bar, step, 0);
@@ -670,15 +631,13 @@ static int count_touching(kyu_world *w) {
         kyu_body_get_contacts(w, ids[i], ev, cap, &total);
         if (total > cap) {
             kyu_contact_event *more = realloc(ev, (size_t)total * sizeof *ev);
-            if (more == NULL)
-                break;
+            if (more == NULL) break;
             ev = more;
             cap = total;
             kyu_body_get_contacts(w, ids[i], ev, cap, &total);
         }
         for (int k = 0; k < total && k < cap; k++)
-            if (!ev[k].sensor)
-                twice += ev[k].other.index1 != 0 ? 1 : 2;
+            if (!ev[k].sensor) twice += ev[k].other.index1 != 0 ? 1 : 2;
     }
     free(ids);
     free(ev);
@@ -720,22 +679,26 @@ static int write_summary(kyu_scene *s, const options *o, const run_result *r, co
                          const figures *f) {
     char path[4200];
     FILE *out = open_out(o->out, "summary.json", path, sizeof path);
-    if (out == NULL)
-        return die(-1, "%s: cannot write: %s", path, strerror(errno));
+    if (out == NULL) return die(-1, "%s: cannot write: %s", path, strerror(errno));
     const kyu_world_def *wd = kyu_scene_world_def(s);
     long steps = r->end - r->first;
     double total = f->ke + f->pe;
     fputs("{\n  \"kyu_sim\": 1,\n  \"scene\": ", out);
     put_json_string(out, o->scene);
     fprintf(out, ",\n  \"resumed_from\": ");
-    if (o->resume) put_json_string(out, o->resume); else fputs("null", out);
-    fprintf(out, ",\n  \"first_step\": %ld,\n  \"last_step\": %ld,\n  \"steps_run\": %ld,\n"
+    if (o->resume)
+        put_json_string(out, o->resume);
+    else
+        fputs("null", out);
+    fprintf(out,
+            ",\n  \"first_step\": %ld,\n  \"last_step\": %ld,\n  \"steps_run\": %ld,\n"
             "  \"dt\": %.9g,\n  \"time\": %.9g,\n  \"threads\": %d,\n  \"seed\": %llu,\n",
-            r->first, r->end, steps, (double)wd->fixed_dt, step_time(s, r->end),
-            wd->worker_count, (unsigned long long)kyu_scene_seed(s));
-    fprintf(out, "  \"bodies\": %d,\n  \"awake\": %d,\n  \"sleeping\": %d,\n  \"contacts\": %d,\n"
-            "  \"contacts_last_step\": %d,\n", f->bodies, f->bodies - f->sleeping, f->sleeping,
-            f->touching, f->contacts);
+            r->first, r->end, steps, (double)wd->fixed_dt, step_time(s, r->end), wd->worker_count,
+            (unsigned long long)kyu_scene_seed(s));
+    fprintf(out,
+            "  \"bodies\": %d,\n  \"awake\": %d,\n  \"sleeping\": %d,\n  \"contacts\": %d,\n"
+            "  \"contacts_last_step\": %d,\n",
+            f->bodies, f->bodies - f->sleeping, f->sleeping, f->touching, f->contacts);
     // A world that blew up has NaN energies, which JSON cannot hold: they are written as null.
     put_field(out, "kinetic_energy", f->ke, 17);
     put_field(out, "rotational_energy", f->rot, 17); // the part of kinetic_energy in spin
@@ -750,27 +713,27 @@ static int write_summary(kyu_scene *s, const options *o, const run_result *r, co
     put_field(out, "max_overlap", f->overlap, 9);
     put_field(out, "max_overlap_run", r->max_overlap, 9);
     fprintf(out, "  \"impacts\": %ld,\n  \"event_cap_hits\": %ld,\n", r->impacts, r->cap_hits);
-    fprintf(out, "  \"wall_seconds\": %.6f,\n  \"step_seconds\": %.6f,\n  \"ms_per_step\": %.6f,\n"
-            "  \"steps_per_second\": %.3f,\n", r->wall, r->step_wall,
-            steps > 0 ? 1e3 * r->step_wall / steps : 0.0,
+    fprintf(out,
+            "  \"wall_seconds\": %.6f,\n  \"step_seconds\": %.6f,\n  \"ms_per_step\": %.6f,\n"
+            "  \"steps_per_second\": %.3f,\n",
+            r->wall, r->step_wall, steps > 0 ? 1e3 * r->step_wall / steps : 0.0,
             r->step_wall > 0 ? steps / r->step_wall : 0.0);
-    fprintf(out, "  \"frames\": %ld,\n  \"rows\": %ld,\n  \"state_hash\": \"%016llx\"\n}\n",
-            rec->frames, rec->rows, (unsigned long long)f->hash);
-    if (ferror(out) | fclose(out))
-        return die(-1, "%s: cannot write", path);
+    fprintf(out, "  \"frames\": %ld,\n  \"rows\": %ld,\n  \"state_hash\": \"%016llx\"\n}\n", rec->frames,
+            rec->rows, (unsigned long long)f->hash);
+    if (ferror(out) | fclose(out)) return die(-1, "%s: cannot write", path);
     return 0;
 }
 
 static void print_summary(const options *o, const run_result *r, const figures *f) {
     long steps = r->end - r->first;
-    printf("%s: %ld steps (to step %ld) in %.2f s (%.3f ms/step)\n", o->scene, steps, r->end,
-           r->wall, steps > 0 ? 1e3 * r->step_wall / steps : 0.0);
+    printf("%s: %ld steps (to step %ld) in %.2f s (%.3f ms/step)\n", o->scene, steps, r->end, r->wall,
+           steps > 0 ? 1e3 * r->step_wall / steps : 0.0);
     printf("  bodies %d (%d sleeping), contacts %d, max overlap %.3g m\n", f->bodies, f->sleeping,
            f->touching, (double)f->overlap);
     printf("  energy %.6g J (kinetic %.6g of which rotational %.6g, potential %.6g; %.6g at the start)\n",
            f->ke + f->pe, f->ke, f->rot, f->pe, r->e0);
-    printf("  momentum (%.6g, %.6g, %.6g) kg m/s, state hash %016llx\n", f->mom[0], f->mom[1],
-           f->mom[2], (unsigned long long)f->hash);
+    printf("  momentum (%.6g, %.6g, %.6g) kg m/s, state hash %016llx\n", f->mom[0], f->mom[1], f->mom[2],
+           (unsigned long long)f->hash);
     printf("  output in %s/\n", o->out);
 }
 
@@ -782,11 +745,12 @@ static int prepare(const options *o, kyu_scene **out) {
     resume_info ri = {0, 0, 0};
     char err[1024];
     if (o->resume != NULL) {
-        if (read_sidecar(o->resume, &ri) != 0)
-            return EXIT_BAD_INPUT;
+        if (read_sidecar(o->resume, &ri) != 0) return EXIT_BAD_INPUT;
         if (ri.scene_hash != file_hash(o->scene))
-            return die(EXIT_BAD_INPUT, "%s: saved from another scene than %s (or the scene "
-                       "changed since)", o->resume, o->scene);
+            return die(EXIT_BAD_INPUT,
+                       "%s: saved from another scene than %s (or the scene "
+                       "changed since)",
+                       o->resume, o->scene);
         if (o->has_seed && o->seed != ri.seed)
             return die(EXIT_BAD_INPUT, "%s: saved with --seed %llu, not %llu", o->resume,
                        (unsigned long long)ri.seed, (unsigned long long)o->seed);
@@ -794,8 +758,7 @@ static int prepare(const options *o, kyu_scene **out) {
         so.seed = ri.seed;
     }
     kyu_scene *s = kyu_scene_load(o->scene, &so, err, sizeof err);
-    if (s == NULL)
-        return die(EXIT_BAD_INPUT, "%s", err);
+    if (s == NULL) return die(EXIT_BAD_INPUT, "%s", err);
     if (o->resume != NULL && kyu_scene_resume(s, o->resume, ri.step, err, sizeof err) != 0) {
         kyu_scene_destroy(s);
         return die(EXIT_BAD_INPUT, "%s", err);
@@ -806,26 +769,20 @@ static int prepare(const options *o, kyu_scene **out) {
 
 static int finish(kyu_scene *s, const options *o, recorder *rec, run_result *res) {
     figures f = measure(s);
-    if (rec_close(rec, o->out) != 0)
-        return die(EXIT_INTERNAL, "%s: writing the records failed", o->out);
-    if (write_summary(s, o, res, rec, &f) != 0)
-        return EXIT_INTERNAL;
-    if (!o->quiet)
-        print_summary(o, res, &f);
+    if (rec_close(rec, o->out) != 0) return die(EXIT_INTERNAL, "%s: writing the records failed", o->out);
+    if (write_summary(s, o, res, rec, &f) != 0) return EXIT_INTERNAL;
+    if (!o->quiet) print_summary(o, res, &f);
     return EXIT_DONE;
 }
 
 int main(int argc, char **argv) {
     options o;
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            return usage(stdout), EXIT_DONE;
-    if (parse_args(argc, argv, &o) != 0)
-        return EXIT_BAD_INPUT;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return usage(stdout), EXIT_DONE;
+    if (parse_args(argc, argv, &o) != 0) return EXIT_BAD_INPUT;
     kyu_scene *s = NULL;
     int code = prepare(&o, &s);
-    if (code != EXIT_DONE)
-        return code;
+    if (code != EXIT_DONE) return code;
     run_result res = {0};
     res.first = kyu_scene_step_index(s);
     res.end = o.steps >= 0 ? o.steps : kyu_scene_run_steps(s);
@@ -833,11 +790,9 @@ int main(int argc, char **argv) {
     int format = o.format >= 0 ? o.format : kyu_scene_record_format(s);
     recorder rec = {0};
     if (res.end < res.first)
-        code = die(EXIT_BAD_INPUT, "--steps %ld ends before the snapshot's step %ld", res.end,
-                   res.first);
+        code = die(EXIT_BAD_INPUT, "--steps %ld ends before the snapshot's step %ld", res.end, res.first);
     else if (make_dirs(o.out) != 0)
-        code = die(EXIT_BAD_INPUT, "%s: cannot create the output directory: %s", o.out,
-                   strerror(errno));
+        code = die(EXIT_BAD_INPUT, "%s: cannot create the output directory: %s", o.out, strerror(errno));
     else if (rec_open(&rec, &o, s, format, every) != 0)
         code = die(EXIT_BAD_INPUT, "%s: cannot write: %s", rec.failed_path, strerror(errno));
     else

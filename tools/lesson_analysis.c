@@ -9,7 +9,8 @@
 
 // Where body b is, and how fast, s seconds into the step along its path.
 static vec3s pos_at(const ls_body *b, float s) {
-    return glms_vec3_add(glms_vec3_add(b->p0, glms_vec3_scale(b->v0, s)), glms_vec3_scale(b->accel, 0.5f * s * s));
+    return glms_vec3_add(glms_vec3_add(b->p0, glms_vec3_scale(b->v0, s)),
+                         glms_vec3_scale(b->accel, 0.5f * s * s));
 }
 
 static vec3s vel_at(const ls_body *b, float s) { return glms_vec3_add(b->v0, glms_vec3_scale(b->accel, s)); }
@@ -31,8 +32,10 @@ static double exact_touch(const ls_body *a, const ls_body *b, float dt) {
     if (hi < 0.0) return -1.0;
     for (int it = 0; it < 60; it++) {
         double mid = 0.5 * (lo + hi);
-        if (gap_at(a, b, mid, dt) > 0.0) lo = mid;
-        else hi = mid;
+        if (gap_at(a, b, mid, dt) > 0.0)
+            lo = mid;
+        else
+            hi = mid;
     }
     return hi;
 }
@@ -79,7 +82,8 @@ static void toi_wall(ls_capture *c) {
     t->t_naive = t->rate < 0.0f ? -t->g0 / t->rate : -1.0f;
     t->t_double = t->rate < 0.0f ? -(double)t->g0 / (double)t->rate : -1.0;
     kyu_box box = kyu_box_make(c->wall_p0, glms_quat_identity(), h);
-    t->sweep = kyu_sweep_sphere_box(A->p0, glms_vec3_scale(A->v0, dt), A->r, &box, glms_vec3_scale(c->wall_v, dt));
+    t->sweep =
+        kyu_sweep_sphere_box(A->p0, glms_vec3_scale(A->v0, dt), A->r, &box, glms_vec3_scale(c->wall_v, dt));
     t->t_exact = t->t_double;
 }
 
@@ -89,7 +93,8 @@ static void toi_compare(ls_capture *c) {
     t->diff = fabs(t->t_exact - (double)t->t_engine);
     // Straight paths: the same quadratic, so float rounding only. Curved ones: the engine's
     // conservative advancement stops within ~1e-5 of the radius, a few 1e-5 of the step.
-    t->agree = t->diff <= (t->curved ? 2e-4 : 4e-6) && fabsf(t->sweep.t - t->t_engine) <= (t->curved ? 1.0f : 4e-6f);
+    t->agree =
+        t->diff <= (t->curved ? 2e-4 : 4e-6) && fabsf(t->sweep.t - t->t_engine) <= (t->curved ? 1.0f : 4e-6f);
 }
 
 // Impacts this step that involve either side other than the one shown.
@@ -99,7 +104,8 @@ static int other_impacts(const ls_capture *c) {
         const kyu_impact_event *e = &c->imps[k];
         if (memcmp(e, &c->imp, sizeof *e) == 0) continue;
         bool a = e->body.index1 == c->b[c->ia].id.index1 || e->other.index1 == c->b[c->ia].id.index1;
-        bool b = c->ib >= 0 && (e->body.index1 == c->b[c->ib].id.index1 || e->other.index1 == c->b[c->ib].id.index1);
+        bool b = c->ib >= 0 &&
+                 (e->body.index1 == c->b[c->ib].id.index1 || e->other.index1 == c->b[c->ib].id.index1);
         n += a || b;
     }
     return n;
@@ -126,7 +132,8 @@ static void reflect(ls_capture *c) {
     r->vT = glms_vec3_sub(r->vrel, r->vN);
     // A's contact point is at -rA n from its centre, B's at +rB n: their relative velocity is
     // vrel + wA x (-rA n) - wB x (rB n) = vrel + n x (rA wA + rB wB).
-    vec3s vc = glms_vec3_add(r->vrel, glms_vec3_cross(r->n, glms_vec3_add(glms_vec3_scale(r->wa, A->r), glms_vec3_scale(r->wb, rb))));
+    vec3s vc = glms_vec3_add(r->vrel, glms_vec3_cross(r->n, glms_vec3_add(glms_vec3_scale(r->wa, A->r),
+                                                                          glms_vec3_scale(r->wb, rb))));
     r->vslip = glms_vec3_sub(vc, glms_vec3_scale(r->n, glms_vec3_dot(vc, r->n)));
     r->e = -r->vn < c->def.restitution_threshold ? 0.0f : fmaxf(A->e, eb);
     r->mu = sqrtf(A->mu * mub);
@@ -158,8 +165,8 @@ static void contact_mine(ls_capture *c) {
         r->point_mine = glms_vec3_add(a, glms_vec3_scale(ab, A->r / (A->r + B->r)));
         r->n_mine = glms_vec3_normalize(glms_vec3_negate(ab));
     } else {
-        kyu_box box = kyu_box_make(glms_vec3_add(c->wall_p0, glms_vec3_scale(c->wall_v, s)), glms_quat_identity(),
-                                   c->wall_half);
+        kyu_box box = kyu_box_make(glms_vec3_add(c->wall_p0, glms_vec3_scale(c->wall_v, s)),
+                                   glms_quat_identity(), c->wall_half);
         kyu_distance_sphere_box(a, A->r, &box, &r->n_mine, &r->point_mine);
     }
 }
@@ -184,8 +191,10 @@ static void reflect_compare(ls_capture *c) {
 }
 
 void ls_analyse(ls_capture *c) {
-    if (c->ib >= 0) toi_spheres(c);
-    else toi_wall(c);
+    if (c->ib >= 0)
+        toi_spheres(c);
+    else
+        toi_wall(c);
     toi_compare(c);
     reflect(c);
     contact_mine(c);

@@ -65,7 +65,8 @@ static int setup_two_spheres(run_ctx *x) {
                "lower, so they meet off-centre. No gravity, restitution 0.8, no friction: the step in "
                "which they touch is the step shown.";
     if (make_world(x, (vec3s){{0.0f, 0.0f, 0.0f}})) return -1;
-    if (add_body(x, "A", (vec3s){{-7.15f, 0.25f, 0.0f}}, (vec3s){{24.0f, 0.0f, 0.0f}}, 0.3f, 1.0f, 0.8f, 0.0f) ||
+    if (add_body(x, "A", (vec3s){{-7.15f, 0.25f, 0.0f}}, (vec3s){{24.0f, 0.0f, 0.0f}}, 0.3f, 1.0f, 0.8f,
+                 0.0f) ||
         add_body(x, "B", (vec3s){{1.0f, 0.0f, 0.0f}}, (vec3s){{-12.0f, 0.0f, 0.0f}}, 0.4f, 2.0f, 0.8f, 0.0f))
         return -1;
     return 0;
@@ -95,7 +96,8 @@ static int setup_moving_wall(run_ctx *x) {
     c->wall_half = wall.half_extents;
     c->wall_v = wall.velocity;
     c->wall_e = wall.restitution, c->wall_mu = wall.friction;
-    return add_body(x, "ball", (vec3s){{-0.3f, 0.2f, 0.0f}}, (vec3s){{14.0f, 5.0f, 0.0f}}, 0.25f, 1.0f, 0.7f, 0.1f);
+    return add_body(x, "ball", (vec3s){{-0.3f, 0.2f, 0.0f}}, (vec3s){{14.0f, 5.0f, 0.0f}}, 0.25f, 1.0f, 0.7f,
+                    0.1f);
 }
 
 // (3) A pile settles and sleeps; a ball dropped on it wakes it: impacts, contacts, islands, sleep.
@@ -110,7 +112,7 @@ static int setup_pile(run_ctx *x) {
     if (kyu_collider_create(x->w, &ground, &x->ground) != KYU_OK) return -1;
     c->has_ground = true;
     const float r = 0.25f, h = r * sqrtf(3.0f);
-    vec3s at[6] = {{{-0.5f, r, 0.0f}}, {{0.0f, r, 0.0f}}, {{0.5f, r, 0.0f}},
+    vec3s at[6] = {{{-0.5f, r, 0.0f}},      {{0.0f, r, 0.0f}},      {{0.5f, r, 0.0f}},
                    {{-0.25f, r + h, 0.0f}}, {{0.25f, r + h, 0.0f}}, {{2.0f, r, 0.0f}}};
     const char *names[6] = {"P1", "P2", "P3", "P4", "P5", "L"};
     for (int i = 0; i < 6; i++)
@@ -127,7 +129,8 @@ static int settle_and_drop(run_ctx *x) {
         return -1;
     }
     x->target_other = x->c->nb;
-    return add_body(x, "drop", (vec3s){{-0.35f, 1.9f, 0.0f}}, (vec3s){{0.6f, -1.0f, 0.0f}}, 0.25f, 1.0f, 0.3f, 0.5f);
+    return add_body(x, "drop", (vec3s){{-0.35f, 1.9f, 0.0f}}, (vec3s){{0.6f, -1.0f, 0.0f}}, 0.25f, 1.0f, 0.3f,
+                    0.5f);
 }
 
 // ---- reading the world -------------------------------------------------------------------------
@@ -168,8 +171,10 @@ static void read_contacts(run_ctx *x, bool after) {
             if (a < 0 || b == -99) continue;
             ls_pair *p = find_pair(x->c, a, b);
             if (!p) continue;
-            if (after) p->after = true;
-            else p->before = true;
+            if (after)
+                p->after = true;
+            else
+                p->before = true;
         }
     }
 }
@@ -197,7 +202,8 @@ static float gap_between(const run_ctx *x, const ls_pair *p, bool after) {
     vec3s pa = after ? a->p1 : a->p0;
     if (p->b == LS_GROUND) return pa.y - a->r;
     if (p->b == LS_WALL) {
-        kyu_box box = kyu_box_make(after ? x->c->wall_p1 : x->c->wall_p0, glms_quat_identity(), x->c->wall_half);
+        kyu_box box =
+            kyu_box_make(after ? x->c->wall_p1 : x->c->wall_p0, glms_quat_identity(), x->c->wall_half);
         return kyu_distance_sphere_box(pa, a->r, &box, NULL, NULL);
     }
     const ls_body *b = &x->c->b[p->b];
@@ -211,8 +217,10 @@ static void read_state(run_ctx *x, bool after) {
         kyu_body_get_velocity(x->w, b->id, after ? &b->v1 : &b->v0);
         kyu_body_get_angular_velocity(x->w, b->id, after ? &b->w1 : &b->w0);
         kyu_body_get_inertia(x->w, b->id, &b->inertia);
-        if (after) b->awake1 = kyu_body_is_awake(x->w, b->id);
-        else b->awake0 = kyu_body_is_awake(x->w, b->id);
+        if (after)
+            b->awake1 = kyu_body_is_awake(x->w, b->id);
+        else
+            b->awake0 = kyu_body_is_awake(x->w, b->id);
     }
     if (x->c->has_wall) kyu_collider_get_position(x->w, x->wall, after ? &x->c->wall_p1 : &x->c->wall_p0);
 }
@@ -231,7 +239,8 @@ static void on_capsule(vec3s a, vec3s b, float r, kyu_color color, void *ctx) {
     run_ctx *x = ctx;
     ls_drawn *d = &x->c->drawn;
     (void)color;
-    if (x->draw_mode == DRAW_SWEPT && d->nswept < LS_MAX_BODIES) d->swept[d->nswept++] = (ls_capsule){a, b, r};
+    if (x->draw_mode == DRAW_SWEPT && d->nswept < LS_MAX_BODIES)
+        d->swept[d->nswept++] = (ls_capsule){a, b, r};
 }
 
 static void on_segment(vec3s a, vec3s b, kyu_color color, void *ctx) {
@@ -274,8 +283,13 @@ static void read_drawing(run_ctx *x) {
     d.draw_box = on_box, d.draw_capsule = on_capsule, d.draw_segment = on_segment;
     d.draw_point = on_point, d.draw_text = on_text, d.draw_sphere = on_sphere;
     d.context = x;
-    static const struct { int mode; uint32_t flags; } layers[] = {
-        {DRAW_GRID, KYU_DRAW_GRID}, {DRAW_AABBS, KYU_DRAW_AABBS}, {DRAW_SWEPT, KYU_DRAW_SWEPT},
+    static const struct {
+        int mode;
+        uint32_t flags;
+    } layers[] = {
+        {DRAW_GRID, KYU_DRAW_GRID},
+        {DRAW_AABBS, KYU_DRAW_AABBS},
+        {DRAW_SWEPT, KYU_DRAW_SWEPT},
         {DRAW_SEGS, KYU_DRAW_CONTACTS | KYU_DRAW_PAIRS | KYU_DRAW_IMPACTS | KYU_DRAW_TEXT},
         {DRAW_ISLANDS, KYU_DRAW_SHAPES | KYU_DRAW_ISLANDS | KYU_DRAW_SLEEP},
     };
@@ -292,9 +306,12 @@ static void read_drawing(run_ctx *x) {
 static bool is_target(const run_ctx *x, const kyu_impact_event *ev) {
     int a = index_of(x->c, ev->body), b = side_of(x, ev->other, ev->collider);
     switch (x->c->scenario) {
-    case 1: return (a == 0 && b == 1) || (a == 1 && b == 0);
-    case 2: return b == LS_WALL;
-    default: return b >= 0 && (a == x->target_other || b == x->target_other);
+    case 1:
+        return (a == 0 && b == 1) || (a == 1 && b == 0);
+    case 2:
+        return b == LS_WALL;
+    default:
+        return b >= 0 && (a == x->target_other || b == x->target_other);
     }
 }
 
@@ -365,7 +382,8 @@ static void watch_sleep(run_ctx *x) {
     for (int s = 1; s <= c->sleep_horizon; s++) {
         if (step_once(x)) return;
         for (int i = 0; i < c->nb; i++)
-            if (c->b[i].sleep_step < 0 && !kyu_body_is_awake(x->w, c->b[i].id)) c->b[i].sleep_step = c->step + s;
+            if (c->b[i].sleep_step < 0 && !kyu_body_is_awake(x->w, c->b[i].id))
+                c->b[i].sleep_step = c->step + s;
     }
 }
 
@@ -389,10 +407,14 @@ int ls_run(int scenario, ls_capture *c) {
     c->scenario = scenario;
     run_ctx x = {.c = c, .target_other = -1};
     int rc;
-    if (scenario == 1) rc = setup_two_spheres(&x);
-    else if (scenario == 2) rc = setup_moving_wall(&x);
-    else if (scenario == 3) rc = setup_pile(&x);
-    else return snprintf(c->error, sizeof c->error, "no scenario %d (1..%d)", scenario, LS_SCENARIOS), -1;
+    if (scenario == 1)
+        rc = setup_two_spheres(&x);
+    else if (scenario == 2)
+        rc = setup_moving_wall(&x);
+    else if (scenario == 3)
+        rc = setup_pile(&x);
+    else
+        return snprintf(c->error, sizeof c->error, "no scenario %d (1..%d)", scenario, LS_SCENARIOS), -1;
     if (!rc && scenario == 3) rc = settle_and_drop(&x);
     if (!rc && scenario == 3) c->step = 0; // count the steps from the drop
     if (!rc) rc = step_to_impact(&x, 240);

@@ -11,10 +11,10 @@
 #include <kyu/kyu.h>
 
 #define LS_MAX_BODIES 12
-#define LS_MAX_PAIRS 64
-#define LS_MAX_DRAWN 256
-#define LS_WALL (-1) // "the other side is the wall (or the ground)"
-#define LS_GROUND (-2)
+#define LS_MAX_PAIRS  64
+#define LS_MAX_DRAWN  256
+#define LS_WALL       (-1) // "the other side is the wall (or the ground)"
+#define LS_GROUND     (-2)
 
 typedef struct ls_body {
     kyu_body_id id;
@@ -25,14 +25,14 @@ typedef struct ls_body {
     float inertia;        // moment of inertia (INFINITY: fixed rotation)
     vec3s accel;          // the acceleration of its path during the step (see lesson_capture.c)
     bool awake0, awake1;
-    int sleep_step;       // the step at whose end it fell asleep (after the lesson's step), or -1
-    int island;           // the lesson's island number after the step (-1: touches nothing)
+    int sleep_step; // the step at whose end it fell asleep (after the lesson's step), or -1
+    int island;     // the lesson's island number after the step (-1: touches nothing)
     bool has_engine_color;
     kyu_color engine_color; // kyu_world_draw's colour with KYU_DRAW_ISLANDS
 } ls_body;
 
 typedef struct ls_pair {
-    int a, b;        // body indices; b is LS_WALL or LS_GROUND for a collider
+    int a, b; // body indices; b is LS_WALL or LS_GROUND for a collider
     bool before, after, began, ended;
     float gap0, gap1; // centre distance minus radii (or distance to the collider) before / after
 } ls_pair;
@@ -54,7 +54,7 @@ typedef struct ls_text {
 
 // What kyu_world_draw drew after the step, layer by layer.
 typedef struct ls_drawn {
-    bool available;    // kyu_world_draw returned KYU_OK
+    bool available; // kyu_world_draw returned KYU_OK
     kyu_box grid[LS_MAX_DRAWN];
     int ngrid;
     kyu_box aabb[LS_MAX_BODIES * 2];
@@ -72,17 +72,17 @@ typedef struct ls_drawn {
 // The time of impact, three ways: the lesson's float P, Q, R (seed 000), the same in double,
 // kyu_sweep_sphere_sphere, and the engine's impact event.
 typedef struct ls_toi {
-    bool sphere;          // sphere-sphere (P, Q, R); false: sphere against the wall's face
-    vec3s C0, D;          // C0 = b0 - a0, D = db - da (the chord of the relative path)
-    float P, Q, R, disc;  // float, as in the seed's code
-    float t_naive;        // (-Q - sqrt(Q^2 - P R)) / P
-    double t_double;      // the same formula in double
-    kyu_hit sweep;        // kyu_sweep_sphere_sphere (or kyu_sweep_sphere_box) on the chord
-    bool curved;          // the relative path is a parabola: the chord is only a first guess
-    double t_exact;       // first touch along the true path (bisection), when curved
-    float g0, rate;       // wall: gap at t = 0 and its rate over the step (t = -g0 / rate)
-    float t_engine;       // kyu_impact_event.time
-    bool agree;           // the lesson's time and the engine's agree to float precision
+    bool sphere;         // sphere-sphere (P, Q, R); false: sphere against the wall's face
+    vec3s C0, D;         // C0 = b0 - a0, D = db - da (the chord of the relative path)
+    float P, Q, R, disc; // float, as in the seed's code
+    float t_naive;       // (-Q - sqrt(Q^2 - P R)) / P
+    double t_double;     // the same formula in double
+    kyu_hit sweep;       // kyu_sweep_sphere_sphere (or kyu_sweep_sphere_box) on the chord
+    bool curved;         // the relative path is a parabola: the chord is only a first guess
+    double t_exact;      // first touch along the true path (bisection), when curved
+    float g0, rate;      // wall: gap at t = 0 and its rate over the step (t = -g0 / rate)
+    float t_engine;      // kyu_impact_event.time
+    bool agree;          // the lesson's time and the engine's agree to float precision
     double diff;
 } ls_toi;
 
@@ -109,14 +109,14 @@ typedef struct ls_capture {
     int scenario;
     const char *title, *intro;
     kyu_world_def def;
-    int step;                 // the step shown (1 = the world's first step)
+    int step; // the step shown (1 = the world's first step)
     ls_body b[LS_MAX_BODIES];
     int nb;
     bool has_wall, has_ground;
     vec3s wall_p0, wall_p1, wall_v, wall_half;
     float wall_e, wall_mu;
-    kyu_impact_event imp;     // the impact of interest
-    int ia, ib;               // its two sides (ib < 0: a collider)
+    kyu_impact_event imp; // the impact of interest
+    int ia, ib;           // its two sides (ib < 0: a collider)
     kyu_impact_event imps[32];
     int nimps, nimps_total;
     int begin_count, end_count;
@@ -124,7 +124,7 @@ typedef struct ls_capture {
     ls_pair pairs[LS_MAX_PAIRS];
     int npairs;
     int nislands;
-    int sleep_horizon;        // steps run after the lesson's step to see who sleeps
+    int sleep_horizon; // steps run after the lesson's step to see who sleeps
     ls_drawn drawn;
     ls_toi toi;
     ls_reflect refl;

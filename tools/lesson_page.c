@@ -9,12 +9,8 @@
 #include "lesson_svg.h"
 
 const char *const lp_stage_titles[LP_STAGES] = {
-    "Sweeps and swept boxes",
-    "Grid cells and candidate pairs",
-    "Time of impact from P, Q, R",
-    "Contact point and normal",
-    "Velocity split and reflection",
-    "Escape of overlaps, kept and new pairs",
+    "Sweeps and swept boxes",   "Grid cells and candidate pairs", "Time of impact from P, Q, R",
+    "Contact point and normal", "Velocity split and reflection",  "Escape of overlaps, kept and new pairs",
     "Islands and sleep",
 };
 
@@ -39,13 +35,18 @@ static const char *side_name(const ls_capture *c, int i) {
 
 // Where body b is s seconds into the step along its unobstructed path.
 static vec3s free_pos(const ls_body *b, float s) {
-    return glms_vec3_add(glms_vec3_add(b->p0, glms_vec3_scale(b->v0, s)), glms_vec3_scale(b->accel, 0.5f * s * s));
+    return glms_vec3_add(glms_vec3_add(b->p0, glms_vec3_scale(b->v0, s)),
+                         glms_vec3_scale(b->accel, 0.5f * s * s));
 }
 
 // A body's contact margin and slop (types.h): the world def's lengths when set, else 4% and 0.4%
 // of its radius.
-static float margin_of(const ls_capture *c, float r) { return c->def.contact_margin > 0.0f ? c->def.contact_margin : 0.04f * r; }
-static float slop_of(const ls_capture *c, float r) { return c->def.linear_slop > 0.0f ? c->def.linear_slop : 0.004f * r; }
+static float margin_of(const ls_capture *c, float r) {
+    return c->def.contact_margin > 0.0f ? c->def.contact_margin : 0.04f * r;
+}
+static float slop_of(const ls_capture *c, float r) {
+    return c->def.linear_slop > 0.0f ? c->def.linear_slop : 0.004f * r;
+}
 
 // The box of a body's unobstructed path this step, grown by its radius and the contact margin,
 // as engine/toi.c's kyu_path_box builds it (the parabola's turning point included).
@@ -93,8 +94,11 @@ static svg_view view_of(FILE *f, const ls_capture *c) {
 
 static void draw_wall(svg_view *v, const ls_capture *c, bool start, bool end) {
     if (!c->has_wall) return;
-    if (start) svg_rect(v, glms_vec3_sub(c->wall_p0, c->wall_half), glms_vec3_add(c->wall_p0, c->wall_half), "wall ghost");
-    if (end) svg_rect(v, glms_vec3_sub(c->wall_p1, c->wall_half), glms_vec3_add(c->wall_p1, c->wall_half), "wall");
+    if (start)
+        svg_rect(v, glms_vec3_sub(c->wall_p0, c->wall_half), glms_vec3_add(c->wall_p0, c->wall_half),
+                 "wall ghost");
+    if (end)
+        svg_rect(v, glms_vec3_sub(c->wall_p1, c->wall_half), glms_vec3_add(c->wall_p1, c->wall_half), "wall");
 }
 
 static void draw_bodies_at(svg_view *v, const ls_capture *c, int when, float s) {
@@ -131,13 +135,13 @@ static void picture_start(FILE *f, svg_view *v, const ls_capture *c, const char 
 // ---- panels --------------------------------------------------------------------------------------
 
 static void panel_begin(FILE *f, const ls_capture *c, int stage) {
-    fprintf(f, "<article class=\"stage\" id=\"s%d-stage%d\" data-stage=\"%d\">\n<h2>%d. %s</h2>\n", c->scenario,
-            stage + 1, stage + 1, stage + 1, lp_stage_titles[stage]);
+    fprintf(f, "<article class=\"stage\" id=\"s%d-stage%d\" data-stage=\"%d\">\n<h2>%d. %s</h2>\n",
+            c->scenario, stage + 1, stage + 1, stage + 1, lp_stage_titles[stage]);
 }
 
 static void verdict(FILE *f, const ls_capture *c, const char *what, bool ok, const char *detail) {
-    fprintf(f, "<p class=\"verdict %s\" id=\"s%d-%s-verdict\">%s: %s</p>\n", ok ? "agree" : "differ", c->scenario,
-            what, ok ? "agree" : "DIFFER", detail);
+    fprintf(f, "<p class=\"verdict %s\" id=\"s%d-%s-verdict\">%s: %s</p>\n", ok ? "agree" : "differ",
+            c->scenario, what, ok ? "agree" : "DIFFER", detail);
 }
 
 static void stage_sweeps(FILE *f, const ls_capture *c) {
@@ -160,24 +164,31 @@ static void stage_sweeps(FILE *f, const ls_capture *c) {
     draw_bodies_at(&v, c, 0, 0.0f);
     for (int i = 0; i < c->nb; i++) svg_label(&v, c->b[i].p0, -6.0, 4.0, "name", c->b[i].name);
     svg_end(&v);
-    fprintf(f, "<p>Each awake particle's path over the step (dt = %.6f s) is a capsule: its sphere swept from "
-               "where it starts to where it would be at the end if nothing were in the way%s. The broadphase "
-               "does not look at capsules but at their boxes, grown by the radius and the contact margin "
-               "(4%% of the radius: %.3f m for the first body): <span class=\"k aabb-k\">dashed boxes</span>. "
-               "Sleeping bodies are not swept.</p>\n",
-            dt, c->def.gravity.y != 0.0f ? " (a parabola for a body in free flight)" : "", margin_of(c, c->b[0].r));
-    fprintf(f, "<table><tr><th>body</th><th>awake</th><th>p before</th><th>v before</th><th>end of the free path</th><th>box lo</th><th>box hi</th></tr>\n");
+    fprintf(f,
+            "<p>Each awake particle's path over the step (dt = %.6f s) is a capsule: its sphere swept from "
+            "where it starts to where it would be at the end if nothing were in the way%s. The broadphase "
+            "does not look at capsules but at their boxes, grown by the radius and the contact margin "
+            "(4%% of the radius: %.3f m for the first body): <span class=\"k aabb-k\">dashed boxes</span>. "
+            "Sleeping bodies are not swept.</p>\n",
+            dt, c->def.gravity.y != 0.0f ? " (a parabola for a body in free flight)" : "",
+            margin_of(c, c->b[0].r));
+    fprintf(f, "<table><tr><th>body</th><th>awake</th><th>p before</th><th>v before</th><th>end of the free "
+               "path</th><th>box lo</th><th>box hi</th></tr>\n");
     for (int i = 0; i < c->nb; i++) {
         const ls_body *b = &c->b[i];
         vec3s lo, hi;
         path_box(c, b, &lo, &hi);
-        fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", b->name,
-                b->awake0 ? "yes" : (b->awake1 ? "woken" : "asleep"), V(b->p0), V(b->v0), V(free_pos(b, dt)), V(lo), V(hi));
+        fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+                b->name, b->awake0 ? "yes" : (b->awake1 ? "woken" : "asleep"), V(b->p0), V(b->v0),
+                V(free_pos(b, dt)), V(lo), V(hi));
     }
     fprintf(f, "</table>\n<p class=\"engine-note\">%s</p>\n</article>\n",
-            !c->drawn.available ? "kyu_world_draw is not available in this build: the engine's own capsules and boxes are not shown."
-            : "<span class=\"k engine-k\">Red, dotted</span>: kyu_world_draw after the step: KYU_DRAW_SWEPT's capsule of the "
-              "motion each body actually made (start to end, bounce included) and KYU_DRAW_AABBS's box of each body where it ended.");
+            !c->drawn.available ? "kyu_world_draw is not available in this build: the engine's own capsules "
+                                  "and boxes are not shown."
+                                : "<span class=\"k engine-k\">Red, dotted</span>: kyu_world_draw after the "
+                                  "step: KYU_DRAW_SWEPT's capsule of the "
+                                  "motion each body actually made (start to end, bounce included) and "
+                                  "KYU_DRAW_AABBS's box of each body where it ended.");
 }
 
 // Candidate pairs as the broadphase finds them: two swept bodies whose boxes overlap, and a swept
@@ -225,58 +236,83 @@ static void stage_grid(FILE *f, const ls_capture *c) {
     for (int i = 0; i < c->nb; i++) svg_label(&v, c->b[i].p0, -6.0, 4.0, "name", c->b[i].name);
     svg_end(&v);
     float cell = c->drawn.ngrid ? 2.0f * c->drawn.grid[0].half_extents.x : 0.0f;
-    fprintf(f, "<p>The boxes are binned in a uniform grid (cell %.3f m, <span class=\"k cell-k\">grey squares</span>: "
-               "the %d cells in use, drawn by kyu_world_draw with KYU_DRAW_GRID). Two bodies become a "
-               "<em>candidate pair</em> when their boxes overlap (<span class=\"k cand-k\">purple dashes</span>): only "
-               "those get an exact time of impact. Colliders are tested against every box directly, without the grid, "
-               "and count as candidates too; the ground plane is unbounded, so it pairs with every swept body.</p>\n", cell, c->drawn.ngrid);
-    fprintf(f, "<table><tr><th>candidate pairs (box overlaps, lesson)</th><th>kyu_world_stats().candidate_pairs</th></tr>"
-               "<tr><td>%d:", n);
+    fprintf(f,
+            "<p>The boxes are binned in a uniform grid (cell %.3f m, <span class=\"k cell-k\">grey "
+            "squares</span>: "
+            "the %d cells in use, drawn by kyu_world_draw with KYU_DRAW_GRID). Two bodies become a "
+            "<em>candidate pair</em> when their boxes overlap (<span class=\"k cand-k\">purple "
+            "dashes</span>): only "
+            "those get an exact time of impact. Colliders are tested against every box directly, without the "
+            "grid, "
+            "and count as candidates too; the ground plane is unbounded, so it pairs with every swept "
+            "body.</p>\n",
+            cell, c->drawn.ngrid);
+    fprintf(f,
+            "<table><tr><th>candidate pairs (box overlaps, "
+            "lesson)</th><th>kyu_world_stats().candidate_pairs</th></tr>"
+            "<tr><td>%d:",
+            n);
     for (int k = 0; k < n; k++) fprintf(f, " %s&#8211;%s", c->b[pa[k]].name, side_name(c, pb[k]));
-    fprintf(f, "</td><td id=\"s%d-cand-engine\">%d</td></tr></table>\n", c->scenario, c->stats.candidate_pairs);
+    fprintf(f, "</td><td id=\"s%d-cand-engine\">%d</td></tr></table>\n", c->scenario,
+            c->stats.candidate_pairs);
     verdict(f, c, "cand", n == c->stats.candidate_pairs,
-            n == c->stats.candidate_pairs ? "the engine's broadphase found as many candidate pairs as the boxes' overlaps"
-                                          : "the engine's count is not the number of overlapping boxes");
+            n == c->stats.candidate_pairs
+                ? "the engine's broadphase found as many candidate pairs as the boxes' overlaps"
+                : "the engine's count is not the number of overlapping boxes");
     fprintf(f, "</article>\n");
 }
 
 static void toi_table_spheres(FILE *f, const ls_capture *c) {
     const ls_toi *t = &c->toi;
     const ls_body *A = &c->b[c->ia], *B = &c->b[c->ib];
-    fprintf(f, "<p>The time of impact of two moving spheres: with A = %s and B = %s (the engine's event names A as <code>body</code>, B as "
-               "<code>other</code>), C(t) = C0 + t D is the vector from A to B at time t (a fraction of the step). "
-               "|C(t)|&#178; = P t&#178; + 2 Q t + R' with P = D&#183;D, Q = C0&#183;D, R' = C0&#183;C0; contact when it "
-               "equals (ra + rb)&#178;, so R = C0&#183;C0 &#8722; (ra+rb)&#178; and "
-               "<b>t = (&#8722;Q &#8722; &#8730;(Q&#178; &#8722; P R)) / P</b>.</p>\n", A->name, B->name);
-    fprintf(f, "<table class=\"nums\">"
-               "<tr><td>C0 = b0 &#8722; a0</td><td>%s</td></tr><tr><td>D = db &#8722; da</td><td>%s</td></tr>"
-               "<tr><td>ra + rb</td><td>%.4f</td></tr>"
-               "<tr><td>P = D&#183;D</td><td>%.9g</td></tr><tr><td>Q = C0&#183;D</td><td>%.9g</td></tr>"
-               "<tr><td>R = C0&#183;C0 &#8722; (ra+rb)&#178;</td><td>%.9g</td></tr>"
-               "<tr><td>Q&#178; &#8722; P R</td><td>%.9g</td></tr>"
-               "<tr><td>t, the formula in float (lesson)</td><td id=\"s%d-toi-mine\">%.7f</td></tr>"
-               "<tr><td>t, the same in double (lesson)</td><td>%.9f</td></tr>",
+    fprintf(
+        f,
+        "<p>The time of impact of two moving spheres: with A = %s and B = %s (the engine's event names A as "
+        "<code>body</code>, B as "
+        "<code>other</code>), C(t) = C0 + t D is the vector from A to B at time t (a fraction of the step). "
+        "|C(t)|&#178; = P t&#178; + 2 Q t + R' with P = D&#183;D, Q = C0&#183;D, R' = C0&#183;C0; contact "
+        "when it "
+        "equals (ra + rb)&#178;, so R = C0&#183;C0 &#8722; (ra+rb)&#178; and "
+        "<b>t = (&#8722;Q &#8722; &#8730;(Q&#178; &#8722; P R)) / P</b>.</p>\n",
+        A->name, B->name);
+    fprintf(f,
+            "<table class=\"nums\">"
+            "<tr><td>C0 = b0 &#8722; a0</td><td>%s</td></tr><tr><td>D = db &#8722; da</td><td>%s</td></tr>"
+            "<tr><td>ra + rb</td><td>%.4f</td></tr>"
+            "<tr><td>P = D&#183;D</td><td>%.9g</td></tr><tr><td>Q = C0&#183;D</td><td>%.9g</td></tr>"
+            "<tr><td>R = C0&#183;C0 &#8722; (ra+rb)&#178;</td><td>%.9g</td></tr>"
+            "<tr><td>Q&#178; &#8722; P R</td><td>%.9g</td></tr>"
+            "<tr><td>t, the formula in float (lesson)</td><td id=\"s%d-toi-mine\">%.7f</td></tr>"
+            "<tr><td>t, the same in double (lesson)</td><td>%.9f</td></tr>",
             V(t->C0), V(t->D), A->r + B->r, t->P, t->Q, t->R, t->disc, c->scenario, t->t_naive, t->t_double);
     if (t->curved)
-        fprintf(f, "<tr><td>t along the true curved paths (lesson, bisection)</td><td>%.7f</td></tr>", t->t_exact);
-    fprintf(f, "<tr><td>t from kyu_sweep_sphere_sphere (geometry.h, on the chord)</td><td id=\"s%d-toi-sweep\">%.7f</td></tr>"
-               "<tr><td>t of the engine's impact event (kyu_impact_event.time)</td><td id=\"s%d-toi-engine\">%.7f</td></tr></table>\n",
+        fprintf(f, "<tr><td>t along the true curved paths (lesson, bisection)</td><td>%.7f</td></tr>",
+                t->t_exact);
+    fprintf(f,
+            "<tr><td>t from kyu_sweep_sphere_sphere (geometry.h, on the chord)</td><td "
+            "id=\"s%d-toi-sweep\">%.7f</td></tr>"
+            "<tr><td>t of the engine's impact event (kyu_impact_event.time)</td><td "
+            "id=\"s%d-toi-engine\">%.7f</td></tr></table>\n",
             c->scenario, t->sweep.t, c->scenario, t->t_engine);
 }
 
 static void toi_table_wall(FILE *f, const ls_capture *c) {
     const ls_toi *t = &c->toi;
     fprintf(f, "<p>A wall has no P, Q, R: seen from the wall (relative motion), the ball moves by "
-               "D = (v &#8722; v_wall) dt and its gap to the face with normal n shrinks at the rate n&#183;D per step, "
+               "D = (v &#8722; v_wall) dt and its gap to the face with normal n shrinks at the rate n&#183;D "
+               "per step, "
                "so <b>t = &#8722;g0 / (n&#183;D)</b>.</p>\n");
-    fprintf(f, "<table class=\"nums\"><tr><td>n (face normal, from the event)</td><td>%s</td></tr>"
-               "<tr><td>D = (v &#8722; v_wall) dt</td><td>%s</td></tr><tr><td>g0 (gap at t = 0)</td><td>%.9g</td></tr>"
-               "<tr><td>n&#183;D</td><td>%.9g</td></tr>"
-               "<tr><td>t = &#8722;g0 / n&#183;D (lesson)</td><td id=\"s%d-toi-mine\">%.7f</td></tr>"
-               "<tr><td>t from kyu_sweep_sphere_box (geometry.h)</td><td id=\"s%d-toi-sweep\">%.7f</td></tr>"
-               "<tr><td>t of the engine's impact event (kyu_impact_event.time)</td><td id=\"s%d-toi-engine\">%.7f</td></tr></table>\n",
-            V(c->imp.normal), V(t->D), t->g0, t->rate, c->scenario, t->t_naive, c->scenario, t->sweep.t, c->scenario,
-            t->t_engine);
+    fprintf(f,
+            "<table class=\"nums\"><tr><td>n (face normal, from the event)</td><td>%s</td></tr>"
+            "<tr><td>D = (v &#8722; v_wall) dt</td><td>%s</td></tr><tr><td>g0 (gap at t = "
+            "0)</td><td>%.9g</td></tr>"
+            "<tr><td>n&#183;D</td><td>%.9g</td></tr>"
+            "<tr><td>t = &#8722;g0 / n&#183;D (lesson)</td><td id=\"s%d-toi-mine\">%.7f</td></tr>"
+            "<tr><td>t from kyu_sweep_sphere_box (geometry.h)</td><td id=\"s%d-toi-sweep\">%.7f</td></tr>"
+            "<tr><td>t of the engine's impact event (kyu_impact_event.time)</td><td "
+            "id=\"s%d-toi-engine\">%.7f</td></tr></table>\n",
+            V(c->imp.normal), V(t->D), t->g0, t->rate, c->scenario, t->t_naive, c->scenario, t->sweep.t,
+            c->scenario, t->t_engine);
 }
 
 static void stage_toi(FILE *f, const ls_capture *c) {
@@ -289,18 +325,24 @@ static void stage_toi(FILE *f, const ls_capture *c) {
     svg_end(&v);
     if (t->sphere) svg_quadratic_plot(f, t->P, t->Q, t->R, t->t_double, "distance squared over the step");
     fprintf(f, "</div>\n");
-    if (t->sphere) toi_table_spheres(f, c);
-    else toi_table_wall(f, c);
+    if (t->sphere)
+        toi_table_spheres(f, c);
+    else
+        toi_table_wall(f, c);
     char detail[300];
     if (t->curved)
-        snprintf(detail, sizeof detail, "the engine's time is %.2e from the first touch along the true paths. Here %s "
-                 "falls (a parabola) and %s is held by its contacts (a line): the chord's P, Q, R is only a first guess "
+        snprintf(detail, sizeof detail,
+                 "the engine's time is %.2e from the first touch along the true paths. Here %s "
+                 "falls (a parabola) and %s is held by its contacts (a line): the chord's P, Q, R is only a "
+                 "first guess "
                  "(%.4f), and the engine advances conservatively along the true path from it.",
                  t->diff, c->b[c->b[c->ia].accel.y != 0.0f ? c->ia : c->ib].name,
                  c->b[c->b[c->ia].accel.y != 0.0f ? c->ib : c->ia].name, t->t_double);
     else
-        snprintf(detail, sizeof detail, "the lesson's t and the engine's differ by %.2e (float precision is ~6e-8 "
-                 "relative); kyu_sweep_sphere_* gives %.7f.", t->diff, t->sweep.t);
+        snprintf(detail, sizeof detail,
+                 "the lesson's t and the engine's differ by %.2e (float precision is ~6e-8 "
+                 "relative); kyu_sweep_sphere_* gives %.7f.",
+                 t->diff, t->sweep.t);
     verdict(f, c, "toi", t->agree, detail);
     fprintf(f, "</article>\n");
 }
@@ -316,14 +358,20 @@ static void stage_contact(FILE *f, const ls_capture *c) {
     svg_circle(&v, r->point, 2.5f / (float)v.scale, "point", NULL);
     svg_label(&v, glms_vec3_add(r->point, glms_vec3_scale(r->n, len)), 4.0, 0.0, "small", "n");
     svg_end(&v);
-    double dp = glms_vec3_norm(glms_vec3_sub(r->point, r->point_mine)), dn = glms_vec3_norm(glms_vec3_sub(r->n, r->n_mine));
-    fprintf(f, "<p>At t the two shapes touch. The normal points from B (%s) to A (%s); the contact point is on A's "
-               "surface, %s: point = A(t) + ra/(ra+rb) (B(t) &#8722; A(t)).</p>\n",
-            side_name(c, c->ib), c->b[c->ia].name, c->ib >= 0 ? "between the centres" : "the point of the wall nearest A");
-    fprintf(f, "<table class=\"nums\"><tr><th></th><th>engine (kyu_impact_event)</th><th>lesson (positions at t)</th></tr>"
-               "<tr><td>point</td><td id=\"s%d-point-engine\">%s</td><td>%s</td></tr>"
-               "<tr><td>normal</td><td>%s</td><td>%s</td></tr>"
-               "<tr><td>approach speed</td><td>%.6f m/s</td><td>%.6f m/s</td></tr></table>\n",
+    double dp = glms_vec3_norm(glms_vec3_sub(r->point, r->point_mine)),
+           dn = glms_vec3_norm(glms_vec3_sub(r->n, r->n_mine));
+    fprintf(
+        f,
+        "<p>At t the two shapes touch. The normal points from B (%s) to A (%s); the contact point is on A's "
+        "surface, %s: point = A(t) + ra/(ra+rb) (B(t) &#8722; A(t)).</p>\n",
+        side_name(c, c->ib), c->b[c->ia].name,
+        c->ib >= 0 ? "between the centres" : "the point of the wall nearest A");
+    fprintf(f,
+            "<table class=\"nums\"><tr><th></th><th>engine (kyu_impact_event)</th><th>lesson (positions at "
+            "t)</th></tr>"
+            "<tr><td>point</td><td id=\"s%d-point-engine\">%s</td><td>%s</td></tr>"
+            "<tr><td>normal</td><td>%s</td><td>%s</td></tr>"
+            "<tr><td>approach speed</td><td>%.6f m/s</td><td>%.6f m/s</td></tr></table>\n",
             c->scenario, V(r->point), V(r->point_mine), V(r->n), V(r->n_mine), r->approach_engine, -r->vn);
     char detail[160];
     snprintf(detail, sizeof detail, "point %.1e m apart, normals %.1e apart", dp, dn);
@@ -351,43 +399,60 @@ static void stage_velocity(FILE *f, const ls_capture *c) {
     float scale = vmax > 0.0f ? 3.0f * c->b[c->ia].r / vmax : 0.0f;
     velocity_arrows(&v, c, scale);
     svg_end(&v);
-    fprintf(f, "<p>Reflection with restitution: the velocity of A relative to B (or to the moving wall), v = vA &#8722; vB, splits into "
-               "<span class=\"k vn-k\">vN = (v&#183;n) n</span> and <span class=\"k vt-k\">vT = v &#8722; vN</span>. "
-               "The impact turns vN around and scales it by the restitution e: <span class=\"k vr-k\">v' = vT &#8722; e vN</span> "
-               "(<span class=\"k v-k\">v</span> before). As an impulse: j = &#8722;(1+e) v&#183;n / (1/mA + 1/mB), a wall's 1/m "
-               "being 0. The pair's e is the larger of the two (%.2f), &#956; = "
-               "&#8730;(&#956;A &#956;B) = %.3f; impacts slower than %.2f m/s are inelastic.</p>\n"
-               "<p>Friction acts where the surfaces touch, and the spheres spin, so it sees the slip of the contact "
-               "points: vslip = the tangential part of v + n &#215; (rA &#969;A + rB &#969;B). The friction impulse jt takes "
-               "the slip to &#8722;&#946; times itself (&#946; = %.2f, the tangential restitution) through the tangential "
-               "effective mass kt = 1 / (1/mA + 1/mB + rA&#178;/IA + rB&#178;/IB) = %.4f kg, or slides with at most "
-               "&#956; j. It acts at the contact point, off the centre, so it also turns each sphere: &#916;&#969;A = "
-               "rA (n &#215; jt) / IA, with I = 2/5 m r&#178; for a solid sphere.</p>\n",
-            r->e, r->mu, c->def.restitution_threshold, r->beta, r->kt);
-    fprintf(f, "<table class=\"nums\"><tr><td>vA at t</td><td>%s</td></tr><tr><td>vB at t (%s)</td><td>%s</td></tr>"
-               "<tr><td>v = vA &#8722; vB</td><td>%s</td></tr><tr><td>v&#183;n</td><td>%.6f</td></tr>"
-               "<tr><td>vN</td><td>%s</td></tr><tr><td>vT</td><td>%s</td></tr>"
-               "<tr><td>j (normal), jt (friction)</td><td>%.6f, %.6f N s</td></tr>"
-               "<tr><td>v' relative, after</td><td>%s</td></tr>"
-               "<tr><td>vA after (lesson)</td><td>%s</td></tr>"
-               "<tr><td>&#969;A at t; slip of the contact points</td><td>%s rad/s; %s</td></tr>"
-               "<tr><td>&#969;A after (lesson)</td><td>%s rad/s</td></tr>",
-            V(r->va), side_name(c, c->ib), V(r->vb), V(r->vrel), r->vn, V(r->vN), V(r->vT), r->jn, r->jt,
-            V(r->vrel_after), V(r->va_after), V(r->wa), V(r->vslip), V(r->wa_after));
+    fprintf(
+        f,
+        "<p>Reflection with restitution: the velocity of A relative to B (or to the moving wall), v = vA "
+        "&#8722; vB, splits into "
+        "<span class=\"k vn-k\">vN = (v&#183;n) n</span> and <span class=\"k vt-k\">vT = v &#8722; "
+        "vN</span>. "
+        "The impact turns vN around and scales it by the restitution e: <span class=\"k vr-k\">v' = vT "
+        "&#8722; e vN</span> "
+        "(<span class=\"k v-k\">v</span> before). As an impulse: j = &#8722;(1+e) v&#183;n / (1/mA + 1/mB), "
+        "a wall's 1/m "
+        "being 0. The pair's e is the larger of the two (%.2f), &#956; = "
+        "&#8730;(&#956;A &#956;B) = %.3f; impacts slower than %.2f m/s are inelastic.</p>\n"
+        "<p>Friction acts where the surfaces touch, and the spheres spin, so it sees the slip of the contact "
+        "points: vslip = the tangential part of v + n &#215; (rA &#969;A + rB &#969;B). The friction impulse "
+        "jt takes "
+        "the slip to &#8722;&#946; times itself (&#946; = %.2f, the tangential restitution) through the "
+        "tangential "
+        "effective mass kt = 1 / (1/mA + 1/mB + rA&#178;/IA + rB&#178;/IB) = %.4f kg, or slides with at most "
+        "&#956; j. It acts at the contact point, off the centre, so it also turns each sphere: &#916;&#969;A "
+        "= "
+        "rA (n &#215; jt) / IA, with I = 2/5 m r&#178; for a solid sphere.</p>\n",
+        r->e, r->mu, c->def.restitution_threshold, r->beta, r->kt);
+    fprintf(
+        f,
+        "<table class=\"nums\"><tr><td>vA at t</td><td>%s</td></tr><tr><td>vB at t (%s)</td><td>%s</td></tr>"
+        "<tr><td>v = vA &#8722; vB</td><td>%s</td></tr><tr><td>v&#183;n</td><td>%.6f</td></tr>"
+        "<tr><td>vN</td><td>%s</td></tr><tr><td>vT</td><td>%s</td></tr>"
+        "<tr><td>j (normal), jt (friction)</td><td>%.6f, %.6f N s</td></tr>"
+        "<tr><td>v' relative, after</td><td>%s</td></tr>"
+        "<tr><td>vA after (lesson)</td><td>%s</td></tr>"
+        "<tr><td>&#969;A at t; slip of the contact points</td><td>%s rad/s; %s</td></tr>"
+        "<tr><td>&#969;A after (lesson)</td><td>%s rad/s</td></tr>",
+        V(r->va), side_name(c, c->ib), V(r->vb), V(r->vrel), r->vn, V(r->vN), V(r->vT), r->jn, r->jt,
+        V(r->vrel_after), V(r->va_after), V(r->wa), V(r->vslip), V(r->wa_after));
     if (c->ib >= 0) fprintf(f, "<tr><td>vB after (lesson)</td><td>%s</td></tr>", V(r->vb_after));
-    fprintf(f, "<tr><td>vA at the end of the step (engine)</td><td id=\"s%d-v-engine\">%s</td></tr>", c->scenario,
-            V(c->b[c->ia].v1));
-    fprintf(f, "<tr><td>&#969;A at the end of the step (engine)</td><td id=\"s%d-w-engine\">%s rad/s</td></tr>", c->scenario,
-            V(c->b[c->ia].w1));
-    if (c->ib >= 0) fprintf(f, "<tr><td>vB at the end of the step (engine)</td><td>%s</td></tr>", V(c->b[c->ib].v1));
+    fprintf(f, "<tr><td>vA at the end of the step (engine)</td><td id=\"s%d-v-engine\">%s</td></tr>",
+            c->scenario, V(c->b[c->ia].v1));
+    fprintf(f,
+            "<tr><td>&#969;A at the end of the step (engine)</td><td id=\"s%d-w-engine\">%s rad/s</td></tr>",
+            c->scenario, V(c->b[c->ia].w1));
+    if (c->ib >= 0)
+        fprintf(f, "<tr><td>vB at the end of the step (engine)</td><td>%s</td></tr>", V(c->b[c->ib].v1));
     fprintf(f, "</table>\n");
     char detail[220];
     if (r->single)
-        snprintf(detail, sizeof detail, "the engine's end-of-step velocities are %.1e m/s from the lesson's "
-                 "(after the rest of the step's free path)", r->diff);
+        snprintf(detail, sizeof detail,
+                 "the engine's end-of-step velocities are %.1e m/s from the lesson's "
+                 "(after the rest of the step's free path)",
+                 r->diff);
     else
-        snprintf(detail, sizeof detail, "other impacts changed these bodies later in the same step (%d impacts in all), "
-                 "so the end-of-step velocities are not this one reflection", c->nimps_total);
+        snprintf(detail, sizeof detail,
+                 "other impacts changed these bodies later in the same step (%d impacts in all), "
+                 "so the end-of-step velocities are not this one reflection",
+                 c->nimps_total);
     verdict(f, c, "refl", r->single ? r->agree : true, detail);
     fprintf(f, "</article>\n");
 }
@@ -395,9 +460,12 @@ static void stage_velocity(FILE *f, const ls_capture *c) {
 static void pair_line(svg_view *v, const ls_capture *c, const ls_pair *p, const char *cls) {
     const ls_body *a = &c->b[p->a];
     vec3s q;
-    if (p->b >= 0) q = c->b[p->b].p1;
-    else if (p->b == LS_GROUND) q = (vec3s){{a->p1.x, 0.0f, 0.0f}};
-    else q = (vec3s){{c->wall_p1.x - c->wall_half.x, a->p1.y, 0.0f}};
+    if (p->b >= 0)
+        q = c->b[p->b].p1;
+    else if (p->b == LS_GROUND)
+        q = (vec3s){{a->p1.x, 0.0f, 0.0f}};
+    else
+        q = (vec3s){{c->wall_p1.x - c->wall_half.x, a->p1.y, 0.0f}};
     svg_line(v, a->p1, q, cls);
 }
 
@@ -411,24 +479,41 @@ static void stage_escape(FILE *f, const ls_capture *c) {
         const ls_pair *p = &c->pairs[k];
         if (p->after || p->ended) pair_line(&v, c, p, p->began ? "new" : p->after ? "kept" : "ended");
     }
-    for (int k = 0; k < c->drawn.nsegs; k++) svg_line(&v, c->drawn.segs[k].a, c->drawn.segs[k].b, "engine thin");
+    for (int k = 0; k < c->drawn.nsegs; k++)
+        svg_line(&v, c->drawn.segs[k].a, c->drawn.segs[k].b, "engine thin");
     svg_end(&v);
-    fprintf(f, "<p>After the impacts, pairs closer than the contact margin (%.3f m) are kept as contacts for the next "
-               "step (<span class=\"k kept-k\">kept</span>: touching before and after; <span class=\"k new-k\">new</span>: "
-               "a begin event this step; <span class=\"k ended-k\">ended</span>: an end event). Overlaps deeper than the "
-               "slop (%.3f m) are pushed apart along the normal, split by inverse mass (all of it to the body against a "
-               "collider); this moves positions only, so it never adds energy. Gap &lt; 0 is overlap.</p>\n",
+    fprintf(f,
+            "<p>After the impacts, pairs closer than the contact margin (%.3f m) are kept as contacts for "
+            "the next "
+            "step (<span class=\"k kept-k\">kept</span>: touching before and after; <span class=\"k "
+            "new-k\">new</span>: "
+            "a begin event this step; <span class=\"k ended-k\">ended</span>: an end event). Overlaps deeper "
+            "than the "
+            "slop (%.3f m) are pushed apart along the normal, split by inverse mass (all of it to the body "
+            "against a "
+            "collider); this moves positions only, so it never adds energy. Gap &lt; 0 is overlap.</p>\n",
             margin_of(c, c->b[0].r), slop_of(c, c->b[0].r));
-    fprintf(f, "<table><tr><th>pair</th><th>before</th><th>after</th><th>event</th><th>gap before (mm)</th><th>gap after (mm)</th></tr>\n");
+    fprintf(f, "<table><tr><th>pair</th><th>before</th><th>after</th><th>event</th><th>gap before "
+               "(mm)</th><th>gap after (mm)</th></tr>\n");
     for (int k = 0; k < c->npairs; k++) {
         const ls_pair *p = &c->pairs[k];
-        fprintf(f, "<tr class=\"%s\"><td>%s&#8211;%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%.3f</td></tr>\n",
-                p->began ? "new" : p->after ? "kept" : "ended", c->b[p->a].name, side_name(c, p->b),
-                p->before ? "touching" : "", p->after ? "touching" : "", p->began ? "begin" : p->ended ? "end" : "",
+        fprintf(f,
+                "<tr "
+                "class=\"%s\"><td>%s&#8211;%s</td><td>%s</td><td>%s</td><td>%s</td><td>%.3f</td><td>%.3f</"
+                "td></tr>\n",
+                p->began   ? "new"
+                : p->after ? "kept"
+                           : "ended",
+                c->b[p->a].name, side_name(c, p->b), p->before ? "touching" : "", p->after ? "touching" : "",
+                p->began   ? "begin"
+                : p->ended ? "end"
+                           : "",
                 1e3 * p->gap0, 1e3 * p->gap1);
     }
-    fprintf(f, "</table>\n<p>Engine: %d contacts kept (kyu_world_stats), %d begin and %d end events, deepest overlap "
-               "left after the escape %.3f mm; %d impacts resolved this step.</p>\n</article>\n",
+    fprintf(f,
+            "</table>\n<p>Engine: %d contacts kept (kyu_world_stats), %d begin and %d end events, deepest "
+            "overlap "
+            "left after the escape %.3f mm; %d impacts resolved this step.</p>\n</article>\n",
             c->stats.contacts, c->begin_count, c->end_count, 1e3 * c->stats.max_overlap, c->stats.impacts);
 }
 
@@ -438,7 +523,8 @@ static bool same_islands(const ls_capture *c) {
         for (int j = 0; j < c->nb; j++) {
             const ls_body *a = &c->b[i], *b = &c->b[j];
             if (!a->has_engine_color || !b->has_engine_color) return false;
-            bool same_colour = a->engine_color.r == b->engine_color.r && a->engine_color.g == b->engine_color.g &&
+            bool same_colour = a->engine_color.r == b->engine_color.r &&
+                               a->engine_color.g == b->engine_color.g &&
                                a->engine_color.b == b->engine_color.b;
             // Colours may repeat across islands (a palette), so only "same island, same colour" is checked.
             if (a->island == b->island && !same_colour) return false;
@@ -447,7 +533,8 @@ static bool same_islands(const ls_capture *c) {
 }
 
 static void colour_css(char *buf, size_t n, kyu_color c) {
-    snprintf(buf, n, "rgb(%d,%d,%d)", (int)lroundf(255.0f * c.r), (int)lroundf(255.0f * c.g), (int)lroundf(255.0f * c.b));
+    snprintf(buf, n, "rgb(%d,%d,%d)", (int)lroundf(255.0f * c.r), (int)lroundf(255.0f * c.g),
+             (int)lroundf(255.0f * c.b));
 }
 
 static void stage_islands(FILE *f, const ls_capture *c) {
@@ -462,33 +549,46 @@ static void stage_islands(FILE *f, const ls_capture *c) {
         svg_label(&v, b->p1, -6.0, 4.0, "name", b->name);
     }
     svg_end(&v);
-    fprintf(f, "<p>Bodies linked by contacts form an island (colour = island, from the contacts after the step; "
-               "dark = asleep). An island sleeps when all its bodies stayed slower than %.3f m/s for %.2f s; then its "
-               "bodies leave the step and cost nothing. Touching a sleeping island wakes all of it.</p>\n",
+    fprintf(f,
+            "<p>Bodies linked by contacts form an island (colour = island, from the contacts after the step; "
+            "dark = asleep). An island sleeps when all its bodies stayed slower than %.3f m/s for %.2f s; "
+            "then its "
+            "bodies leave the step and cost nothing. Touching a sleeping island wakes all of it.</p>\n",
             c->def.sleep_speed, c->def.sleep_time);
-    fprintf(f, "<table><tr><th>body</th><th>island</th><th>before the step</th><th>after</th><th>falls asleep</th><th>kyu_world_draw colour</th></tr>\n");
+    fprintf(f, "<table><tr><th>body</th><th>island</th><th>before the step</th><th>after</th><th>falls "
+               "asleep</th><th>kyu_world_draw colour</th></tr>\n");
     for (int i = 0; i < c->nb; i++) {
         const ls_body *b = &c->b[i];
         char sleep[64], css[32] = "";
-        if (b->sleep_step < 0) snprintf(sleep, sizeof sleep, "not within %d more steps", c->sleep_horizon);
-        else if (b->sleep_step == c->step) snprintf(sleep, sizeof sleep, "asleep now");
-        else snprintf(sleep, sizeof sleep, "at step %d (+%.2f s)", b->sleep_step, (b->sleep_step - c->step) * c->def.fixed_dt);
+        if (b->sleep_step < 0)
+            snprintf(sleep, sizeof sleep, "not within %d more steps", c->sleep_horizon);
+        else if (b->sleep_step == c->step)
+            snprintf(sleep, sizeof sleep, "asleep now");
+        else
+            snprintf(sleep, sizeof sleep, "at step %d (+%.2f s)", b->sleep_step,
+                     (b->sleep_step - c->step) * c->def.fixed_dt);
         if (b->has_engine_color) colour_css(css, sizeof css, b->engine_color);
-        fprintf(f, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s%s%s</td></tr>\n", b->name, b->island + 1,
-                b->awake0 ? "awake" : "asleep", b->awake1 ? "awake" : "asleep", sleep,
-                css[0] ? "<span class=\"swatch\" style=\"background:" : "n/a", css, css[0] ? "\"></span>" : "");
+        fprintf(f, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s%s%s</td></tr>\n",
+                b->name, b->island + 1, b->awake0 ? "awake" : "asleep", b->awake1 ? "awake" : "asleep", sleep,
+                css[0] ? "<span class=\"swatch\" style=\"background:" : "n/a", css,
+                css[0] ? "\"></span>" : "");
     }
     fprintf(f, "</table>\n");
     if (c->drawn.available)
-        verdict(f, c, "islands", same_islands(c), "the colours kyu_world_draw gives with KYU_DRAW_ISLANDS group the bodies as the lesson's islands");
+        verdict(f, c, "islands", same_islands(c),
+                "the colours kyu_world_draw gives with KYU_DRAW_ISLANDS group the bodies as the lesson's "
+                "islands");
     fprintf(f, "</article>\n");
 }
 
 void lp_scenario(FILE *f, const ls_capture *c) {
-    fprintf(f, "<section class=\"scenario\" id=\"scenario%d\" data-scenario=\"%d\">\n<h1 class=\"sc-title\">%d. %s</h1>\n",
+    fprintf(f,
+            "<section class=\"scenario\" id=\"scenario%d\" data-scenario=\"%d\">\n<h1 class=\"sc-title\">%d. "
+            "%s</h1>\n",
             c->scenario, c->scenario, c->scenario, c->title);
-    fprintf(f, "<p class=\"intro\">%s The step shown is step %d%s; its time of impact (engine): "
-               "<b class=\"toi\">%.7f</b> of the step.</p>\n",
+    fprintf(f,
+            "<p class=\"intro\">%s The step shown is step %d%s; its time of impact (engine): "
+            "<b class=\"toi\">%.7f</b> of the step.</p>\n",
             c->intro, c->step, c->scenario == 3 ? " after the drop" : "", c->imp.time);
     stage_sweeps(f, c);
     stage_grid(f, c);

@@ -92,7 +92,10 @@ static bed_stats measure(kyu_world *w, float L) {
     }
     // the top of the bed: the height below which 98% of the centres are
     for (int i = 1; i < n; i++) // insertion sort is fine for a check of a few thousand
-        for (int j = i; j > 0 && ys[j - 1] > ys[j]; j--) { double t = ys[j]; ys[j] = ys[j - 1], ys[j - 1] = t; }
+        for (int j = i; j > 0 && ys[j - 1] > ys[j]; j--) {
+            double t = ys[j];
+            ys[j] = ys[j - 1], ys[j - 1] = t;
+        }
     st.top = ys[(int)(0.98 * (n - 1))];
     double lo = 4 * rmax, hi = st.top - 4 * rmax, half = L / 2 - 4 * rmax, vol = 0;
     long pairs = 0, overlaps = 0;
@@ -117,7 +120,8 @@ static bed_stats measure(kyu_world *w, float L) {
             }
         }
         if (p[i].y - r[i] < 0.04f * r[i]) pairs++; // the floor
-        if (L / 2 - fabsf(p[i].x) - r[i] < 0.04f * r[i] || L / 2 - fabsf(p[i].z) - r[i] < 0.04f * r[i]) pairs++;
+        if (L / 2 - fabsf(p[i].x) - r[i] < 0.04f * r[i] || L / 2 - fabsf(p[i].z) - r[i] < 0.04f * r[i])
+            pairs++;
     }
     st.packing = hi > lo && half > 0 ? vol / ((hi - lo) * 4.0 * half * half) : 0.0;
     st.mean_overlap = overlaps ? st.mean_overlap / overlaps : 0.0;
@@ -128,12 +132,15 @@ static bed_stats measure(kyu_world *w, float L) {
     return st;
 }
 
-static void print_bed(const char *what, const bed_stats *b, double seconds, int steps, double wall, int asleep) {
-    printf("check=%s n=%d simulated_s=%.2f steps=%d packing_bulk=%.3f mean_overlap_r=%.4f max_overlap_r=%.4f "
-           "max_overlap_deep_r=%.4f contacts_per_body=%.2f below_floor=%d outside=%d asleep=%d kinetic_j=%.3g "
-           "us_per_body_step=%.3f\n",
-           what, b->n, seconds, steps, b->packing, b->mean_overlap, b->max_overlap, b->max_overlap_deep,
-           b->contacts_per_body, b->below_floor, b->outside, asleep, b->kinetic, 1e6 * wall / ((double)steps * b->n));
+static void print_bed(const char *what, const bed_stats *b, double seconds, int steps, double wall,
+                      int asleep) {
+    printf(
+        "check=%s n=%d simulated_s=%.2f steps=%d packing_bulk=%.3f mean_overlap_r=%.4f max_overlap_r=%.4f "
+        "max_overlap_deep_r=%.4f contacts_per_body=%.2f below_floor=%d outside=%d asleep=%d kinetic_j=%.3g "
+        "us_per_body_step=%.3f\n",
+        what, b->n, seconds, steps, b->packing, b->mean_overlap, b->max_overlap, b->max_overlap_deep,
+        b->contacts_per_body, b->below_floor, b->outside, asleep, b->kinetic,
+        1e6 * wall / ((double)steps * b->n));
 }
 
 // Steps until every body sleeps (or `limit` seconds pass); returns the wall time of the stepping.
@@ -181,7 +188,8 @@ static int pour(float R, int n) {
     float vs = 0.2f * sqrtf(9.81f * R);
     for (int i = 0; i < n; i++) {
         int layer = i / 100, a = i % 10, b = i / 10 % 10;
-        bd.position = (vec3s){{(float)(-L / 2 + 1.2 * d * (a + 0.5) + 0.2 * d * (frand() - 0.5)), (float)(R + 1.2 * d * (layer + 1)),
+        bd.position = (vec3s){{(float)(-L / 2 + 1.2 * d * (a + 0.5) + 0.2 * d * (frand() - 0.5)),
+                               (float)(R + 1.2 * d * (layer + 1)),
                                (float)(-L / 2 + 1.2 * d * (b + 0.5) + 0.2 * d * (frand() - 0.5))}};
         bd.velocity = (vec3s){{(float)(vs * (frand() - 0.5)), 0, (float)(vs * (frand() - 0.5))}};
         check(w, kyu_body_create(w, &bd, NULL), "a sphere");
@@ -226,7 +234,8 @@ static int bed(int n, int layers) {
             bd.radius = (float)(0.010 + 0.002 * frand());
             bd.mass = (float)(2500.0 * 4.0 / 3.0 * PI * bd.radius * bd.radius * bd.radius);
             double sp = (L - 0.03) / k;
-            bd.position = (vec3s){{(float)(-L / 2 + 0.015 + sp * (i % k + 0.5)), (float)(top + 0.03 + 0.0), (float)(-L / 2 + 0.015 + sp * (i / k + 0.5))}};
+            bd.position = (vec3s){{(float)(-L / 2 + 0.015 + sp * (i % k + 0.5)), (float)(top + 0.03 + 0.0),
+                                   (float)(-L / 2 + 0.015 + sp * (i / k + 0.5))}};
             check(w, kyu_body_create(w, &bd, NULL), "a bead");
         }
         for (int s = 0; s < stride; s++, steps++) {
@@ -240,8 +249,10 @@ static int bed(int n, int layers) {
     wall += settle(w, 4.0, &more, &stat2);
     steps += more;
     bed_stats b = measure(w, L);
-    print_bed("bed", &b, steps * dt, steps, wall, kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
-    printf("  max_overlap_stat_m=%.5f true_max_overlap_m~%.5f\n", (double)fmaxf(stat, stat2), b.max_overlap * 0.010);
+    print_bed("bed", &b, steps * dt, steps, wall,
+              kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
+    printf("  max_overlap_stat_m=%.5f true_max_overlap_m~%.5f\n", (double)fmaxf(stat, stat2),
+           b.max_overlap * 0.010);
     kyu_world_destroy(w);
     return 0;
 }
@@ -256,7 +267,8 @@ static int frictionless(int n) {
     bd.restitution = 0.2f, bd.friction = 0.0f;
     for (int i = 0; i < n; i++) {
         int layer = i / (k * k), j = i % (k * k);
-        bd.position = (vec3s){{(float)(-L / 2 + 0.55 + 1.1 * (j % k) + 0.04 * (frand() - 0.5)), (float)(0.55 + 1.1 * layer),
+        bd.position = (vec3s){{(float)(-L / 2 + 0.55 + 1.1 * (j % k) + 0.04 * (frand() - 0.5)),
+                               (float)(0.55 + 1.1 * layer),
                                (float)(-L / 2 + 0.55 + 1.1 * (j / k) + 0.04 * (frand() - 0.5))}};
         check(w, kyu_body_create(w, &bd, NULL), "a sphere");
     }
@@ -280,8 +292,10 @@ static int gas(int n, long steps) {
     check(NULL, kyu_world_create(&wd, &w), "the world");
     for (int k = 0; k < 6; k++) {
         vec3s lo = {{-1, -1, -1}}, hi = {{(float)G + 1, (float)G + 1, (float)G + 1}};
-        if (k % 2) lo.raw[k / 2] = (float)G;
-        else hi.raw[k / 2] = 0;
+        if (k % 2)
+            lo.raw[k / 2] = (float)G;
+        else
+            hi.raw[k / 2] = 0;
         add_box(w, lo, hi, 1, 0);
     }
     int m = (int)ceil(cbrt((double)n));
@@ -289,8 +303,10 @@ static int gas(int n, long steps) {
     kyu_body_def bd = kyu_body_def_default();
     bd.restitution = 1, bd.friction = 0;
     for (int i = 0; i < n; i++) {
-        bd.position = (vec3s){{(float)(sp * (i % m) + sp / 2), (float)(sp * (i / m % m) + sp / 2), (float)(sp * (i / (m * m)) + sp / 2)}};
-        bd.velocity = (vec3s){{(float)(10 * (frand() - 0.5)), (float)(10 * (frand() - 0.5)), (float)(10 * (frand() - 0.5))}};
+        bd.position = (vec3s){{(float)(sp * (i % m) + sp / 2), (float)(sp * (i / m % m) + sp / 2),
+                               (float)(sp * (i / (m * m)) + sp / 2)}};
+        bd.velocity = (vec3s){
+            {(float)(10 * (frand() - 0.5)), (float)(10 * (frand() - 0.5)), (float)(10 * (frand() - 0.5))}};
         check(w, kyu_body_create(w, &bd, NULL), "a sphere");
     }
     double e0 = kyu_world_kinetic_energy(w), prev = e0, drift = 0, jump = 0, t0 = now();
@@ -317,11 +333,13 @@ static int repose(float rolling, int n) {
     kyu_world *w = NULL;
     check(w, kyu_world_create(&wd, &w), "world");
     kyu_collider_def c = kyu_collider_def_default();
-    c.type = KYU_SHAPE_BOX, c.position = (vec3s){{0, -0.5f, 0}}, c.half_extents = (vec3s){{1, 0.5f, 1}}, c.friction = 0.5f;
+    c.type = KYU_SHAPE_BOX, c.position = (vec3s){{0, -0.5f, 0}}, c.half_extents = (vec3s){{1, 0.5f, 1}},
+    c.friction = 0.5f;
     check(w, kyu_collider_create(w, &c, NULL), "plate");
     const float r = 0.02f;
     kyu_body_def bd = kyu_body_def_default();
-    bd.radius = r, bd.mass = (float)(2500.0 * 4.0 / 3.0 * PI * r * r * r), bd.friction = 0.5f, bd.restitution = 0.3f;
+    bd.radius = r, bd.mass = (float)(2500.0 * 4.0 / 3.0 * PI * r * r * r), bd.friction = 0.5f,
+    bd.restitution = 0.3f;
     bd.rolling_resistance = rolling, bd.velocity = (vec3s){{0, -1, 0}};
     int made = 0, step = 0;
     clock_t t0 = clock();
@@ -359,14 +377,15 @@ static int repose(float rolling, int n) {
     double slope = m > 1 ? -(m * sxy - sx * sy) / (m * sxx - sx * sx) : 0.0;
     printf("repose rolling_resistance=%g poured=%d on_plate=%d asleep=%d steps=%d height_m=%.3f "
            "height_diameters=%.1f flank_slope=%.3f angle_deg=%.1f rings=%d seconds=%.1f\n",
-           (double)rolling, n, on, kyu_world_sleeping_body_count(w), step, (double)top[0], top[0] / (2 * r), slope,
-           atan(slope) * 180.0 / PI, m, seconds);
+           (double)rolling, n, on, kyu_world_sleeping_body_count(w), step, (double)top[0], top[0] / (2 * r),
+           slope, atan(slope) * 180.0 / PI, m, seconds);
     kyu_world_destroy(w);
     return 0;
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: physics-check pour R [N] | bed [N] [LAYERS] | frictionless [N] | gas N STEPS | repose RR [N] [--workers W]\n");
+    fprintf(f, "usage: physics-check pour R [N] | bed [N] [LAYERS] | frictionless [N] | gas N STEPS | repose "
+               "RR [N] [--workers W]\n");
 }
 
 int main(int argc, char **argv) {
@@ -389,12 +408,15 @@ int main(int argc, char **argv) {
             args[nargs++] = argv[i];
         }
     }
-    if (nargs >= 2 && strcmp(args[0], "pour") == 0) return pour((float)atof(args[1]), nargs > 2 ? atoi(args[2]) : 3000);
+    if (nargs >= 2 && strcmp(args[0], "pour") == 0)
+        return pour((float)atof(args[1]), nargs > 2 ? atoi(args[2]) : 3000);
     if (nargs >= 1 && strcmp(args[0], "bed") == 0)
         return bed(nargs > 1 ? atoi(args[1]) : 20000, nargs > 2 ? atoi(args[2]) : 50);
-    if (nargs >= 1 && strcmp(args[0], "frictionless") == 0) return frictionless(nargs > 1 ? atoi(args[1]) : 5000);
+    if (nargs >= 1 && strcmp(args[0], "frictionless") == 0)
+        return frictionless(nargs > 1 ? atoi(args[1]) : 5000);
     if (nargs >= 3 && strcmp(args[0], "gas") == 0) return gas(atoi(args[1]), atol(args[2]));
-    if (nargs >= 2 && strcmp(args[0], "repose") == 0) return repose((float)atof(args[1]), nargs > 2 ? atoi(args[2]) : 1500);
+    if (nargs >= 2 && strcmp(args[0], "repose") == 0)
+        return repose((float)atof(args[1]), nargs > 2 ? atoi(args[2]) : 1500);
     usage(stderr);
     return 2;
 }

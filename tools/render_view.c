@@ -155,7 +155,8 @@ static kyu_color hsv(float h, float sat, float val) {
     float g = 2.0f - fabsf(h * 6.0f - 2.0f);
     float b = 2.0f - fabsf(h * 6.0f - 4.0f);
     r = glm_clamp(r, 0.0f, 1.0f), g = glm_clamp(g, 0.0f, 1.0f), b = glm_clamp(b, 0.0f, 1.0f);
-    kyu_color c = {val * (1.0f - sat + sat * r), val * (1.0f - sat + sat * g), val * (1.0f - sat + sat * b), 1.0f};
+    kyu_color c = {val * (1.0f - sat + sat * r), val * (1.0f - sat + sat * g), val * (1.0f - sat + sat * b),
+                   1.0f};
     return c;
 }
 
@@ -173,9 +174,7 @@ static void dd_sphere(vec3s c, float r, kyu_color color, void *ctx) {
     if (s->dd_mode & RV_DD_SPHERES) rv_add_sphere(s, c, r, color);
 }
 
-static void dd_segment(vec3s a, vec3s b, kyu_color color, void *ctx) {
-    rv_add_segment(ctx, a, b, color);
-}
+static void dd_segment(vec3s a, vec3s b, kyu_color color, void *ctx) { rv_add_segment(ctx, a, b, color); }
 
 static void dd_point(vec3s p, float size, kyu_color color, void *ctx) {
     rv_scene *s = ctx;
@@ -273,7 +272,8 @@ static void paint_sphere(const rv_scene *s, cairo_t *cr, const rv_prim *p) {
     // Light from the upper left: a highlight off-centre, the base colour, a darker rim.
     cairo_pattern_t *g = cairo_pattern_create_radial(x - 0.38 * R, y - 0.42 * R, 0.06 * R, x, y, R);
     // The highlight scales with the colour, so a dark (sleeping) body stays dark all over.
-    cairo_pattern_add_color_stop_rgb(g, 0.0, fmin(1.0, 1.5 * c.r + 0.1), fmin(1.0, 1.5 * c.g + 0.1), fmin(1.0, 1.5 * c.b + 0.1));
+    cairo_pattern_add_color_stop_rgb(g, 0.0, fmin(1.0, 1.5 * c.r + 0.1), fmin(1.0, 1.5 * c.g + 0.1),
+                                     fmin(1.0, 1.5 * c.b + 0.1));
     cairo_pattern_add_color_stop_rgb(g, 0.45, c.r, c.g, c.b);
     cairo_pattern_add_color_stop_rgb(g, 1.0, 0.35 * c.r, 0.35 * c.g, 0.35 * c.b);
     cairo_set_source(cr, g);
@@ -293,15 +293,19 @@ static void paint_sphere(const rv_scene *s, cairo_t *cr, const rv_prim *p) {
     bool drawing = false;
     for (int k = 0; k <= 64; k++) {
         double a = 2.0 * RV_PI * k / 64.0;
-        vec3s d = glms_vec3_add(glms_vec3_scale(p->p[1], (float)cos(a)), glms_vec3_scale(p->p[2], (float)sin(a)));
+        vec3s d =
+            glms_vec3_add(glms_vec3_scale(p->p[1], (float)cos(a)), glms_vec3_scale(p->p[2], (float)sin(a)));
         double px, py, pz;
         bool front = glms_vec3_dot(d, to_eye) > 0.0f;
-        if (!front || !rv_project(&s->cam, glms_vec3_add(p->p[0], glms_vec3_scale(d, 0.999f * p->radius)), &px, &py, &pz)) {
+        if (!front || !rv_project(&s->cam, glms_vec3_add(p->p[0], glms_vec3_scale(d, 0.999f * p->radius)),
+                                  &px, &py, &pz)) {
             drawing = false;
             continue;
         }
-        if (drawing) cairo_line_to(cr, px, py);
-        else cairo_move_to(cr, px, py);
+        if (drawing)
+            cairo_line_to(cr, px, py);
+        else
+            cairo_move_to(cr, px, py);
         drawing = true;
     }
     cairo_stroke(cr);
@@ -334,7 +338,8 @@ static void paint_face(const rv_scene *s, cairo_t *cr, const rv_prim *p) {
     float lambert = 0.55f + 0.45f * fabsf(glms_vec3_dot(n, light));
     kyu_color c = p->color;
     // A backdrop (floor, plane) is opaque and has no outline: its triangles' diagonals would show.
-    cairo_set_source_rgba(cr, c.r * lambert, c.g * lambert, c.b * lambert, (p->background ? 1.0 : 0.55) * c.a);
+    cairo_set_source_rgba(cr, c.r * lambert, c.g * lambert, c.b * lambert,
+                          (p->background ? 1.0 : 0.55) * c.a);
     if (p->background) { // without antialiasing, so the two triangles of a plane show no seam
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_NONE);
         cairo_fill(cr);
@@ -393,12 +398,24 @@ static void paint_text(const rv_scene *s, cairo_t *cr, const rv_prim *p) {
 
 static void paint_prim(const rv_scene *s, cairo_t *cr, const rv_prim *p) {
     switch (p->kind) {
-    case RV_SPHERE: paint_sphere(s, cr, p); break;
-    case RV_FACE: paint_face(s, cr, p); break;
-    case RV_SEGMENT: paint_segment(s, cr, p); break;
-    case RV_CAPSULE: paint_capsule(s, cr, p); break;
-    case RV_POINT: paint_point(s, cr, p); break;
-    case RV_TEXT: paint_text(s, cr, p); break;
+    case RV_SPHERE:
+        paint_sphere(s, cr, p);
+        break;
+    case RV_FACE:
+        paint_face(s, cr, p);
+        break;
+    case RV_SEGMENT:
+        paint_segment(s, cr, p);
+        break;
+    case RV_CAPSULE:
+        paint_capsule(s, cr, p);
+        break;
+    case RV_POINT:
+        paint_point(s, cr, p);
+        break;
+    case RV_TEXT:
+        paint_text(s, cr, p);
+        break;
     }
 }
 
@@ -427,7 +444,8 @@ static void paint_floor(const rv_scene *s, cairo_t *cr) {
     float lo[2], hi[2];
     sphere_extent(s, lo, hi);
     float pad = fmaxf(1.0f, 0.35f * fmaxf(hi[0] - lo[0], hi[1] - lo[1]));
-    float x0 = floorf(lo[0] - pad), x1 = ceilf(hi[0] + pad), z0 = floorf(lo[1] - pad), z1 = ceilf(hi[1] + pad);
+    float x0 = floorf(lo[0] - pad), x1 = ceilf(hi[0] + pad), z0 = floorf(lo[1] - pad),
+          z1 = ceilf(hi[1] + pad);
     float y = s->ground_y;
     vec3s q[4] = {{{x0, y, z0}}, {{x1, y, z0}}, {{x1, y, z1}}, {{x0, y, z1}}};
     if (!path_of(s, cr, q, 4)) return;
@@ -442,7 +460,8 @@ static void paint_floor(const rv_scene *s, cairo_t *cr) {
         paint_segment(s, cr, &seg);
     }
     for (float z = z0; z <= z1 + 1e-3f; z += step) {
-        rv_prim seg = {.kind = RV_SEGMENT, .p = {{{x0, y, z}}, {{x1, y, z}}}, .color = {0.0f, 0.0f, 0.0f, 0.12f}};
+        rv_prim seg = {
+            .kind = RV_SEGMENT, .p = {{{x0, y, z}}, {{x1, y, z}}}, .color = {0.0f, 0.0f, 0.0f, 0.12f}};
         paint_segment(s, cr, &seg);
     }
 }

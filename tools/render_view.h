@@ -13,13 +13,13 @@
 
 typedef struct rv_camera {
     vec3s eye, target, up;
-    float fov_deg;      // vertical field of view (perspective)
-    bool ortho;         // orthographic: ortho_height metres fill the picture's height
+    float fov_deg; // vertical field of view (perspective)
+    bool ortho;    // orthographic: ortho_height metres fill the picture's height
     float ortho_height;
     int width, height;
     // derived by rv_camera_prepare
     vec3s right, upv, fwd;
-    float focal;        // pixels per unit of x/z (perspective) or per metre (ortho)
+    float focal; // pixels per unit of x/z (perspective) or per metre (ortho)
 } rv_camera;
 
 // Derives the camera basis; false when eye == target or the up vector is along the view.
@@ -41,8 +41,8 @@ typedef struct rv_prim {
     float depth;
     kyu_color color;
     vec3s p[4];
-    int n;           // corners of a face (3 or 4)
-    float radius;    // sphere or capsule radius, point size
+    int n;        // corners of a face (3 or 4)
+    float radius; // sphere or capsule radius, point size
     char text[40];
 } rv_prim;
 

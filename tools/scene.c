@@ -42,8 +42,7 @@ static double available_bytes(void) {
     }
     if (avail == 0) {
         long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-        if (pages > 0 && size > 0)
-            avail = (double)pages * (double)size;
+        if (pages > 0 && size > 0) avail = (double)pages * (double)size;
     }
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -54,15 +53,13 @@ static double available_bytes(void) {
 
 // ---- loading -----------------------------------------------------------------------------------
 
-static const char *const ROOT_KEYS[] = {"kyu_scene", "description", "seed", "world",
-                                        "body_defaults", "colliders", "bodies", "generators",
-                                        "run", NULL};
+static const char *const ROOT_KEYS[] = {"kyu_scene", "description", "seed",       "world", "body_defaults",
+                                        "colliders", "bodies",      "generators", "run",   NULL};
 
 static int check_capacity(ctx *c, kyu_scene *s, const cJSON *bodies, const cJSON *colliders) {
     int nc = colliders ? cJSON_GetArraySize(colliders) : 0;
     if (nc > c->max_colliders)
-        return fail(c, "colliders", "has %d colliders, more than the limit of %d", nc,
-                    c->max_colliders);
+        return fail(c, "colliders", "has %d colliders, more than the limit of %d", nc, c->max_colliders);
     double total = bodies ? cJSON_GetArraySize(bodies) : 0;
     const char *where = "bodies";
     keypath k;
@@ -75,12 +72,16 @@ static int check_capacity(ctx *c, kyu_scene *s, const cJSON *bodies, const cJSON
         }
     }
     if (total > c->max_bodies)
-        return fail(c, where, "the scene would have %.0f bodies or more, more than the limit of "
-                    "%d", total, c->max_bodies);
+        return fail(c, where,
+                    "the scene would have %.0f bodies or more, more than the limit of "
+                    "%d",
+                    total, c->max_bodies);
     double need_bytes = total * BYTES_PER_BODY, avail = total > 1e4 ? available_bytes() : 0;
     if (avail > 0 && need_bytes > 0.8 * avail)
-        return fail(c, where, "%.0f bodies need about %.1f GiB of memory, only %.1f GiB is "
-                    "available", total, need_bytes / 1073741824.0, avail / 1073741824.0);
+        return fail(c, where,
+                    "%.0f bodies need about %.1f GiB of memory, only %.1f GiB is "
+                    "available",
+                    total, need_bytes / 1073741824.0, avail / 1073741824.0);
     s->planned = (long)total;
     return 0;
 }
@@ -92,18 +93,12 @@ static int parse_head(ctx *c, const cJSON *root, kyu_scene *s, body_tpl *default
     double version;
     if (!cJSON_IsObject(root))
         return fail(c, NULL, "a scene must be a JSON object {...}, got %s", json_type_name(root));
-    if (check_keys(c, root, "", ROOT_KEYS, NULL) != 0)
-        return -1;
-    if (v != NULL && (int_value(c, v, "kyu_scene", 1, 1, &version) != 0))
-        return -1;
-    if (desc != NULL && !cJSON_IsString(desc))
-        return fail_type(c, "description", desc, "a string");
-    if (parse_seed(c, root, "", &s->seed) != 0 || parse_world(c, item(root, "world"), &s->wd))
-        return -1;
-    if (opt->has_seed)
-        s->seed = opt->seed;
-    if (opt->threads > 0)
-        s->wd.worker_count = opt->threads;
+    if (check_keys(c, root, "", ROOT_KEYS, NULL) != 0) return -1;
+    if (v != NULL && (int_value(c, v, "kyu_scene", 1, 1, &version) != 0)) return -1;
+    if (desc != NULL && !cJSON_IsString(desc)) return fail_type(c, "description", desc, "a string");
+    if (parse_seed(c, root, "", &s->seed) != 0 || parse_world(c, item(root, "world"), &s->wd)) return -1;
+    if (opt->has_seed) s->seed = opt->seed;
+    if (opt->threads > 0) s->wd.worker_count = opt->threads;
     if (bd != NULL && (need_object(c, bd, "body_defaults") ||
                        check_keys(c, bd, "body_defaults", BODY_MATERIAL_KEYS, NULL) ||
                        parse_material(c, bd, "body_defaults", defaults)))
@@ -112,17 +107,13 @@ static int parse_head(ctx *c, const cJSON *root, kyu_scene *s, body_tpl *default
 }
 
 static int parse_generators(ctx *c, const cJSON *arr, kyu_scene *s, const body_tpl *defaults) {
-    if (arr == NULL)
-        return 0;
-    if (need_array(c, arr, "generators") != 0)
-        return -1;
+    if (arr == NULL) return 0;
+    if (need_array(c, arr, "generators") != 0) return -1;
     int n = cJSON_GetArraySize(arr);
     s->gen = calloc((size_t)n + 1, sizeof *s->gen);
-    if (s->gen == NULL)
-        return fail(c, "generators", "out of memory");
+    if (s->gen == NULL) return fail(c, "generators", "out of memory");
     for (const cJSON *o = arr->child; o != NULL; o = o->next, s->gen_count++)
-        if (parse_generator(c, o, s->gen_count, defaults, s->seed, &s->gen[s->gen_count]) != 0)
-            return -1;
+        if (parse_generator(c, o, s->gen_count, defaults, s->seed, &s->gen[s->gen_count]) != 0) return -1;
     return 0;
 }
 
@@ -132,15 +123,14 @@ static int build_world(ctx *c, kyu_scene *s, const cJSON *root, const body_tpl *
     s->wd.max_colliders = c->max_colliders;
     char why[200];
     kyu_status st = kyu_world_def_check(&s->wd, why, sizeof why); // names the field and its value
-    if (st == KYU_OK) st = kyu_world_create(&s->wd, &s->world);
-    else return fail(c, "world", "kyu refused the world settings: %s", why);
-    if (st != KYU_OK)
-        return fail(c, "world", "kyu refused the world settings: %s", kyu_status_string(st));
+    if (st == KYU_OK)
+        st = kyu_world_create(&s->wd, &s->world);
+    else
+        return fail(c, "world", "kyu refused the world settings: %s", why);
+    if (st != KYU_OK) return fail(c, "world", "kyu refused the world settings: %s", kyu_status_string(st));
     const cJSON *colliders = item(root, "colliders"), *bodies = item(root, "bodies");
-    if (colliders != NULL && build_colliders(c, s, colliders) != 0)
-        return -1;
-    if (bodies != NULL && parse_bodies(c, s, bodies, defaults) != 0)
-        return -1;
+    if (colliders != NULL && build_colliders(c, s, colliders) != 0) return -1;
+    if (bodies != NULL && parse_bodies(c, s, bodies, defaults) != 0) return -1;
     for (int i = 0; i < s->gen_count; i++) {
         generator *g = &s->gen[i];
         if ((g->kind == GEN_LATTICE && make_lattice(c, s, g) != 0) ||
@@ -153,8 +143,7 @@ static int build_world(ctx *c, kyu_scene *s, const cJSON *root, const body_tpl *
 static int load_root(ctx *c, const cJSON *root, kyu_scene *s, const kyu_scene_options *opt) {
     body_tpl defaults = {kyu_body_def_default(), 0};
     const cJSON *colliders, *bodies;
-    if (parse_head(c, root, s, &defaults, opt) != 0)
-        return -1;
+    if (parse_head(c, root, s, &defaults, opt) != 0) return -1;
     colliders = item(root, "colliders");
     bodies = item(root, "bodies");
     if ((colliders != NULL && need_array(c, colliders, "colliders") != 0) ||
@@ -182,8 +171,7 @@ static void syntax_error(ctx *c, const char *text, size_t len, size_t at, const 
     } else {
         char snip[24] = "";
         size_t n = 0;
-        for (size_t i = at; i < len && n < 16 && text[i] != '\n' && text[i] != '\r'; i++)
-            snip[n++] = text[i];
+        for (size_t i = at; i < len && n < 16 && text[i] != '\n' && text[i] != '\r'; i++) snip[n++] = text[i];
         snip[n] = '\0';
         char clean[40] = "";
         append_clean(clean, sizeof clean, snip);
@@ -191,8 +179,7 @@ static void syntax_error(ctx *c, const char *text, size_t len, size_t at, const 
     }
     c->failed = 1;
     if (c->err != NULL && c->errlen > 0)
-        say(c->err, c->errlen, "%s:%ld:%ld: %s%s%s", c->file, line, col, what, near[0] ? " " : "",
-            near);
+        say(c->err, c->errlen, "%s:%ld:%ld: %s%s%s", c->file, line, col, what, near[0] ? " " : "", near);
 }
 
 static cJSON *parse_json(ctx *c, const char *text, size_t len) {
@@ -235,8 +222,7 @@ static void resolve_limits(ctx *c, const kyu_scene_options *opt) {
 
 static kyu_scene *scene_new(const char *name) {
     kyu_scene *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return NULL;
+    if (s == NULL) return NULL;
     s->name = malloc(strlen(name) + 1);
     if (s->name == NULL) {
         free(s);
@@ -251,12 +237,11 @@ static kyu_scene *scene_new(const char *name) {
     return s;
 }
 
-kyu_scene *kyu_scene_load_string(const char *text, size_t len, const char *name,
-                                 const kyu_scene_options *opt, char *err, size_t errlen) {
+kyu_scene *kyu_scene_load_string(const char *text, size_t len, const char *name, const kyu_scene_options *opt,
+                                 char *err, size_t errlen) {
     static const kyu_scene_options none = {0};
     ctx c = {name ? name : "<scene>", err, errlen, 0, 0, 0, 0};
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (err != NULL && errlen > 0) err[0] = '\0';
     resolve_limits(&c, opt ? opt : &none);
     if (text == NULL && len > 0) {
         fail(&c, NULL, "no text");
@@ -265,13 +250,14 @@ kyu_scene *kyu_scene_load_string(const char *text, size_t len, const char *name,
     // /proc/meminfo is read only for texts large enough to matter (the fuzzer loads many small ones).
     double avail = len > (1u << 20) ? available_bytes() : 0;
     if (len > KYU_SCENE_MAX_FILE_BYTES || (avail > 0 && (double)len * PARSE_BYTES_PER_BYTE > avail)) {
-        fail(&c, NULL, "%zu bytes is too large a scene to parse (the limit is %u MiB and the "
-             "memory available)", len, KYU_SCENE_MAX_FILE_BYTES >> 20);
+        fail(&c, NULL,
+             "%zu bytes is too large a scene to parse (the limit is %u MiB and the "
+             "memory available)",
+             len, KYU_SCENE_MAX_FILE_BYTES >> 20);
         return NULL;
     }
     cJSON *root = parse_json(&c, text ? text : "", len);
-    if (root == NULL)
-        return NULL;
+    if (root == NULL) return NULL;
     kyu_scene *s = scene_new(c.file);
     if (s == NULL) {
         fail(&c, NULL, "out of memory");
@@ -283,11 +269,9 @@ kyu_scene *kyu_scene_load_string(const char *text, size_t len, const char *name,
     return s;
 }
 
-kyu_scene *kyu_scene_load(const char *path, const kyu_scene_options *opt, char *err,
-                          size_t errlen) {
+kyu_scene *kyu_scene_load(const char *path, const kyu_scene_options *opt, char *err, size_t errlen) {
     ctx c = {path ? path : "<null>", err, errlen, 0, 0, 0, 0};
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
+    if (err != NULL && errlen > 0) err[0] = '\0';
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (f == NULL) {
         fail(&c, NULL, "cannot open: %s", path ? strerror(errno) : "no path");
@@ -297,11 +281,9 @@ kyu_scene *kyu_scene_load(const char *path, const kyu_scene_options *opt, char *
     char *buf = malloc(cap);
     while (buf != NULL) {
         len += fread(buf + len, 1, cap - len, f);
-        if (ferror(f) || len < cap || cap > KYU_SCENE_MAX_FILE_BYTES)
-            break;
+        if (ferror(f) || len < cap || cap > KYU_SCENE_MAX_FILE_BYTES) break;
         char *bigger = realloc(buf, cap * 2);
-        if (bigger == NULL)
-            free(buf);
+        if (bigger == NULL) free(buf);
         buf = bigger;
         cap *= 2;
     }
@@ -318,8 +300,7 @@ kyu_scene *kyu_scene_load(const char *path, const kyu_scene_options *opt, char *
 }
 
 void kyu_scene_destroy(kyu_scene *s) {
-    if (s == NULL)
-        return;
+    if (s == NULL) return;
     kyu_world_destroy(s->world);
     free(s->name);
     free(s->ids);
@@ -332,12 +313,11 @@ void kyu_scene_destroy(kyu_scene *s) {
 
 int kyu_scene_step(kyu_scene *s) {
     s->error[0] = '\0';
-    if (run_emitters(s, s->step) != 0)
-        return -1;
+    if (run_emitters(s, s->step) != 0) return -1;
     kyu_status st = kyu_world_step(s->world);
     if (st != KYU_OK) {
-        say(s->error, sizeof s->error, "step %ld: %s (%s)", s->step + 1,
-                 kyu_status_string(st), kyu_world_last_error(s->world));
+        say(s->error, sizeof s->error, "step %ld: %s (%s)", s->step + 1, kyu_status_string(st),
+            kyu_world_last_error(s->world));
         return -1;
     }
     s->step++;
@@ -348,22 +328,18 @@ int kyu_scene_step(kyu_scene *s) {
 // the bodies' gravity scales (ids in creation order; the scene never removes bodies) follow.
 static int replay_emitters(kyu_scene *s, long step, long first_id) {
     long next_id = first_id;
-    for (int i = 0; i < s->gen_count; i++)
-        s->gen[i].emitted = 0;
+    for (int i = 0; i < s->gen_count; i++) s->gen[i].emitted = 0;
     for (long k = 0; k < step; k++)
         for (int i = 0; i < s->gen_count; i++) {
             generator *g = &s->gen[i];
-            if (g->kind != GEN_EMITTER)
-                continue;
+            if (g->kind != GEN_EMITTER) continue;
             for (long due = emitter_due(s, g, k); g->emitted < due; g->emitted++)
-                if (remember_gscale(s, (uint32_t)++next_id, g->body.def.gravity_scale) != 0)
-                    return -1;
+                if (remember_gscale(s, (uint32_t)++next_id, g->body.def.gravity_scale) != 0) return -1;
         }
     return 0;
 }
 
-int kyu_scene_resume(kyu_scene *s, const char *snapshot_path, long step, char *err,
-                     size_t errlen) {
+int kyu_scene_resume(kyu_scene *s, const char *snapshot_path, long step, char *err, size_t errlen) {
     if (step < 0) {
         say(err, errlen, "%s: a negative step (%ld)", snapshot_path, step);
         return -1;
@@ -408,11 +384,9 @@ const uint32_t *kyu_scene_record_ids(const kyu_scene *s, int *count) {
 
 double kyu_scene_potential_energy(const kyu_scene *s) {
     int n = kyu_world_get_bodies(s->world, NULL, 0);
-    if (n <= 0)
-        return 0;
+    if (n <= 0) return 0;
     kyu_body_id *ids = malloc((size_t)n * sizeof *ids);
-    if (ids == NULL)
-        return NAN;
+    if (ids == NULL) return NAN;
     n = kyu_world_get_bodies(s->world, ids, n);
     vec3s g = s->wd.gravity;
     double e = 0;

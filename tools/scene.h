@@ -19,18 +19,18 @@ typedef struct kyu_scene kyu_scene;
 
 /// What a caller may override. A zeroed struct (or NULL) means "as the scene says".
 typedef struct kyu_scene_options {
-    int threads;      ///< world worker count; 0 = the scene's (`world.threads`, default 1)
-    int has_seed;     ///< non-zero: `seed` replaces the scene's top-level seed
+    int threads;  ///< world worker count; 0 = the scene's (`world.threads`, default 1)
+    int has_seed; ///< non-zero: `seed` replaces the scene's top-level seed
     uint64_t seed;
-    int max_bodies;   ///< cap on the scene's bodies (all generators and emitters); 0 = 10 million
-    int max_colliders;///< cap on colliders; 0 = 100000
-    int max_points;   ///< cap on the points of one hull or mesh (and on mesh triangles); 0 = 4 million
+    int max_bodies;    ///< cap on the scene's bodies (all generators and emitters); 0 = 10 million
+    int max_colliders; ///< cap on colliders; 0 = 100000
+    int max_points;    ///< cap on the points of one hull or mesh (and on mesh triangles); 0 = 4 million
 } kyu_scene_options;
 
 /// Hard limits of the loader (the options can only lower them).
-#define KYU_SCENE_MAX_BODIES 10000000
-#define KYU_SCENE_MAX_COLLIDERS 100000
-#define KYU_SCENE_MAX_POINTS 4000000
+#define KYU_SCENE_MAX_BODIES     10000000
+#define KYU_SCENE_MAX_COLLIDERS  100000
+#define KYU_SCENE_MAX_POINTS     4000000
 #define KYU_SCENE_MAX_FILE_BYTES (512u << 20)
 
 /// Which record files a run writes (a bit set).
@@ -41,8 +41,8 @@ enum { KYU_RECORD_CSV = 1, KYU_RECORD_JSONL = 2 };
 kyu_scene *kyu_scene_load(const char *path, const kyu_scene_options *opt, char *err, size_t errlen);
 
 /// The same from memory (`text` need not be NUL-terminated); `name` is used in messages.
-kyu_scene *kyu_scene_load_string(const char *text, size_t len, const char *name,
-                                 const kyu_scene_options *opt, char *err, size_t errlen);
+kyu_scene *kyu_scene_load_string(const char *text, size_t len, const char *name, const kyu_scene_options *opt,
+                                 char *err, size_t errlen);
 
 /// Destroys the scene and its world. NULL does nothing.
 void kyu_scene_destroy(kyu_scene *s);

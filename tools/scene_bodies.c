@@ -8,10 +8,23 @@
 
 // ---- bodies ----------------------------------------------------------------------------------------
 
-const char *const BODY_MATERIAL_KEYS[] = {
-    "radius", "mass", "density", "restitution", "friction", "linear_damping", "gravity_scale",
-    "category", "mask", "group", "sensor", "allow_sleep", "rolling_resistance", "angular_damping",
-    "inertia_scale", "fixed_rotation", NULL};
+const char *const BODY_MATERIAL_KEYS[] = {"radius",
+                                          "mass",
+                                          "density",
+                                          "restitution",
+                                          "friction",
+                                          "linear_damping",
+                                          "gravity_scale",
+                                          "category",
+                                          "mask",
+                                          "group",
+                                          "sensor",
+                                          "allow_sleep",
+                                          "rolling_resistance",
+                                          "angular_damping",
+                                          "inertia_scale",
+                                          "fixed_rotation",
+                                          NULL};
 static const char *const BODY_PLACE_KEYS[] = {"position", "velocity", "angular_velocity", NULL};
 
 // The material fields of a body object on top of tpl (defaults, then overrides).
@@ -25,25 +38,20 @@ int parse_material(ctx *c, const cJSON *o, const char *path, body_tpl *tpl) {
         opt_double(c, o, path, "density", &tpl->density, 0, 1e9, 1, "must be > 0 and <= 1e9") ||
         opt_float(c, o, path, "restitution", &d->restitution, 0, 1, 0, "must be in [0, 1]") ||
         opt_float(c, o, path, "friction", &d->friction, 0, 1e3, 0, "must be in [0, 1000]") ||
-        opt_float(c, o, path, "linear_damping", &d->linear_damping, 0, 1e6, 0,
-                  "must be in [0, 1e6]") ||
-        opt_float(c, o, path, "gravity_scale", &d->gravity_scale, -1e3, 1e3, 0,
-                  "must be in [-1000, 1000]") ||
+        opt_float(c, o, path, "linear_damping", &d->linear_damping, 0, 1e6, 0, "must be in [0, 1e6]") ||
+        opt_float(c, o, path, "gravity_scale", &d->gravity_scale, -1e3, 1e3, 0, "must be in [-1000, 1000]") ||
         opt_float(c, o, path, "rolling_resistance", &d->rolling_resistance, 0, 1e3, 0,
                   "must be in [0, 1000]") ||
-        opt_float(c, o, path, "angular_damping", &d->angular_damping, 0, 1e6, 0,
-                  "must be in [0, 1e6]") ||
+        opt_float(c, o, path, "angular_damping", &d->angular_damping, 0, 1e6, 0, "must be in [0, 1e6]") ||
         opt_float(c, o, path, "inertia_scale", &d->inertia_scale, 0, 1e6, 1,
                   "must be > 0 and <= 1e6 (1: a solid sphere, 5/3: a thin shell)") ||
         opt_bool(c, o, path, "fixed_rotation", &d->fixed_rotation) ||
         opt_long(c, o, path, "category", &cat, 0, 4294967295.0) ||
         opt_long(c, o, path, "mask", &mask, 0, 4294967295.0) ||
         opt_long(c, o, path, "group", &group, -2147483648.0, 2147483647.0) ||
-        opt_bool(c, o, path, "sensor", &d->is_sensor) ||
-        opt_bool(c, o, path, "allow_sleep", &d->allow_sleep))
+        opt_bool(c, o, path, "sensor", &d->is_sensor) || opt_bool(c, o, path, "allow_sleep", &d->allow_sleep))
         return -1;
-    if (item(o, "mass") != NULL)
-        tpl->density = 0;
+    if (item(o, "mass") != NULL) tpl->density = 0;
     d->category_bits = (uint32_t)cat;
     d->mask_bits = (uint32_t)mask;
     d->group = (int32_t)group;
@@ -51,14 +59,11 @@ int parse_material(ctx *c, const cJSON *o, const char *path, body_tpl *tpl) {
 }
 
 // A template overridden by an object (a generator's "body"): defaults stay where it says nothing.
-int parse_override(ctx *c, const cJSON *obj, const char *path, const char *key,
-                          body_tpl *tpl) {
+int parse_override(ctx *c, const cJSON *obj, const char *path, const char *key, body_tpl *tpl) {
     const cJSON *j = item(obj, key);
-    if (j == NULL)
-        return 0;
+    if (j == NULL) return 0;
     keypath k = kp_key(path, key);
-    if (need_object(c, j, k.s) || check_keys(c, j, k.s, BODY_MATERIAL_KEYS, NULL))
-        return -1;
+    if (need_object(c, j, k.s) || check_keys(c, j, k.s, BODY_MATERIAL_KEYS, NULL)) return -1;
     return parse_material(c, j, k.s, tpl);
 }
 
@@ -67,21 +72,19 @@ int remember_gscale(kyu_scene *s, uint32_t index1, float gs) {
         long cap = s->gs_cap ? s->gs_cap : 64;
         while (cap < (long)index1) cap *= 2;
         float *g = realloc(s->gscale, (size_t)cap * sizeof *g);
-        if (g == NULL)
-            return -1;
+        if (g == NULL) return -1;
         for (long i = s->gs_cap; i < cap; i++) g[i] = 1.0f;
         s->gscale = g;
         s->gs_cap = cap;
     }
     s->gscale[index1 - 1] = gs;
-    if ((long)index1 > s->gs_len)
-        s->gs_len = index1;
+    if ((long)index1 > s->gs_len) s->gs_len = index1;
     return 0;
 }
 
 // Creates one body; on failure err gets the engine's reason under the key path of what made it.
-int add_body(kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float radius,
-                    const char *path, char *err, size_t errlen) {
+int add_body(kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float radius, const char *path, char *err,
+             size_t errlen) {
     kyu_body_def d = tpl->def;
     d.position = p;
     d.velocity = v;
@@ -89,8 +92,10 @@ int add_body(kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float radius,
     if (tpl->density > 0) {
         double m = tpl->density * 4.0 / 3.0 * PI * (double)radius * radius * radius;
         if (!(m > 1e-30 && m <= 1e12)) {
-            say(err, errlen, "key `%s`: density %g and radius %g give mass %g, outside "
-                     "(0, 1e12]", path, tpl->density, (double)radius, m);
+            say(err, errlen,
+                "key `%s`: density %g and radius %g give mass %g, outside "
+                "(0, 1e12]",
+                path, tpl->density, (double)radius, m);
             return -1;
         }
         d.mass = (float)m;
@@ -98,8 +103,8 @@ int add_body(kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float radius,
     kyu_body_id id;
     kyu_status st = kyu_body_create(s->world, &d, &id);
     if (st != KYU_OK) {
-        say(err, errlen, "key `%s`: kyu refused the body: %s (%s)", path,
-                 kyu_status_string(st), kyu_world_last_error(s->world));
+        say(err, errlen, "key `%s`: kyu refused the body: %s (%s)", path, kyu_status_string(st),
+            kyu_world_last_error(s->world));
         return -1;
     }
     if (remember_gscale(s, id.index1, d.gravity_scale) != 0) {
@@ -109,11 +114,9 @@ int add_body(kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float radius,
     return 0;
 }
 
-int add_body_ctx(ctx *c, kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float r,
-                        const char *path) {
+int add_body_ctx(ctx *c, kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float r, const char *path) {
     char msg[300];
-    if (add_body(s, tpl, p, v, r, path, msg, sizeof msg) == 0)
-        return 0;
+    if (add_body(s, tpl, p, v, r, path, msg, sizeof msg) == 0) return 0;
     // msg already starts with the key path: strip it into fail's format.
     const char *reason = strstr(msg, "`: ");
     return fail(c, path, "%s", reason ? reason + 3 : msg);
@@ -131,8 +134,7 @@ int parse_bodies(ctx *c, kyu_scene *s, const cJSON *arr, const body_tpl *default
             opt_vec3(c, o, k.s, "velocity", &v, COORD_LIMIT) ||
             opt_vec3(c, o, k.s, "angular_velocity", &tpl.def.angular_velocity, 1e6))
             return -1;
-        if (add_body_ctx(c, s, &tpl, tpl.def.position, v, tpl.def.radius, k.s) != 0)
-            return -1;
+        if (add_body_ctx(c, s, &tpl, tpl.def.position, v, tpl.def.radius, k.s) != 0) return -1;
     }
     return 0;
 }

@@ -34,8 +34,7 @@ static float signed_unit(uint64_t *state) { return (float)(2.0 * uniform(state) 
 static vec3s in_unit_ball(uint64_t *state) {
     for (;;) {
         vec3s p = {{signed_unit(state), signed_unit(state), signed_unit(state)}};
-        if (glms_vec3_norm2(p) <= 1.0f)
-            return p;
+        if (glms_vec3_norm2(p) <= 1.0f) return p;
     }
 }
 
@@ -44,25 +43,23 @@ static vec3s on_unit_sphere(uint64_t *state) {
     for (;;) {
         vec3s p = in_unit_ball(state);
         float n = glms_vec3_norm(p);
-        if (n > 1e-3f)
-            return glms_vec3_scale(p, 1.0f / n);
+        if (n > 1e-3f) return glms_vec3_scale(p, 1.0f / n);
     }
 }
 
 // ---- generators ------------------------------------------------------------------------------------
 
 static const char *const GEN_NAMES[] = {"lattice", "random_box", "emitter", "pour", NULL};
-static const char *const LATTICE_KEYS[] = {"type", "origin", "count", "spacing", "jitter",
-                                           "velocity", "seed", "body", NULL};
-static const char *const RANDOM_KEYS[] = {"type", "min", "max", "count", "velocity", "speed",
-                                          "radius_range", "overlap", "seed", "body", NULL};
-static const char *const EMITTER_KEYS[] = {"type", "position", "velocity", "rate", "start", "stop",
-                                           "count", "spread", "seed", "body", NULL};
+static const char *const LATTICE_KEYS[] = {"type",     "origin", "count", "spacing", "jitter",
+                                           "velocity", "seed",   "body",  NULL};
+static const char *const RANDOM_KEYS[] = {"type",         "min",     "max",  "count", "velocity", "speed",
+                                          "radius_range", "overlap", "seed", "body",  NULL};
+static const char *const EMITTER_KEYS[] = {"type",  "position", "velocity", "rate", "start", "stop",
+                                           "count", "spread",   "seed",     "body", NULL};
 
 int parse_seed(ctx *c, const cJSON *obj, const char *path, uint64_t *dst) {
     long v = (long)*dst;
-    if (opt_long(c, obj, path, "seed", &v, 0, 9007199254740992.0) != 0)
-        return -1;
+    if (opt_long(c, obj, path, "seed", &v, 0, 9007199254740992.0) != 0) return -1;
     *dst = (uint64_t)v;
     return 0;
 }
@@ -81,8 +78,7 @@ static int parse_lattice(ctx *c, const cJSON *o, const char *path, generator *g)
     int i = 0;
     for (const cJSON *e = n->child; e != NULL; e = e->next, i++) {
         double v;
-        if (int_value(c, e, kp_index(kn.s, i).s, 1, 1e9, &v) != 0)
-            return -1;
+        if (int_value(c, e, kp_index(kn.s, i).s, 1, 1e9, &v) != 0) return -1;
         g->n[i] = (long)v;
         total *= v;
     }
@@ -92,8 +88,7 @@ static int parse_lattice(ctx *c, const cJSON *o, const char *path, generator *g)
     keypath ks = kp_key(path, "spacing");
     if (cJSON_IsNumber(sp)) {
         double v;
-        if (number_value(c, sp, ks.s, &v) != 0)
-            return -1;
+        if (number_value(c, sp, ks.s, &v) != 0) return -1;
         g->spacing = (vec3s){{(float)v, (float)v, (float)v}};
     } else if (vec3_value(c, sp, ks.s, COORD_LIMIT, &g->spacing) != 0) {
         return -1;
@@ -108,9 +103,8 @@ static int parse_lattice(ctx *c, const cJSON *o, const char *path, generator *g)
 static int parse_random_box(ctx *c, const cJSON *o, const char *path, generator *g) {
     const cJSON *rr = item(o, "radius_range");
     bool overlap = false;
-    if (check_keys(c, o, path, RANDOM_KEYS, NULL) || need(c, o, path, "min") ||
-        need(c, o, path, "max") || need(c, o, path, "count") ||
-        opt_vec3(c, o, path, "min", &g->a, COORD_LIMIT) ||
+    if (check_keys(c, o, path, RANDOM_KEYS, NULL) || need(c, o, path, "min") || need(c, o, path, "max") ||
+        need(c, o, path, "count") || opt_vec3(c, o, path, "min", &g->a, COORD_LIMIT) ||
         opt_vec3(c, o, path, "max", &g->b, COORD_LIMIT) ||
         opt_long(c, o, path, "count", &g->count, 0, 1e12) ||
         opt_float(c, o, path, "speed", &g->speed, 0, COORD_LIMIT, 0, "must be in [0, 1e9]") ||
@@ -134,8 +128,8 @@ static int parse_random_box(ctx *c, const cJSON *o, const char *path, generator 
     for (int i = 0; i < 3; i++)
         if (!(g->b.raw[i] - g->a.raw[i] >= 2 * g->rmax))
             return fail(c, kp_index(kp_key(path, "max").s, i).s,
-                        "the box (min %g, max %g) must be at least a diameter (%g) wide",
-                        (double)g->a.raw[i], (double)g->b.raw[i], 2.0 * g->rmax);
+                        "the box (min %g, max %g) must be at least a diameter (%g) wide", (double)g->a.raw[i],
+                        (double)g->b.raw[i], 2.0 * g->rmax);
     return 0;
 }
 
@@ -163,8 +157,8 @@ static int parse_emitter(ctx *c, const cJSON *o, const char *path, generator *g)
     return 0;
 }
 
-int parse_generator(ctx *c, const cJSON *o, int index, const body_tpl *defaults,
-                           uint64_t scene_seed, generator *g) {
+int parse_generator(ctx *c, const cJSON *o, int index, const body_tpl *defaults, uint64_t scene_seed,
+                    generator *g) {
     keypath k = kp_index("generators", index);
     uint64_t own = 0;
     memset(g, 0, sizeof *g);
@@ -176,13 +170,10 @@ int parse_generator(ctx *c, const cJSON *o, int index, const body_tpl *defaults,
         parse_override(c, o, k.s, "body", &g->body) ||
         opt_vec3(c, o, k.s, "velocity", &g->velocity, COORD_LIMIT))
         return -1;
-    if (g->kind == 3)
-        g->kind = GEN_EMITTER; // "pour" is another name for an emitter
+    if (g->kind == 3) g->kind = GEN_EMITTER; // "pour" is another name for an emitter
     g->seed = mix_seed(mix_seed(scene_seed, (uint64_t)index + 1), own);
-    if (g->kind == GEN_LATTICE)
-        return parse_lattice(c, o, k.s, g);
-    if (g->kind == GEN_RANDOM_BOX)
-        return parse_random_box(c, o, k.s, g);
+    if (g->kind == GEN_LATTICE) return parse_lattice(c, o, k.s, g);
+    if (g->kind == GEN_RANDOM_BOX) return parse_random_box(c, o, k.s, g);
     return parse_emitter(c, o, k.s, g);
 }
 
@@ -194,10 +185,8 @@ int make_lattice(ctx *c, kyu_scene *s, generator *g) {
             for (long x = 0; x < g->n[0]; x++) {
                 vec3s p = {{g->a.x + (float)x * g->spacing.x, g->a.y + (float)y * g->spacing.y,
                             g->a.z + (float)z * g->spacing.z}};
-                if (g->jitter > 0)
-                    p = glms_vec3_add(p, glms_vec3_scale(in_unit_ball(&rng), g->jitter));
-                if (add_body_ctx(c, s, &g->body, p, g->velocity, g->body.def.radius, k.s) != 0)
-                    return -1;
+                if (g->jitter > 0) p = glms_vec3_add(p, glms_vec3_scale(in_unit_ball(&rng), g->jitter));
+                if (add_body_ctx(c, s, &g->body, p, g->velocity, g->body.def.radius, k.s) != 0) return -1;
             }
     return 0;
 }
@@ -225,8 +214,7 @@ static int grid_init(place_grid *g, long count, float rmax) {
     g->head = malloc(size * sizeof *g->head);
     g->next = malloc((size_t)count * sizeof *g->next + 1);
     g->ball = malloc((size_t)count * sizeof *g->ball + 1);
-    if (g->head == NULL || g->next == NULL || g->ball == NULL)
-        return -1;
+    if (g->head == NULL || g->next == NULL || g->ball == NULL) return -1;
     memset(g->head, 0xff, size * sizeof *g->head);
     return 0;
 }
@@ -248,15 +236,13 @@ static int grid_free_spot(const place_grid *g, vec3s p, float r) {
                      i = g->next[i]) {
                     vec4s b = g->ball[i];
                     float ex = b.x - p.x, ey = b.y - p.y, ez = b.z - p.z, rr = b.w + r;
-                    if (ex * ex + ey * ey + ez * ez < rr * rr)
-                        return 0;
+                    if (ex * ex + ey * ey + ez * ez < rr * rr) return 0;
                 }
     return 1;
 }
 
 static void grid_add(place_grid *g, vec3s p, float r) {
-    uint32_t h = cell_hash(cell_of(p.x, g->cell), cell_of(p.y, g->cell), cell_of(p.z, g->cell),
-                           g->mask);
+    uint32_t h = cell_hash(cell_of(p.x, g->cell), cell_of(p.y, g->cell), cell_of(p.z, g->cell), g->mask);
     g->ball[g->count] = (vec4s){{p.x, p.y, p.z, r}};
     g->next[g->count] = g->head[h];
     g->head[h] = (int32_t)g->count++;
@@ -283,17 +269,16 @@ int make_random_box(ctx *c, kyu_scene *s, generator *g) {
         for (int t = 1; !g->overlap && !grid_free_spot(&grid, p, r); t++) {
             if (t == PLACE_ATTEMPTS) {
                 grid_free(&grid);
-                return fail(c, kp_key(k.s, "count").s, "found room for only %ld of %ld bodies "
+                return fail(c, kp_key(k.s, "count").s,
+                            "found room for only %ld of %ld bodies "
                             "without overlaps: make the box larger or set \"overlap\": true",
                             i, g->count);
             }
             p = random_in_box(&rng, g->a, g->b, r);
         }
-        if (!g->overlap)
-            grid_add(&grid, p, r);
+        if (!g->overlap) grid_add(&grid, p, r);
         vec3s v = g->velocity;
-        if (g->speed > 0)
-            v = glms_vec3_add(v, glms_vec3_scale(on_unit_sphere(&rng), g->speed));
+        if (g->speed > 0) v = glms_vec3_add(v, glms_vec3_scale(on_unit_sphere(&rng), g->speed));
         if (add_body_ctx(c, s, &g->body, p, v, r, k.s) != 0) {
             grid_free(&grid);
             return -1;
@@ -305,11 +290,9 @@ int make_random_box(ctx *c, kyu_scene *s, generator *g) {
 
 // Bodies an emitter has emitted once the emission before step k has run (k = -1: none).
 long emitter_due(const kyu_scene *s, const generator *g, long k) {
-    if (k < 0)
-        return 0;
+    if (k < 0) return 0;
     double t = (double)k * s->wd.fixed_dt + 1e-9;
-    if (t < g->start)
-        return 0;
+    if (t < g->start) return 0;
     double n = floor((t - g->start) * g->rate) + 1;
     return n < (double)g->count ? (long)n : g->count;
 }
@@ -318,20 +301,17 @@ long emitter_due(const kyu_scene *s, const generator *g, long k) {
 static int emit_one(kyu_scene *s, generator *g, long n, char *err, size_t errlen) {
     uint64_t rng = mix_seed(g->seed, (uint64_t)n);
     vec3s p = g->a;
-    if (g->spread > 0)
-        p = glms_vec3_add(p, glms_vec3_scale(in_unit_ball(&rng), g->spread));
-    return add_body(s, &g->body, p, g->velocity, g->body.def.radius,
-                    kp_index("generators", g->index).s, err, errlen);
+    if (g->spread > 0) p = glms_vec3_add(p, glms_vec3_scale(in_unit_ball(&rng), g->spread));
+    return add_body(s, &g->body, p, g->velocity, g->body.def.radius, kp_index("generators", g->index).s, err,
+                    errlen);
 }
 
 int run_emitters(kyu_scene *s, long step) {
     for (int i = 0; i < s->gen_count; i++) {
         generator *g = &s->gen[i];
-        if (g->kind != GEN_EMITTER)
-            continue;
+        if (g->kind != GEN_EMITTER) continue;
         for (long due = emitter_due(s, g, step); g->emitted < due; g->emitted++)
-            if (emit_one(s, g, g->emitted, s->error, sizeof s->error) != 0)
-                return -1;
+            if (emit_one(s, g, g->emitted, s->error, sizeof s->error) != 0) return -1;
     }
     return 0;
 }

@@ -33,19 +33,19 @@ enum { GEN_LATTICE, GEN_RANDOM_BOX, GEN_EMITTER };
 
 typedef struct generator {
     int kind;
-    int index;        // position in the generators array, for messages and seeds
+    int index; // position in the generators array, for messages and seeds
     body_tpl body;
-    vec3s a, b;       // lattice origin, random box min and max, emitter position (a)
+    vec3s a, b; // lattice origin, random box min and max, emitter position (a)
     vec3s velocity;
     vec3s spacing;
     long n[3];
-    long count;       // bodies (lattice: n[0] n[1] n[2]; emitter: the most it will ever emit)
+    long count; // bodies (lattice: n[0] n[1] n[2]; emitter: the most it will ever emit)
     float jitter, speed, spread;
-    float rmin, rmax; // random box radius range (both = the body radius without one)
-    int overlap;      // random box: allow overlapping bodies
+    float rmin, rmax;         // random box radius range (both = the body radius without one)
+    int overlap;              // random box: allow overlapping bodies
     double rate, start, stop; // emitter: bodies per second from start until stop (s)
-    uint64_t seed;    // mixed from the scene seed, the index and the generator's own seed
-    long emitted;     // emitter: bodies emitted so far
+    uint64_t seed;            // mixed from the scene seed, the index and the generator's own seed
+    long emitted;             // emitter: bodies emitted so far
 } generator;
 
 struct kyu_scene {
@@ -82,7 +82,6 @@ typedef struct keypath {
     char s[200];
 } keypath;
 
-
 // The functions below were file-static before the loader was split into files; hidden keeps them
 // out of the dynamic symbols of what links the loader into a shared object (the Python extension).
 #if defined(__GNUC__)
@@ -110,19 +109,17 @@ int fail_type(ctx *c, const char *path, const cJSON *j, const char *want);
 int check_keys(ctx *c, const cJSON *obj, const char *path, const char *const *a, const char *const *b);
 const cJSON *item(const cJSON *obj, const char *key);
 int number_value(ctx *c, const cJSON *j, const char *path, double *out);
-int opt_double(ctx *c, const cJSON *obj, const char *path, const char *key, double *dst, double lo,
-               double hi, int lo_open, const char *rule);
-int opt_float(ctx *c, const cJSON *obj, const char *path, const char *key, float *dst, double lo,
-              double hi, int lo_open, const char *rule);
+int opt_double(ctx *c, const cJSON *obj, const char *path, const char *key, double *dst, double lo, double hi,
+               int lo_open, const char *rule);
+int opt_float(ctx *c, const cJSON *obj, const char *path, const char *key, float *dst, double lo, double hi,
+              int lo_open, const char *rule);
 int int_value(ctx *c, const cJSON *j, const char *path, double lo, double hi, double *out);
-int opt_long(ctx *c, const cJSON *obj, const char *path, const char *key, long *dst, double lo,
-             double hi);
+int opt_long(ctx *c, const cJSON *obj, const char *path, const char *key, long *dst, double lo, double hi);
 int opt_bool(ctx *c, const cJSON *obj, const char *path, const char *key, bool *dst);
 int vec3_value(ctx *c, const cJSON *j, const char *path, double limit, vec3s *out);
 int opt_vec3(ctx *c, const cJSON *obj, const char *path, const char *key, vec3s *dst, double limit);
 int need(ctx *c, const cJSON *obj, const char *path, const char *key);
-int opt_enum(ctx *c, const cJSON *obj, const char *path, const char *key, const char *const *names,
-             int *dst);
+int opt_enum(ctx *c, const cJSON *obj, const char *path, const char *key, const char *const *names, int *dst);
 int need_object(ctx *c, const cJSON *j, const char *path);
 int need_array(ctx *c, const cJSON *j, const char *path);
 
@@ -132,10 +129,9 @@ extern const char *const BODY_MATERIAL_KEYS[];
 int parse_material(ctx *c, const cJSON *o, const char *path, body_tpl *tpl);
 int parse_override(ctx *c, const cJSON *obj, const char *path, const char *key, body_tpl *tpl);
 int remember_gscale(kyu_scene *s, uint32_t index1, float gs);
-int add_body(kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float radius, const char *path,
-             char *err, size_t errlen);
-int add_body_ctx(ctx *c, kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float r,
-                 const char *path);
+int add_body(kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float radius, const char *path, char *err,
+             size_t errlen);
+int add_body_ctx(ctx *c, kyu_scene *s, const body_tpl *tpl, vec3s p, vec3s v, float r, const char *path);
 int parse_bodies(ctx *c, kyu_scene *s, const cJSON *arr, const body_tpl *defaults);
 
 // ---- scene_colliders.c ------------------------------------------------------------------------------

@@ -52,13 +52,11 @@ keypath kp_index(const char *path, long i) {
 
 // Only the first error is kept: it is the one the user should fix first.
 static int failv(ctx *c, const char *path, const char *fmt, va_list ap) {
-    if (c->failed)
-        return -1;
+    if (c->failed) return -1;
     c->failed = 1;
     char msg[256];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    if (c->err == NULL || c->errlen == 0)
-        return -1;
+    if (c->err == NULL || c->errlen == 0) return -1;
     if (path != NULL && path[0] != '\0')
         say(c->err, c->errlen, "%s: key `%s`: %s", c->file, path, msg);
     else
@@ -95,8 +93,7 @@ int fail_type(ctx *c, const char *path, const cJSON *j, const char *want) {
 
 static int key_index(const char *const *list, const char *key) {
     for (int i = 0; list != NULL && list[i] != NULL; i++)
-        if (strcmp(list[i], key) == 0)
-            return i;
+        if (strcmp(list[i], key) == 0) return i;
     return -1;
 }
 
@@ -112,8 +109,7 @@ static void list_keys(char *dst, size_t cap, const char *const *a, const char *c
 // Every key of obj must be in one of the two lists (b may be NULL), once: a misspelt key silently
 // ignored is the worst kind of scene bug, and cJSON keeps duplicate keys where other parsers
 // keep the last one.
-int check_keys(ctx *c, const cJSON *obj, const char *path, const char *const *a,
-                      const char *const *b) {
+int check_keys(ctx *c, const cJSON *obj, const char *path, const char *const *a, const char *const *b) {
     uint64_t seen = 0;
     int na = 0;
     while (a[na] != NULL) na++;
@@ -126,23 +122,19 @@ int check_keys(ctx *c, const cJSON *obj, const char *path, const char *const *a,
             list_keys(known, sizeof known, a, b);
             return fail(c, kp_key(path, key).s, "unknown key (known here: %s)", known);
         }
-        if (seen & ((uint64_t)1 << i))
-            return fail(c, kp_key(path, key).s, "duplicate key");
+        if (seen & ((uint64_t)1 << i)) return fail(c, kp_key(path, key).s, "duplicate key");
         seen |= (uint64_t)1 << i;
     }
     return 0;
 }
 
-const cJSON *item(const cJSON *obj, const char *key) {
-    return cJSON_GetObjectItemCaseSensitive(obj, key);
-}
+const cJSON *item(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
 
 // ---- values ----------------------------------------------------------------------------------------
 
 // A finite number: 1e999 parses as inf, and a scene must never feed inf to the engine.
 int number_value(ctx *c, const cJSON *j, const char *path, double *out) {
-    if (!cJSON_IsNumber(j))
-        return fail_type(c, path, j, "a number");
+    if (!cJSON_IsNumber(j)) return fail_type(c, path, j, "a number");
     if (!isfinite(j->valuedouble))
         return fail(c, path, "must be a finite number, got one beyond the range of a double");
     *out = j->valuedouble;
@@ -150,60 +142,48 @@ int number_value(ctx *c, const cJSON *j, const char *path, double *out) {
 }
 
 // Optional number in [lo, hi] (lo excluded when lo_open); `rule` says it in words for the message.
-int opt_double(ctx *c, const cJSON *obj, const char *path, const char *key, double *dst,
-                      double lo, double hi, int lo_open, const char *rule) {
+int opt_double(ctx *c, const cJSON *obj, const char *path, const char *key, double *dst, double lo, double hi,
+               int lo_open, const char *rule) {
     const cJSON *j = item(obj, key);
-    if (j == NULL)
-        return 0;
+    if (j == NULL) return 0;
     keypath k = kp_key(path, key);
     double v;
-    if (number_value(c, j, k.s, &v) != 0)
-        return -1;
-    if (v < lo || v > hi || (lo_open && v == lo))
-        return fail(c, k.s, "%s, got %g", rule, v);
+    if (number_value(c, j, k.s, &v) != 0) return -1;
+    if (v < lo || v > hi || (lo_open && v == lo)) return fail(c, k.s, "%s, got %g", rule, v);
     *dst = v;
     return 0;
 }
 
-int opt_float(ctx *c, const cJSON *obj, const char *path, const char *key, float *dst,
-                     double lo, double hi, int lo_open, const char *rule) {
+int opt_float(ctx *c, const cJSON *obj, const char *path, const char *key, float *dst, double lo, double hi,
+              int lo_open, const char *rule) {
     double v = *dst;
-    if (opt_double(c, obj, path, key, &v, lo, hi, lo_open, rule) != 0)
-        return -1;
+    if (opt_double(c, obj, path, key, &v, lo, hi, lo_open, rule) != 0) return -1;
     *dst = (float)v;
     return 0;
 }
 
 int int_value(ctx *c, const cJSON *j, const char *path, double lo, double hi, double *out) {
     double v;
-    if (number_value(c, j, path, &v) != 0)
-        return -1;
-    if (v != floor(v))
-        return fail(c, path, "must be a whole number, got %g", v);
-    if (v < lo || v > hi)
-        return fail(c, path, "must be between %.0f and %.0f, got %g", lo, hi, v);
+    if (number_value(c, j, path, &v) != 0) return -1;
+    if (v != floor(v)) return fail(c, path, "must be a whole number, got %g", v);
+    if (v < lo || v > hi) return fail(c, path, "must be between %.0f and %.0f, got %g", lo, hi, v);
     *out = v;
     return 0;
 }
 
-int opt_long(ctx *c, const cJSON *obj, const char *path, const char *key, long *dst,
-                    double lo, double hi) {
+int opt_long(ctx *c, const cJSON *obj, const char *path, const char *key, long *dst, double lo, double hi) {
     const cJSON *j = item(obj, key);
     double v;
-    if (j == NULL)
-        return 0;
-    if (int_value(c, j, kp_key(path, key).s, lo, hi, &v) != 0)
-        return -1;
+    if (j == NULL) return 0;
+    if (int_value(c, j, kp_key(path, key).s, lo, hi, &v) != 0) return -1;
     *dst = (long)v;
     return 0;
 }
 
 int opt_bool(ctx *c, const cJSON *obj, const char *path, const char *key, bool *dst) {
     const cJSON *j = item(obj, key);
-    if (j == NULL)
-        return 0;
-    if (!cJSON_IsBool(j))
-        return fail_type(c, kp_key(path, key).s, j, "true or false");
+    if (j == NULL) return 0;
+    if (!cJSON_IsBool(j)) return fail_type(c, kp_key(path, key).s, j, "true or false");
     *dst = cJSON_IsTrue(j);
     return 0;
 }
@@ -216,33 +196,28 @@ int vec3_value(ctx *c, const cJSON *j, const char *path, double limit, vec3s *ou
     for (const cJSON *e = j->child; e != NULL; e = e->next, i++) {
         keypath k = kp_index(path, i);
         double v;
-        if (number_value(c, e, k.s, &v) != 0)
-            return -1;
-        if (fabs(v) > limit)
-            return fail(c, k.s, "must be within +-%g, got %g", limit, v);
+        if (number_value(c, e, k.s, &v) != 0) return -1;
+        if (fabs(v) > limit) return fail(c, k.s, "must be within +-%g, got %g", limit, v);
         out->raw[i] = (float)v;
     }
     return 0;
 }
 
-int opt_vec3(ctx *c, const cJSON *obj, const char *path, const char *key, vec3s *dst,
-                    double limit) {
+int opt_vec3(ctx *c, const cJSON *obj, const char *path, const char *key, vec3s *dst, double limit) {
     const cJSON *j = item(obj, key);
     return j == NULL ? 0 : vec3_value(c, j, kp_key(path, key).s, limit, dst);
 }
 
 int need(ctx *c, const cJSON *obj, const char *path, const char *key) {
-    if (item(obj, key) != NULL)
-        return 0;
+    if (item(obj, key) != NULL) return 0;
     return fail(c, path, "missing required key \"%s\"", key);
 }
 
 // A string that must be one of names; *dst is its index.
-int opt_enum(ctx *c, const cJSON *obj, const char *path, const char *key,
-                    const char *const *names, int *dst) {
+int opt_enum(ctx *c, const cJSON *obj, const char *path, const char *key, const char *const *names,
+             int *dst) {
     const cJSON *j = item(obj, key);
-    if (j == NULL)
-        return 0;
+    if (j == NULL) return 0;
     keypath k = kp_key(path, key);
     char known[256];
     list_keys(known, sizeof known, names, NULL);

@@ -9,16 +9,16 @@
 // ---- world and run -----------------------------------------------------------------------------
 
 static const char *const WORLD_KEYS[] = {
-    "gravity", "fixed_dt", "max_steps_per_update", "restitution_threshold", "solver_iterations",
-    "linear_slop", "contact_margin", "max_events_per_step", "cell_size", "threads", "enable_sleep",
-    "enable_impact_events", "sleep_speed", "sleep_time", "tangential_restitution", NULL};
+    "gravity",           "fixed_dt",    "max_steps_per_update",   "restitution_threshold",
+    "solver_iterations", "linear_slop", "contact_margin",         "max_events_per_step",
+    "cell_size",         "threads",     "enable_sleep",           "enable_impact_events",
+    "sleep_speed",       "sleep_time",  "tangential_restitution", NULL};
 
 int parse_world(ctx *c, const cJSON *o, kyu_world_def *d) {
     const char *p = "world";
     long steps = d->max_steps_per_update, iters = d->solver_iterations;
     long events = d->max_events_per_step, threads = d->worker_count;
-    if (o == NULL)
-        return 0;
+    if (o == NULL) return 0;
     if (need_object(c, o, p) || check_keys(c, o, p, WORLD_KEYS, NULL) ||
         opt_vec3(c, o, p, "gravity", &d->gravity, 1e6) ||
         opt_float(c, o, p, "fixed_dt", &d->fixed_dt, 0, 10, 1, "must be > 0 and <= 10 seconds") ||
@@ -27,8 +27,7 @@ int parse_world(ctx *c, const cJSON *o, kyu_world_def *d) {
                   "must be in [0, 1e6] m/s") ||
         opt_long(c, o, p, "solver_iterations", &iters, 1, 1000) ||
         opt_float(c, o, p, "linear_slop", &d->linear_slop, 0, 1e3, 0, "must be in [0, 1000] m") ||
-        opt_float(c, o, p, "contact_margin", &d->contact_margin, 0, 1e3, 0,
-                  "must be in [0, 1000] m") ||
+        opt_float(c, o, p, "contact_margin", &d->contact_margin, 0, 1e3, 0, "must be in [0, 1000] m") ||
         opt_long(c, o, p, "max_events_per_step", &events, 0, 2147483647.0) ||
         opt_float(c, o, p, "cell_size", &d->cell_size, 0, 1e6, 0, "must be in [0, 1e6] m") ||
         opt_long(c, o, p, "threads", &threads, 1, 256) ||
@@ -53,25 +52,20 @@ static int parse_record(ctx *c, const cJSON *o, kyu_scene *s) {
     long every = s->every;
     int format = s->format;
     if (need_object(c, o, p) || check_keys(c, o, p, KEYS, NULL) ||
-        opt_long(c, o, p, "every", &every, 1, 2147483647.0) ||
-        opt_enum(c, o, p, "format", FORMATS, &format))
+        opt_long(c, o, p, "every", &every, 1, 2147483647.0) || opt_enum(c, o, p, "format", FORMATS, &format))
         return -1;
     s->every = (int)every;
     s->format = format; // the index is the bit set: none 0, csv 1, jsonl 2, both 3
     const cJSON *ids = item(o, "ids");
-    if (ids == NULL)
-        return 0;
+    if (ids == NULL) return 0;
     keypath k = kp_key(p, "ids");
-    if (need_array(c, ids, k.s) != 0)
-        return -1;
+    if (need_array(c, ids, k.s) != 0) return -1;
     int n = cJSON_GetArraySize(ids);
     s->ids = malloc((size_t)n * sizeof *s->ids + 1);
-    if (s->ids == NULL)
-        return fail(c, k.s, "out of memory");
+    if (s->ids == NULL) return fail(c, k.s, "out of memory");
     for (const cJSON *e = ids->child; e != NULL; e = e->next) {
         double v;
-        if (int_value(c, e, kp_index(k.s, s->id_count).s, 1, 4294967295.0, &v) != 0)
-            return -1;
+        if (int_value(c, e, kp_index(k.s, s->id_count).s, 1, 4294967295.0, &v) != 0) return -1;
         s->ids[s->id_count++] = (uint32_t)v;
     }
     return 0;
@@ -80,8 +74,7 @@ static int parse_record(ctx *c, const cJSON *o, kyu_scene *s) {
 int parse_run(ctx *c, const cJSON *o, kyu_scene *s) {
     static const char *const KEYS[] = {"steps", "seconds", "record", NULL};
     double seconds = -1;
-    if (o == NULL)
-        return 0;
+    if (o == NULL) return 0;
     if (need_object(c, o, "run") || check_keys(c, o, "run", KEYS, NULL) ||
         opt_long(c, o, "run", "steps", &s->run_steps, 0, 2147483647.0) ||
         opt_double(c, o, "run", "seconds", &seconds, 0, 1e9, 0, "must be in [0, 1e9]"))

@@ -24,7 +24,8 @@ static int run(const char *name, kyu_web *web, int steps, int impact) {
             kyu_web_destroy(web);
             return 1;
         }
-        if (s == steps || (steps >= 10 && s % (steps / 10) == 0)) printf("%s %d %s\n", name, s, kyu_web_state_hash(web));
+        if (s == steps || (steps >= 10 && s % (steps / 10) == 0))
+            printf("%s %d %s\n", name, s, kyu_web_state_hash(web));
     }
     if (impact) // the lesson: the record its page's panel shows
         printf("%s-impact %s\n", name, kyu_web_impact_json(web));
@@ -33,8 +34,8 @@ static int run(const char *name, kyu_web *web, int steps, int impact) {
 }
 
 // A scene of your own, made with the calls a page makes (web/page.js builds the same): 200 balls
-// poured into a box on a plane, off their columns by up to 3 cm so the heap tumbles. Every number is exact in binary, so JavaScript's doubles arrive as
-// these very floats.
+// poured into a box on a plane, off their columns by up to 3 cm so the heap tumbles. Every number is exact in
+// binary, so JavaScript's doubles arrive as these very floats.
 static kyu_web *pour(void) {
     kyu_web *web = kyu_web_create(0.0f, -9.8125f, 0.0f, 120);
     if (!web) return NULL;
@@ -44,9 +45,9 @@ static kyu_web *pour(void) {
     bad |= kyu_web_add_box(web, 0.0f, 1.0f, -1.125f, 1.0f, 1.0f, 0.125f, 0.375f, 0.5f);
     bad |= kyu_web_add_box(web, 0.0f, 1.0f, 1.125f, 1.0f, 1.0f, 0.125f, 0.375f, 0.5f);
     for (int i = 0; i < 200; i++)
-        bad |= kyu_web_add_ball(web, -0.75f + 0.25f * (float)(i % 7) + 0.0078125f * (float)(i % 5), 0.5f + 0.25f * (float)(i / 49),
-                                -0.75f + 0.25f * (float)((i / 7) % 7), 0.0f, 0.0f, 0.0f, 0.0625f + 0.015625f * (float)(i % 3),
-                                1.0f, 0.375f, 0.5f) < 0;
+        bad |= kyu_web_add_ball(web, -0.75f + 0.25f * (float)(i % 7) + 0.0078125f * (float)(i % 5),
+                                0.5f + 0.25f * (float)(i / 49), -0.75f + 0.25f * (float)((i / 7) % 7), 0.0f,
+                                0.0f, 0.0f, 0.0625f + 0.015625f * (float)(i % 3), 1.0f, 0.375f, 0.5f) < 0;
     if (bad) {
         kyu_web_destroy(web);
         return NULL;

@@ -21,19 +21,19 @@ typedef struct body_state {
 
 struct kyu_web {
     kyu_world *world;
-    int billiards;                   // 0: the lesson
-    int nbodies, cap;                // every array below holds `cap` bodies
-    kyu_body_id *ids;                // slot order (the order of the bulk calls and the hash)
+    int billiards;    // 0: the lesson
+    int nbodies, cap; // every array below holds `cap` bodies
+    kyu_body_id *ids; // slot order (the order of the bulk calls and the hash)
     float dt, accumulator, e, mu;
     int steps;
-    float *prev, *cur;               // 3 a body: positions before and after the last step
-    float *draw;                     // 8 a body (kyu_web_bodies)
-    float *scratch;                  // 4 a body: what the bulk getters fill
-    char text[4096];                 // the hash, or the impact record (at most about 1.5 kB)
+    float *prev, *cur; // 3 a body: positions before and after the last step
+    float *draw;       // 8 a body (kyu_web_bodies)
+    float *scratch;    // 4 a body: what the bulk getters fill
+    char text[4096];   // the hash, or the impact record (at most about 1.5 kB)
     int have_impact;
-    kyu_impact_event impact;         // the first impact of the last step that had one
+    kyu_impact_event impact;                            // the first impact of the last step that had one
     int impact_step, impact_begins, impact_a, impact_b; // b: -1 for a collider
-    body_state *before, *after, *states; // states: step_once's copy of the state before a step
+    body_state *before, *after, *states;                // states: step_once's copy of the state before a step
     kyu_step_stats impact_stats;
     int impact_asleep;
 };
@@ -57,7 +57,12 @@ static int web_reserve(kyu_web *web, int n) {
     if (n <= web->cap) return 0;
     int cap = web->cap > 0 ? web->cap : 16;
     while (cap < n) cap *= 2;
-#define GROW_TO(p, per) do { void *q_ = realloc((p), (size_t)cap * (per) * sizeof *(p)); if (!q_) return -1; (p) = q_; } while (0)
+#define GROW_TO(p, per)                                                                                      \
+    do {                                                                                                     \
+        void *q_ = realloc((p), (size_t)cap * (per) * sizeof *(p));                                          \
+        if (!q_) return -1;                                                                                  \
+        (p) = q_;                                                                                            \
+    } while (0)
     GROW_TO(web->ids, 1);
     GROW_TO(web->prev, 3);
     GROW_TO(web->cur, 3);
@@ -149,8 +154,8 @@ kyu_web *kyu_web_create(float gx, float gy, float gz, int hz) {
     return web_new(&wd, 0);
 }
 
-int kyu_web_add_ball(kyu_web *web, float x, float y, float z, float vx, float vy, float vz, float radius, float mass,
-                     float restitution, float friction) {
+int kyu_web_add_ball(kyu_web *web, float x, float y, float z, float vx, float vy, float vz, float radius,
+                     float mass, float restitution, float friction) {
     if (!web || web->nbodies >= MAX_BODIES) return -1;
     kyu_body_def bd = kyu_body_def_default();
     bd.position = v3(x, y, z), bd.velocity = v3(vx, vy, vz);
@@ -165,7 +170,8 @@ static int add_collider(kyu_web *web, kyu_collider_def *c, float restitution, fl
     return kyu_collider_create(web->world, c, NULL) == KYU_OK ? 0 : -1;
 }
 
-int kyu_web_add_plane(kyu_web *web, float nx, float ny, float nz, float offset, float restitution, float friction) {
+int kyu_web_add_plane(kyu_web *web, float nx, float ny, float nz, float offset, float restitution,
+                      float friction) {
     kyu_collider_def c = kyu_collider_def_default();
     float nn = nx * nx + ny * ny + nz * nz, s = nn > 0.0f ? offset / nn : 0.0f; // the point n offset / |n|^2
     c.type = KYU_SHAPE_PLANE, c.normal = v3(nx, ny, nz), c.position = v3(nx * s, ny * s, nz * s);
@@ -255,7 +261,8 @@ const float *kyu_web_bodies(kyu_web *web) {
     kyu_world_get_rotations(web->world, a, n);
     for (int i = 0; i < n; i++) {
         float *o = web->draw + 8 * i;
-        for (int d = 0; d < 3; d++) o[d] = web->prev[3 * i + d] + alpha * (web->cur[3 * i + d] - web->prev[3 * i + d]);
+        for (int d = 0; d < 3; d++)
+            o[d] = web->prev[3 * i + d] + alpha * (web->cur[3 * i + d] - web->prev[3 * i + d]);
         for (int d = 0; d < 4; d++) o[3 + d] = a[4 * i + d];
     }
     kyu_world_get_radii(web->world, a, n);
@@ -263,7 +270,9 @@ const float *kyu_web_bodies(kyu_web *web) {
     return web->draw;
 }
 
-float kyu_web_kinetic_energy(const kyu_web *web) { return web ? (float)kyu_world_kinetic_energy(web->world) : 0.0f; }
+float kyu_web_kinetic_energy(const kyu_web *web) {
+    return web ? (float)kyu_world_kinetic_energy(web->world) : 0.0f;
+}
 
 int kyu_web_moving_count(const kyu_web *web) {
     if (!web) return 0;
@@ -300,8 +309,8 @@ static int put_side(const kyu_web *web, char *s, size_t n, const char *key, int 
     kyu_body_get_mass(web->world, web->ids[slot], &m);
     kyu_body_get_inertia(web->world, web->ids[slot], &inertia);
     const body_state *b0 = &web->before[slot], *b1 = &web->after[slot];
-    int k = snprintf(s, n, "\"%s\":{\"slot\":%d,\"r\":%.9g,\"m\":%.9g,\"inertia\":%.9g,", key, slot, (double)r,
-                     (double)m, isfinite(inertia) ? (double)inertia : 0.0);
+    int k = snprintf(s, n, "\"%s\":{\"slot\":%d,\"r\":%.9g,\"m\":%.9g,\"inertia\":%.9g,", key, slot,
+                     (double)r, (double)m, isfinite(inertia) ? (double)inertia : 0.0);
     k += put_vec(s + k, n - (size_t)k, "p0", b0->p), k += snprintf(s + k, n - (size_t)k, ",");
     k += put_vec(s + k, n - (size_t)k, "v0", b0->v), k += snprintf(s + k, n - (size_t)k, ",");
     k += put_vec(s + k, n - (size_t)k, "w0", b0->w), k += snprintf(s + k, n - (size_t)k, ",");
@@ -318,18 +327,21 @@ const char *kyu_web_impact_json(kyu_web *web) {
     size_t n = sizeof web->text;
     const kyu_impact_event *ev = &web->impact;
     const kyu_step_stats *st = &web->impact_stats;
-    int k = snprintf(s, n, "{\"step\":%d,\"dt\":%.9g,\"e\":%.9g,\"mu\":%.9g,\"time\":%.9g,\"approach\":%.9g,\"jn\":%.9g,",
-                     web->impact_step, (double)web->dt, (double)web->e, (double)web->mu, (double)ev->time,
-                     (double)ev->approach_speed, (double)ev->normal_impulse);
+    int k = snprintf(
+        s, n, "{\"step\":%d,\"dt\":%.9g,\"e\":%.9g,\"mu\":%.9g,\"time\":%.9g,\"approach\":%.9g,\"jn\":%.9g,",
+        web->impact_step, (double)web->dt, (double)web->e, (double)web->mu, (double)ev->time,
+        (double)ev->approach_speed, (double)ev->normal_impulse);
     k += put_vec(s + k, n - (size_t)k, "point", ev->point.raw), k += snprintf(s + k, n - (size_t)k, ",");
     k += put_vec(s + k, n - (size_t)k, "normal", ev->normal.raw), k += snprintf(s + k, n - (size_t)k, ",");
-    k += put_vec(s + k, n - (size_t)k, "jt", ev->tangent_impulse.raw), k += snprintf(s + k, n - (size_t)k, ",");
+    k += put_vec(s + k, n - (size_t)k, "jt", ev->tangent_impulse.raw),
+        k += snprintf(s + k, n - (size_t)k, ",");
     k += put_side(web, s + k, n - (size_t)k, "a", web->impact_a), k += snprintf(s + k, n - (size_t)k, ",");
     k += put_side(web, s + k, n - (size_t)k, "b", web->impact_b);
-    snprintf(s + k, n - (size_t)k,
-             ",\"stats\":{\"awake\":%d,\"asleep\":%d,\"candidate_pairs\":%d,\"impacts\":%d,\"late_inserts\":%d,"
-             "\"contacts\":%d,\"begin_events\":%d,\"max_overlap\":%.9g}}",
-             st->awake_bodies, web->impact_asleep, st->candidate_pairs, st->impacts, st->late_inserts, st->contacts,
-             web->impact_begins, (double)st->max_overlap);
+    snprintf(
+        s + k, n - (size_t)k,
+        ",\"stats\":{\"awake\":%d,\"asleep\":%d,\"candidate_pairs\":%d,\"impacts\":%d,\"late_inserts\":%d,"
+        "\"contacts\":%d,\"begin_events\":%d,\"max_overlap\":%.9g}}",
+        st->awake_bodies, web->impact_asleep, st->candidate_pairs, st->impacts, st->late_inserts,
+        st->contacts, web->impact_begins, (double)st->max_overlap);
     return web->text;
 }

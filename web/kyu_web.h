@@ -41,11 +41,12 @@ kyu_web *kyu_web_create(float gx, float gy, float gz, int hz);
 /// A ball at (x, y, z) moving at (vx, vy, vz), of `radius` m and `mass` kg, with its restitution and
 /// friction. Returns its index in kyu_web_bodies (balls are numbered in the order they are added),
 /// or -1 when the engine refused a value (kyu_web_error says which).
-int kyu_web_add_ball(kyu_web *web, float x, float y, float z, float vx, float vy, float vz, float radius, float mass,
-                     float restitution, float friction);
+int kyu_web_add_ball(kyu_web *web, float x, float y, float z, float vx, float vy, float vz, float radius,
+                     float mass, float restitution, float friction);
 
 /// A static plane: the points p with n . p = offset, solid on the side away from n. 0, or -1.
-int kyu_web_add_plane(kyu_web *web, float nx, float ny, float nz, float offset, float restitution, float friction);
+int kyu_web_add_plane(kyu_web *web, float nx, float ny, float nz, float offset, float restitution,
+                      float friction);
 
 /// A static axis-aligned box: centre (x, y, z), half sizes (hx, hy, hz). 0, or -1.
 int kyu_web_add_box(kyu_web *web, float x, float y, float z, float hx, float hy, float hz, float restitution,

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core.h"
 #include "dmath.h"
 #include "kyu/geometry.h"
-#include "../core.h"
 
 static dv3 hx_add(dv3 a, dv3 b) { return (dv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
 
@@ -453,8 +453,8 @@ static int finish(builder *b, kyu_hull_data *out) {
     if (nv - ne + nf != 2) goto done;
     rc = KYU_HULL_OK;
 done:
-    kyu_free(parent), kyu_free(next), kyu_free(degree), kyu_free(remap), kyu_free(loops), kyu_free(loop_start), kyu_free(group_face),
-        kyu_free(de);
+    kyu_free(parent), kyu_free(next), kyu_free(degree), kyu_free(remap), kyu_free(loops),
+        kyu_free(loop_start), kyu_free(group_face), kyu_free(de);
     return rc;
 }
 
@@ -550,7 +550,7 @@ kyu_sat_result kyu_sat_hull_hull(const kyu_hull_data *a, const kyu_hull_data *b)
         const kyu_hull_edge *e1 = &a->edges[ea_best], *e2 = &b->edges[eb_best];
         dv3 c1;
         kyu_dsegments_closest(dv(a->vertices[e1->a]), dv(a->vertices[e1->b]), dv(b->vertices[e2->a]),
-                         dv(b->vertices[e2->b]), &c1, &best_p);
+                              dv(b->vertices[e2->b]), &c1, &best_p);
         best = edge_best, best_n = dscale(edge_n, -1.0);
         r.feature = KYU_SAT_EDGES, r.index_a = ea_best, r.index_b = eb_best;
     }

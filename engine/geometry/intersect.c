@@ -11,7 +11,6 @@
 // above double rounding (1e-16), far below what float inputs can express (6e-8).
 #define REL_EPS 1e-9
 
-
 // ---- Triangles ----------------------------------------------------------------------------------
 
 // Line p + t d, t in [0, tmax], lying in the triangle's plane: clip it by the three edges' inward
@@ -181,7 +180,8 @@ static bool ray_box_local(const double p[3], const double d[3], const double lo[
 }
 
 bool kyu_ray_aabb(vec3s origin, vec3s dir, const kyu_aabb *box, float *t, vec3s *normal) {
-    const double p[3] = {(double)origin.x, (double)origin.y, (double)origin.z}, d[3] = {(double)dir.x, (double)dir.y, (double)dir.z};
+    const double p[3] = {(double)origin.x, (double)origin.y, (double)origin.z},
+                 d[3] = {(double)dir.x, (double)dir.y, (double)dir.z};
     const double lo[3] = {(double)box->lower.x, (double)box->lower.y, (double)box->lower.z};
     const double hi[3] = {(double)box->upper.x, (double)box->upper.y, (double)box->upper.z};
     double n[3];

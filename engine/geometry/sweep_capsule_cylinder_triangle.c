@@ -6,9 +6,8 @@
 // entry into any piece. Inputs and outputs are float; the work is in double (dmath.h).
 #include <math.h>
 
-#include "kyu/geometry.h"
 #include "dmath.h"
-
+#include "kyu/geometry.h"
 
 // a / |a|, or false when a is too short to have a direction.
 static bool dunit(dv3 a, dv3 *out) {
@@ -94,8 +93,7 @@ static double capsule_entry(dv3 p, dv3 v, dv3 u, double R) {
     return best;
 }
 
-kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *capsule,
-                                 vec3s capsule_d) {
+kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *capsule, vec3s capsule_d) {
     kyu_hit h = {0};
     dv3 a = dv(capsule->a), u = dsub(dv(capsule->b), a), sd = dv(capsule_d);
     dv3 p = dsub(dv(c0), a), v = dsub(dv(d), sd);
@@ -110,7 +108,7 @@ kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *
     }
     if (!dunit(dsub(p, q), &n)) n = fallback_normal(v, u);
     if (start && ddot(v, n) > 0.0) {
-        h.start_overlap = true;  // moving apart: nothing to resolve
+        h.start_overlap = true; // moving apart: nothing to resolve
         return h;
     }
     return make_hit(t, start, a, sd, dmad(q, n, (double)capsule->radius), n);
@@ -119,9 +117,9 @@ kyu_hit kyu_sweep_sphere_capsule(vec3s c0, vec3s d, float r, const kyu_capsule *
 // ---- Cylinders -----------------------------------------------------------------------------------
 
 typedef struct cyl {
-    dv3 axis;    // unit, from a to b
-    double len;  // |b - a|
-    double rho;  // radius
+    dv3 axis;   // unit, from a to b
+    double len; // |b - a|
+    double rho; // radius
 } cyl;
 
 // Distance from p (relative to a) to the solid cylinder, zero inside: the convex function of t
@@ -193,8 +191,7 @@ static bool radial_interval(dv3 pw, dv3 vw, double R, double *t0, double *t1) {
 static double rim_entry(const cyl *c, dv3 p, dv3 v, double r) {
     double h0 = ddot(p, c->axis), hv = ddot(v, c->axis);
     double lo = 0.0, hi = 1.0, t0, t1;
-    if (!radial_interval(dmad(p, c->axis, -h0), dmad(v, c->axis, -hv), c->rho + r, &t0, &t1))
-        return -1.0;
+    if (!radial_interval(dmad(p, c->axis, -h0), dmad(v, c->axis, -hv), c->rho + r, &t0, &t1)) return -1.0;
     lo = fmax(lo, t0);
     hi = fmin(hi, t1);
     if (hv != 0.0) {
@@ -224,8 +221,10 @@ static double rim_entry(const cyl *c, dv3 p, dv3 v, double r) {
     for (int i = 0; i < 64 && right - left > 0.0; i++) {
         double mid = 0.5 * (left + right);
         if (mid <= left || mid >= right) break;
-        if (cylinder_gap(c, dmad(p, v, mid)) <= r) right = mid;
-        else left = mid;
+        if (cylinder_gap(c, dmad(p, v, mid)) <= r)
+            right = mid;
+        else
+            left = mid;
     }
     return right;
 }
@@ -265,7 +264,7 @@ kyu_hit kyu_sweep_sphere_cylinder(vec3s c0, vec3s d, float r, const kyu_cylinder
     double t = 0.0;
     bool start = cylinder_distance(&c, p, v, &q, &n) <= (double)r;
     if (start && ddot(v, n) > 0.0) {
-        h.start_overlap = true;  // moving apart: nothing to resolve
+        h.start_overlap = true; // moving apart: nothing to resolve
         return h;
     }
     if (!start) {
@@ -325,8 +324,7 @@ static dv3 triangle_closest(const tri *k, dv3 p, bool *face) {
 // Whether x projects into the triangle (edges included).
 static bool triangle_contains(const tri *k, dv3 x) {
     dv3 cb = dsub(k->c, k->b);
-    return ddot(dcross(k->b, x), k->normal) >= 0.0 &&
-           ddot(dcross(cb, dsub(x, k->b)), k->normal) >= 0.0 &&
+    return ddot(dcross(k->b, x), k->normal) >= 0.0 && ddot(dcross(cb, dsub(x, k->b)), k->normal) >= 0.0 &&
            ddot(dcross(dscale(k->c, -1.0), dsub(x, k->c)), k->normal) >= 0.0;
 }
 
@@ -389,7 +387,7 @@ kyu_hit kyu_sweep_sphere_triangle(vec3s c0, vec3s d, float r, const kyu_triangle
     }
     dv3 n = triangle_normal(&k, p, q, face, v);
     if (start && ddot(v, n) > 0.0) {
-        h.start_overlap = true;  // moving apart: nothing to resolve
+        h.start_overlap = true; // moving apart: nothing to resolve
         return h;
     }
     return make_hit(t, start, a, sd, q, n);

@@ -4,8 +4,8 @@
 // in double so that no finite float input overflows and grazing cases keep their digits.
 #include <math.h>
 
-#include "kyu/geometry.h"
 #include "dmath.h"
+#include "kyu/geometry.h"
 
 static vec3s unit_or_up(dv3 a) {
     double len = sqrt(ddot(a, a));
@@ -146,7 +146,10 @@ static double box_local_distance(dv3 p, const double e[3], dv3 *q, dv3 *normal) 
     double depth = e[0] - fabs(pp[0]);
     for (int i = 1; i < 3; i++) {
         double di = e[i] - fabs(pp[i]);
-        if (di < depth) { depth = di; axis = i; }
+        if (di < depth) {
+            depth = di;
+            axis = i;
+        }
     }
     double nn[3] = {0.0, 0.0, 0.0};
     nn[axis] = pp[axis] < 0.0 ? -1.0 : 1.0;

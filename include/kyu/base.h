@@ -14,9 +14,9 @@
 #define KYU_VERSION_PATCH 0 ///< bumped by a fix
 
 #define KYU_STRINGIFY_(x) #x                ///< a token as a string literal
-#define KYU_STRINGIFY(x) KYU_STRINGIFY_(x) ///< a macro's value as a string literal
+#define KYU_STRINGIFY(x)  KYU_STRINGIFY_(x) ///< a macro's value as a string literal
 /// The version as "MAJOR.MINOR.PATCH", made from the three numbers above.
-#define KYU_VERSION_STRING                                                                         \
+#define KYU_VERSION_STRING                                                                                   \
     KYU_STRINGIFY(KYU_VERSION_MAJOR) "." KYU_STRINGIFY(KYU_VERSION_MINOR) "." KYU_STRINGIFY(KYU_VERSION_PATCH)
 
 /// kyu's vectors are cglm's `vec3s` and `versors`, whose fields `.x .y .z .w` are members of an

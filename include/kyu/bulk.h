@@ -10,10 +10,11 @@
 ///
 /// Two orders:
 /// - `kyu_world_get_*` list every live body in slot order: the order of `kyu_world_get_bodies`
-///   (world.h), which gives their handles in one call, of the state hash and of the debug draw. Body i of one call is body i of the others as long as no
-///   body is created or destroyed in between. They return the number of live bodies and write the
-///   first min(live, capacity) (capacity counts bodies, not floats; `out` may be NULL when capacity
-///   is 0, to ask the count), or -1 for a NULL world, a negative capacity or a NULL `out`.
+///   (world.h), which gives their handles in one call, of the state hash and of the debug draw. Body i of one
+///   call is body i of the others as long as no body is created or destroyed in between. They return the
+///   number of live bodies and write the first min(live, capacity) (capacity counts bodies, not floats; `out`
+///   may be NULL when capacity is 0, to ask the count), or -1 for a NULL world, a negative capacity or a NULL
+///   `out`.
 /// - `kyu_bodies_*` follow a list of handles. They check every handle (and, for the setters, every
 ///   value) before touching anything: a call that fails changes nothing (outputs included) and
 ///   `kyu_world_last_error` names the first bad entry (`ids[7]`, `xyz[22]`). A handle may appear
@@ -130,13 +131,13 @@ typedef struct kyu_impact_event_arrays {
     kyu_body_id *body;         ///< the body that met something
     kyu_body_id *other;        ///< the other body, or the null handle
     kyu_collider_id *collider; ///< the collider, or the null handle
-    float *point;          ///< m, 3 floats per event
-    float *normal;         ///< unit, 3 floats per event, from the other side to `body`
-    float *approach_speed; ///< m/s
-    float *time;           ///< fraction of the step
-    int *step;             ///< which step of the last kyu_world_update
-    float *normal_impulse; ///< N s, on `body` along `normal`
-    float *tangent_impulse;///< N s, friction's impulse on `body`, 3 floats per event
+    float *point;              ///< m, 3 floats per event
+    float *normal;             ///< unit, 3 floats per event, from the other side to `body`
+    float *approach_speed;     ///< m/s
+    float *time;               ///< fraction of the step
+    int *step;                 ///< which step of the last kyu_world_update
+    float *normal_impulse;     ///< N s, on `body` along `normal`
+    float *tangent_impulse;    ///< N s, friction's impulse on `body`, 3 floats per event
 } kyu_impact_event_arrays;
 
 /// The begin events of the last step: writes the first min(count, capacity) to the arrays of `out`

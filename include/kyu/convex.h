@@ -150,7 +150,7 @@ typedef struct kyu_hull_data {
     int *face_vertices;   ///< every face's vertex indices, one face after another
     kyu_hull_edge *edges; ///< each edge once
     int edge_count;       ///< length of `edges`
-    vec3s centroid; ///< the mean of the vertices (inside the hull)
+    vec3s centroid;       ///< the mean of the vertices (inside the hull)
 } kyu_hull_data;
 
 /// Result codes of kyu_hull_build.
@@ -189,13 +189,13 @@ typedef enum kyu_sat_feature {
 
 /// The axis of largest separation among the SAT candidates.
 typedef struct kyu_sat_result {
-    float separation; ///< > 0: apart (a lower bound of the gap); <= 0: minus the penetration depth
-    vec3s normal;     ///< unit, from B to A
-    vec3s point;      ///< on B: the deepest point of B along the axis (or of the edge of B)
+    float separation;        ///< > 0: apart (a lower bound of the gap); <= 0: minus the penetration depth
+    vec3s normal;            ///< unit, from B to A
+    vec3s point;             ///< on B: the deepest point of B along the axis (or of the edge of B)
     kyu_sat_feature feature; ///< the kind of axis: a face of A or of B, or an edge pair
-    int index_a;           ///< face or edge index in A (-1 when not used)
-    int index_b;           ///< face or edge index in B (-1 when not used)
-    int edge_pairs_tested; ///< edge pairs left after Gauss-map pruning (all pairs: ea * eb)
+    int index_a;             ///< face or edge index in A (-1 when not used)
+    int index_b;             ///< face or edge index in B (-1 when not used)
+    int edge_pairs_tested;   ///< edge pairs left after Gauss-map pruning (all pairs: ea * eb)
 } kyu_sat_result;
 
 /// SAT of two built hulls (in the same frame): face normals of A and of B, and the cross products of

@@ -27,11 +27,11 @@ extern "C" {
 
 /// The result of a sweep.
 typedef struct kyu_hit {
-    bool hit;            ///< an impact happens at some t in [0, 1]
-    bool start_overlap;  ///< the shapes overlap (or touch) at t = 0
-    float t;             ///< time of impact as a fraction of the sweep (0 when start_overlap)
-    vec3s point;         ///< contact point at time t
-    vec3s normal;        ///< unit, from B to A at time t
+    bool hit;           ///< an impact happens at some t in [0, 1]
+    bool start_overlap; ///< the shapes overlap (or touch) at t = 0
+    float t;            ///< time of impact as a fraction of the sweep (0 when start_overlap)
+    vec3s point;        ///< contact point at time t
+    vec3s normal;       ///< unit, from B to A at time t
 } kyu_hit;
 
 /// An oriented box: centre, rotation (columns are the box axes in world space, orthonormal) and
@@ -131,8 +131,8 @@ typedef struct kyu_contact {
 } kyu_contact;
 
 #include "closest.h"
-#include "intersect.h"
 #include "convex.h"
+#include "intersect.h"
 #include "sweeps.h"
 
 #ifdef __cplusplus

@@ -13,11 +13,11 @@
 #ifndef KYU_KYU_H
 #define KYU_KYU_H
 
-#include "types.h"
-#include "world.h"
+#include "bulk.h"
+#include "draw.h"
 #include "geometry.h"
 #include "query.h"
-#include "draw.h"
-#include "bulk.h"
+#include "types.h"
+#include "world.h"
 
 #endif

@@ -24,24 +24,24 @@ extern "C" {
 /// last failure in a world (which argument, which value).
 typedef enum kyu_status {
     KYU_OK = 0,
-    KYU_ERR_NULL,            ///< a required pointer argument was NULL
-    KYU_ERR_NOT_FINITE,      ///< a float was NaN, infinite or beyond 1e9 (radius, mass, restitution,
-                             ///< friction and damping report their own codes, NaN included)
-    KYU_ERR_RADIUS,          ///< a radius was <= 0 (or absurdly large)
-    KYU_ERR_MASS,            ///< a mass was <= 0
-    KYU_ERR_RESTITUTION,     ///< restitution outside [0, 1]
-    KYU_ERR_FRICTION,        ///< friction < 0
-    KYU_ERR_DAMPING,         ///< damping < 0
-    KYU_ERR_STALE_HANDLE,    ///< the body or collider was removed (or the handle was never valid)
-    KYU_ERR_FOREIGN_HANDLE,  ///< the handle belongs to another world
-    KYU_ERR_CAPACITY,        ///< a capacity is reached: `max_bodies`, `max_colliders`, or a step's
-                             ///< pairs or contacts (`pair_capacity_per_body`, `contact_capacity_per_body`)
-    KYU_ERR_OUT_OF_MEMORY,   ///< an allocation failed; the world is unchanged
-    KYU_ERR_INVALID_DEF,     ///< a def struct was not made by its `..._default()` function
-    KYU_ERR_INVALID_ARGUMENT,///< any other out-of-range argument (the last error says which)
-    KYU_ERR_LOCKED,          ///< the world is in the middle of a step
-    KYU_ERR_IO,              ///< a file could not be opened, read or written (snapshots)
-    KYU_ERR_BAD_SNAPSHOT,    ///< a snapshot is truncated, corrupt, or of another format version
+    KYU_ERR_NULL,             ///< a required pointer argument was NULL
+    KYU_ERR_NOT_FINITE,       ///< a float was NaN, infinite or beyond 1e9 (radius, mass, restitution,
+                              ///< friction and damping report their own codes, NaN included)
+    KYU_ERR_RADIUS,           ///< a radius was <= 0 (or absurdly large)
+    KYU_ERR_MASS,             ///< a mass was <= 0
+    KYU_ERR_RESTITUTION,      ///< restitution outside [0, 1]
+    KYU_ERR_FRICTION,         ///< friction < 0
+    KYU_ERR_DAMPING,          ///< damping < 0
+    KYU_ERR_STALE_HANDLE,     ///< the body or collider was removed (or the handle was never valid)
+    KYU_ERR_FOREIGN_HANDLE,   ///< the handle belongs to another world
+    KYU_ERR_CAPACITY,         ///< a capacity is reached: `max_bodies`, `max_colliders`, or a step's
+                              ///< pairs or contacts (`pair_capacity_per_body`, `contact_capacity_per_body`)
+    KYU_ERR_OUT_OF_MEMORY,    ///< an allocation failed; the world is unchanged
+    KYU_ERR_INVALID_DEF,      ///< a def struct was not made by its `..._default()` function
+    KYU_ERR_INVALID_ARGUMENT, ///< any other out-of-range argument (the last error says which)
+    KYU_ERR_LOCKED,           ///< the world is in the middle of a step
+    KYU_ERR_IO,               ///< a file could not be opened, read or written (snapshots)
+    KYU_ERR_BAD_SNAPSHOT,     ///< a snapshot is truncated, corrupt, or of another format version
     KYU_STATUS_COUNT
 } kyu_status;
 
@@ -65,10 +65,10 @@ typedef struct kyu_collider_id {
 
 /// The null handles (a compound literal in C, which C++ does not have).
 #ifdef __cplusplus
-#define KYU_NULL_BODY (kyu_body_id{0, 0, 0})
+#define KYU_NULL_BODY     (kyu_body_id{0, 0, 0})
 #define KYU_NULL_COLLIDER (kyu_collider_id{0, 0, 0})
 #else
-#define KYU_NULL_BODY ((kyu_body_id){0, 0, 0})             ///< the null body handle
+#define KYU_NULL_BODY     ((kyu_body_id){0, 0, 0})     ///< the null body handle
 #define KYU_NULL_COLLIDER ((kyu_collider_id){0, 0, 0}) ///< the null collider handle
 #endif
 
@@ -92,7 +92,7 @@ typedef struct kyu_allocator {
     void *(*allocate)(size_t size, void *user);              ///< as malloc
     void *(*reallocate)(void *ptr, size_t size, void *user); ///< as realloc
     void (*deallocate)(void *ptr, void *user);               ///< as free
-    void *user; ///< passed to each hook
+    void *user;                                              ///< passed to each hook
 } kyu_allocator;
 
 /// Called when one of kyu's internal checks fails (kyu_set_assert_handler), with the condition as
@@ -118,7 +118,8 @@ typedef enum kyu_mix_rule {
 /// many times per pair: it must be fast, thread-safe and depend on its arguments only (results
 /// are then the same for every worker count). A result that is NaN or out of range is clamped
 /// (friction to [0, 1e6], restitution to [0, 1]).
-typedef float kyu_mix_fn(float value_a, uint32_t material_a, float value_b, uint32_t material_b, void *context);
+typedef float kyu_mix_fn(float value_a, uint32_t material_a, float value_b, uint32_t material_b,
+                         void *context);
 
 /// World settings. Get one from `kyu_world_def_default()`, edit, pass to `kyu_world_create`.
 typedef struct kyu_world_def {
@@ -165,51 +166,51 @@ typedef struct kyu_world_def {
                                    ///< than one; false keeps every phase parallel
     kyu_enqueue_task_fn *enqueue_task; ///< optional: run kyu's parallel work on your job system
     kyu_finish_task_fn *finish_task;   ///< (both or neither; then kyu starts no threads)
-    void *user_task_context;       ///< passed to enqueue_task and finish_task
-    bool enable_sleep;             ///< resting islands fall asleep (cost nothing), default true
-    bool enable_impact_events;     ///< record impact events (for sounds), default false: a settling
-                                   ///< pile makes one per impact, which costs memory and time
-    float sleep_speed;             ///< m/s: a body slower than this is resting, default 0.05
+    void *user_task_context;           ///< passed to enqueue_task and finish_task
+    bool enable_sleep;                 ///< resting islands fall asleep (cost nothing), default true
+    bool enable_impact_events;         ///< record impact events (for sounds), default false: a settling
+                                       ///< pile makes one per impact, which costs memory and time
+    float sleep_speed;                 ///< m/s: a body slower than this is resting, default 0.05
     float sleep_time;              ///< s: an island sleeps once all its bodies rested this long, default 0.5
     kyu_mix_rule friction_mix;     ///< how a pair's friction is made, default KYU_MIX_GEOMETRIC_MEAN
     kyu_mix_rule restitution_mix;  ///< how a pair's restitution is made, default KYU_MIX_MAX
-    kyu_mix_fn *friction_callback;    ///< optional: replaces friction_mix (see kyu_mix_fn)
+    kyu_mix_fn *friction_callback; ///< optional: replaces friction_mix (see kyu_mix_fn)
     kyu_mix_fn *restitution_callback; ///< optional: replaces restitution_mix
-    void *mix_context;             ///< passed to the two callbacks
-    uint32_t internal_cookie;      ///< set by `kyu_world_def_default`; do not touch
+    void *mix_context;                ///< passed to the two callbacks
+    uint32_t internal_cookie;         ///< set by `kyu_world_def_default`; do not touch
 } kyu_world_def;
 
 /// A particle: a rigid sphere that moves and spins. Friction acts at the contact point, so it
 /// turns the sphere: a ball rolls down a slope at 5/7 g sin(theta), a struck billiard ball slides,
 /// then rolls at 5/7 of its speed.
 typedef struct kyu_body_def {
-    vec3s position;          ///< m, centre
-    vec3s velocity;          ///< m/s
-    vec3s angular_velocity;  ///< rad/s, world frame, default 0
-    versors rotation;        ///< orientation, a unit quaternion (normalised on create), default identity
-    float radius;            ///< m, > 0, default 0.5
-    float mass;              ///< kg, > 0, default 1
-    float restitution;       ///< [0, 1], default 0; a pair mixes its two values (kyu_world_def.restitution_mix)
-    float friction;          ///< >= 0, default 0.5; a pair mixes its two values (kyu_world_def.friction_mix)
-    uint32_t material;       ///< your id for the mix callbacks (kyu_mix_fn), default 0
-    float linear_damping;    ///< 1/s, >= 0, default 0: v *= 1 / (1 + dt * damping) each step
-    float angular_damping;   ///< 1/s, >= 0, default 0: w *= 1 / (1 + dt * damping) each step
-    float inertia_scale;     ///< > 0, default 1: the moment of inertia is inertia_scale * 2/5 m r^2
-                             ///< (1: a solid sphere; 5/3: a thin shell, 2/3 m r^2)
-    float rolling_resistance;///< >= 0, default 0 (dimensionless): a contact resists rolling and
-                             ///< spinning with a torque of at most rolling_resistance * r * normal
-                             ///< force (Box2D v3's rollingResistance); a ball rests on a slope of
-                             ///< tan(theta) <= rolling_resistance. A pair uses the larger value
-    bool fixed_rotation;     ///< true: the body never turns (a sliding point mass: friction slows it
-                             ///< but cannot spin it); default false
-    float gravity_scale;     ///< default 1
-    void *user_data;         ///< yours, kyu never reads it
-    uint32_t category_bits;  ///< what this body is, default 1
-    uint32_t mask_bits;      ///< what it collides with, default all: a pair collides when each one's
-                             ///< mask has a bit of the other's category (and the group allows it)
-    int32_t group;           ///< same non-zero group: > 0 always collide, < 0 never; default 0
-    bool is_sensor;          ///< reports overlap begin/end events, never collides; default false
-    bool allow_sleep;        ///< false: this body (and its island) never sleeps; default true
+    vec3s position;         ///< m, centre
+    vec3s velocity;         ///< m/s
+    vec3s angular_velocity; ///< rad/s, world frame, default 0
+    versors rotation;       ///< orientation, a unit quaternion (normalised on create), default identity
+    float radius;           ///< m, > 0, default 0.5
+    float mass;             ///< kg, > 0, default 1
+    float restitution;     ///< [0, 1], default 0; a pair mixes its two values (kyu_world_def.restitution_mix)
+    float friction;        ///< >= 0, default 0.5; a pair mixes its two values (kyu_world_def.friction_mix)
+    uint32_t material;     ///< your id for the mix callbacks (kyu_mix_fn), default 0
+    float linear_damping;  ///< 1/s, >= 0, default 0: v *= 1 / (1 + dt * damping) each step
+    float angular_damping; ///< 1/s, >= 0, default 0: w *= 1 / (1 + dt * damping) each step
+    float inertia_scale;   ///< > 0, default 1: the moment of inertia is inertia_scale * 2/5 m r^2
+                           ///< (1: a solid sphere; 5/3: a thin shell, 2/3 m r^2)
+    float rolling_resistance; ///< >= 0, default 0 (dimensionless): a contact resists rolling and
+                              ///< spinning with a torque of at most rolling_resistance * r * normal
+                              ///< force (Box2D v3's rollingResistance); a ball rests on a slope of
+                              ///< tan(theta) <= rolling_resistance. A pair uses the larger value
+    bool fixed_rotation;      ///< true: the body never turns (a sliding point mass: friction slows it
+                              ///< but cannot spin it); default false
+    float gravity_scale;      ///< default 1
+    void *user_data;          ///< yours, kyu never reads it
+    uint32_t category_bits;   ///< what this body is, default 1
+    uint32_t mask_bits;       ///< what it collides with, default all: a pair collides when each one's
+                              ///< mask has a bit of the other's category (and the group allows it)
+    int32_t group;            ///< same non-zero group: > 0 always collide, < 0 never; default 0
+    bool is_sensor;           ///< reports overlap begin/end events, never collides; default false
+    bool allow_sleep;         ///< false: this body (and its island) never sleeps; default true
     uint32_t internal_cookie; ///< set by kyu_body_def_default(); a def made otherwise is refused
 } kyu_body_def;
 
@@ -224,28 +225,28 @@ typedef enum kyu_shape_type {
 
 /// How a collider moves.
 typedef enum kyu_motion {
-    KYU_STATIC = 0,  ///< never moves (until teleported by `kyu_collider_set_transform`)
-    KYU_KINEMATIC,   ///< moves by its velocity each step, pushes particles, is never pushed
+    KYU_STATIC = 0, ///< never moves (until teleported by `kyu_collider_set_transform`)
+    KYU_KINEMATIC,  ///< moves by its velocity each step, pushes particles, is never pushed
 } kyu_motion;
 
 /// A collider: static or kinematic level geometry that particles collide with.
 typedef struct kyu_collider_def {
-    kyu_shape_type type; ///< the shape; default KYU_SHAPE_PLANE
-    kyu_motion motion;   ///< static (default) or kinematic
-    vec3s position;      ///< box: centre. plane: any point on the plane
-    versors rotation;    ///< box orientation (normalised on create), default identity
-    vec3s half_extents;  ///< box half sizes, each > 0
-    vec3s capsule_a;     ///< capsule axis end, in the collider's frame (rotated, then moved)
-    vec3s capsule_b;     ///< the other end
-    float radius;        ///< capsule radius, > 0
-    const vec3s *points; ///< hull points or mesh vertices in the collider's frame (copied on create)
-    int point_count;     ///< hull: >= 4 points spanning a volume; mesh: >= 3 vertices
-    const int32_t *indices; ///< mesh: 3 vertex indices per triangle (copied on create)
-    int triangle_count;  ///< mesh: >= 1
-    vec3s normal;        ///< plane normal (normalised on create), pointing out of the solid side
-    vec3s velocity;      ///< m/s, kinematic colliders only (translation)
-    float restitution;   ///< [0, 1], default 0
-    float friction;      ///< >= 0, default 0.5
+    kyu_shape_type type;      ///< the shape; default KYU_SHAPE_PLANE
+    kyu_motion motion;        ///< static (default) or kinematic
+    vec3s position;           ///< box: centre. plane: any point on the plane
+    versors rotation;         ///< box orientation (normalised on create), default identity
+    vec3s half_extents;       ///< box half sizes, each > 0
+    vec3s capsule_a;          ///< capsule axis end, in the collider's frame (rotated, then moved)
+    vec3s capsule_b;          ///< the other end
+    float radius;             ///< capsule radius, > 0
+    const vec3s *points;      ///< hull points or mesh vertices in the collider's frame (copied on create)
+    int point_count;          ///< hull: >= 4 points spanning a volume; mesh: >= 3 vertices
+    const int32_t *indices;   ///< mesh: 3 vertex indices per triangle (copied on create)
+    int triangle_count;       ///< mesh: >= 1
+    vec3s normal;             ///< plane normal (normalised on create), pointing out of the solid side
+    vec3s velocity;           ///< m/s, kinematic colliders only (translation)
+    float restitution;        ///< [0, 1], default 0
+    float friction;           ///< >= 0, default 0.5
     float rolling_resistance; ///< >= 0, default 0 (see kyu_body_def; a pair uses the larger value)
     vec3s angular_velocity;   ///< rad/s, kinematic colliders only: it turns about its position (a
                               ///< turntable, a drum mixer, a paddle) and carries what it touches by
@@ -257,10 +258,10 @@ typedef struct kyu_collider_def {
                               ///< turning within itself, a disc about its axis, a drum, is exact)
     vec3s surface_velocity;   ///< m/s, world frame: its surface moves at this velocity (a conveyor
                               ///< belt) without the collider moving; acts through friction
-    uint32_t material;   ///< your id for the mix callbacks (kyu_mix_fn), default 0
-    void *user_data;     ///< yours; kyu never reads it
-    uint32_t category_bits; ///< default 1
-    uint32_t mask_bits;     ///< default all (see kyu_body_def)
+    uint32_t material;        ///< your id for the mix callbacks (kyu_mix_fn), default 0
+    void *user_data;          ///< yours; kyu never reads it
+    uint32_t category_bits;   ///< default 1
+    uint32_t mask_bits;       ///< default all (see kyu_body_def)
     uint32_t internal_cookie; ///< set by kyu_collider_def_default(); a def made otherwise is refused
 } kyu_collider_def;
 
@@ -271,9 +272,9 @@ typedef struct kyu_contact_event {
     kyu_body_id body;         ///< the pair's lower slot
     kyu_body_id other;        ///< the other body, or the null handle
     kyu_collider_id collider; ///< the collider, or the null handle
-    bool sensor;          ///< an overlap of a sensor (no collision happened)
-    int step;             ///< which step of the last kyu_world_update it happened in (0 first; 0
-                          ///< after kyu_world_step)
+    bool sensor;              ///< an overlap of a sensor (no collision happened)
+    int step;                 ///< which step of the last kyu_world_update it happened in (0 first; 0
+                              ///< after kyu_world_step)
 } kyu_contact_event;
 
 /// An impact: two things met with a closing speed above the restitution threshold (for sounds and
@@ -284,12 +285,12 @@ typedef struct kyu_impact_event {
     kyu_collider_id collider; ///< the collider, or the null handle
     vec3s point;              ///< m, where they met
     vec3s normal;             ///< unit, from the other side to `body`
-    float approach_speed; ///< m/s, > 0
-    float normal_impulse; ///< N s, the impulse on `body` along `normal` (>= 0)
-    vec3s tangent_impulse;///< N s, friction's impulse on `body` (perpendicular to `normal`): it
-                          ///< turns the body by (point - centre) x impulse / I
-    float time;           ///< when in the step, as a fraction in [0, 1]
-    int step;             ///< which step of the last kyu_world_update (0 first; 0 after kyu_world_step)
+    float approach_speed;     ///< m/s, > 0
+    float normal_impulse;     ///< N s, the impulse on `body` along `normal` (>= 0)
+    vec3s tangent_impulse;    ///< N s, friction's impulse on `body` (perpendicular to `normal`): it
+                              ///< turns the body by (point - centre) x impulse / I
+    float time;               ///< when in the step, as a fraction in [0, 1]
+    int step;                 ///< which step of the last kyu_world_update (0 first; 0 after kyu_world_step)
 } kyu_impact_event;
 
 /// Counters of the last step, for tuning and tests.

@@ -106,8 +106,8 @@ KYU_API kyu_status kyu_world_angular_momentum(const kyu_world *world, double out
 /// Total linear momentum of the bodies (summed in double).
 KYU_API kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
 
-/// A 64-bit hash of every live body's slot, position and velocity bits (0 for a NULL world): equal hashes mean
-/// bit-identical states (for determinism checks).
+/// A 64-bit hash of every live body's slot, position and velocity bits (0 for a NULL world): equal hashes
+/// mean bit-identical states (for determinism checks).
 KYU_API uint64_t kyu_world_state_hash(const kyu_world *world);
 
 // ---- snapshots (engine/snapshot.c) -----------------------------------------------------------

@@ -82,7 +82,10 @@ int render_init(renderer *r) {
     r->stripe_list[1] = stripe_list(20, 0.16f);
     r->cylinder_list = cylinder_list(16);
     r->interpolate = 1;
-    return r->sphere_list[0] && r->sphere_list[1] && r->stripe_list[0] && r->stripe_list[1] && r->cylinder_list ? 0 : -1;
+    return r->sphere_list[0] && r->sphere_list[1] && r->stripe_list[0] && r->stripe_list[1] &&
+                   r->cylinder_list
+               ? 0
+               : -1;
 }
 
 void render_free(renderer *r) {
@@ -114,7 +117,8 @@ void render_begin(renderer *r, const camera *cam, int width, int height) {
     glClearColor(0.11f, 0.12f, 0.15f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     float cp = cosf(cam->pitch);
-    vec3s eye = {{cam->target.x + cam->distance * cp * sinf(cam->yaw), cam->target.y + cam->distance * sinf(cam->pitch),
+    vec3s eye = {{cam->target.x + cam->distance * cp * sinf(cam->yaw),
+                  cam->target.y + cam->distance * sinf(cam->pitch),
                   cam->target.z + cam->distance * cp * cosf(cam->yaw)}};
     r->view = glms_lookat(eye, cam->target, (vec3s){{0.0f, 1.0f, 0.0f}});
     r->proj = glms_perspective(0.8f, (float)width / (float)(height > 0 ? height : 1), 0.05f, 500.0f);
@@ -171,7 +175,9 @@ static vec3s body_center(renderer *r, vec3s c, versors *rot) {
     int k = r->sphere_index++;
     *rot = glms_quat_identity();
     vec3s p, q;
-    if (k >= r->body_count || kyu_body_get_position(r->world, r->bodies[k], &p) != KYU_OK || !glms_vec3_eqv(p, c)) return c;
+    if (k >= r->body_count || kyu_body_get_position(r->world, r->bodies[k], &p) != KYU_OK ||
+        !glms_vec3_eqv(p, c))
+        return c;
     if (r->interpolate ? kyu_body_get_interpolated_rotation(r->world, r->bodies[k], rot) != KYU_OK
                        : kyu_body_get_rotation(r->world, r->bodies[k], rot) != KYU_OK)
         *rot = glms_quat_identity();
@@ -267,10 +273,11 @@ static void capsule_body(const renderer *r, vec3s a, vec3s b, float radius, kyu_
     float len = glms_vec3_norm(d);
     if (!(len > 1e-6f)) return;
     vec3s z = glms_vec3_scale(d, 1.0f / len);
-    vec3s x = glms_vec3_normalize(glms_vec3_cross(fabsf(z.y) < 0.9f ? (vec3s){{0, 1, 0}} : (vec3s){{1, 0, 0}}, z));
+    vec3s x =
+        glms_vec3_normalize(glms_vec3_cross(fabsf(z.y) < 0.9f ? (vec3s){{0, 1, 0}} : (vec3s){{1, 0, 0}}, z));
     vec3s y = glms_vec3_cross(z, x);
     float m[16] = {x.x * radius, x.y * radius, x.z * radius, 0, y.x * radius, y.y * radius, y.z * radius, 0,
-                   d.x, d.y, d.z, 0, a.x, a.y, a.z, 1};
+                   d.x,          d.y,          d.z,          0, a.x,          a.y,          a.z,          1};
     glPushMatrix();
     glMultMatrixf(m);
     glCallList(r->cylinder_list);
@@ -351,8 +358,10 @@ static void list_bodies(renderer *r, const kyu_world *w) {
     int n = kyu_world_get_bodies(w, NULL, 0);
     if (n > r->body_cap) {
         kyu_body_id *b = realloc(r->bodies, (size_t)n * sizeof *b);
-        if (!b) n = 0;
-        else r->bodies = b, r->body_cap = n;
+        if (!b)
+            n = 0;
+        else
+            r->bodies = b, r->body_cap = n;
     }
     r->body_count = n > 0 ? kyu_world_get_bodies(w, r->bodies, n) : 0;
     r->sphere_index = 0;
@@ -414,27 +423,48 @@ static const char *glyph(char ch) {
     if (ch >= 'a' && ch <= 'z') ch = (char)(ch - 'a' + 'A');
     if (ch >= 'A' && ch <= 'Z') return letters[ch - 'A'];
     switch (ch) {
-    case '.': return "............#..";
-    case ',': return ".........#.#...";
-    case ':': return "....#.....#....";
-    case '-': return "......###......";
-    case '+': return "....#.###.#....";
-    case '=': return "...###...###...";
-    case '/': return "..#..#.#.#..#..";
-    case '%': return "#.#..#.#.#..#.#";
-    case '(': return ".#.#..#..#...#.";
-    case ')': return ".#...#..#..#.#.";
-    case '[': return "##.#..#..#..##.";
-    case ']': return ".##..#..#..#.##";
-    case '<': return "..#.#.#...#...#";
-    case '>': return "#...#...#.#.#..";
-    case '!': return ".#..#..#.....#.";
-    case '?': return "##...#.#.....#.";
-    case '_': return "............###";
-    case '\'': return ".#..#..........";
-    case '*': return "...#.#.#.#.#...";
-    case '#': return "#.#####.#####.#";
-    default: return "...............";
+    case '.':
+        return "............#..";
+    case ',':
+        return ".........#.#...";
+    case ':':
+        return "....#.....#....";
+    case '-':
+        return "......###......";
+    case '+':
+        return "....#.###.#....";
+    case '=':
+        return "...###...###...";
+    case '/':
+        return "..#..#.#.#..#..";
+    case '%':
+        return "#.#..#.#.#..#.#";
+    case '(':
+        return ".#.#..#..#...#.";
+    case ')':
+        return ".#...#..#..#.#.";
+    case '[':
+        return "##.#..#..#..##.";
+    case ']':
+        return ".##..#..#..#.##";
+    case '<':
+        return "..#.#.#...#...#";
+    case '>':
+        return "#...#...#.#.#..";
+    case '!':
+        return ".#..#..#.....#.";
+    case '?':
+        return "##...#.#.....#.";
+    case '_':
+        return "............###";
+    case '\'':
+        return ".#..#..........";
+    case '*':
+        return "...#.#.#.#.#...";
+    case '#':
+        return "#.#####.#####.#";
+    default:
+        return "...............";
     }
 }
 
@@ -492,6 +522,7 @@ void render_world_texts(const renderer *r) {
     const kyu_color white = {1.0f, 1.0f, 1.0f, 1.0f};
     for (int i = 0; i < r->text_count; i++) {
         float x, y;
-        if (render_project(r, r->texts[i].p, &x, &y)) render_text(r, x + 4.0f, y - 12.0f, 2.0f, white, r->texts[i].s);
+        if (render_project(r, r->texts[i].p, &x, &y))
+            render_text(r, x + 4.0f, y - 12.0f, 2.0f, white, r->texts[i].s);
     }
 }

@@ -6,7 +6,7 @@
 
 #include <kyu/kyu.h>
 
-#define RENDER_MAX_TEXTS 512
+#define RENDER_MAX_TEXTS   512
 #define RENDER_MAX_SAMPLES 4096
 
 // An orbit camera around `target`.

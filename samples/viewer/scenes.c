@@ -71,7 +71,8 @@ static void ring_push(scene *s, kyu_body_id id) {
 }
 
 static void ring_clear(scene *s) {
-    for (int k = 0; k < s->ring_count; k++) kyu_body_destroy(s->world, s->ring[(s->ring_start + k) % SCENE_RING]);
+    for (int k = 0; k < s->ring_count; k++)
+        kyu_body_destroy(s->world, s->ring[(s->ring_start + k) % SCENE_RING]);
     s->ring_start = s->ring_count = 0;
 }
 
@@ -100,8 +101,8 @@ static void pyramid(scene *s, vec3s c, int n, float r) {
         for (int i = 0; i < n - k; i++)
             for (int j = 0; j < n - k; j++) {
                 float off = -0.5f * d * (float)(n - k - 1);
-                ball(s, v3(c.x + off + d * (float)i, c.y + r + h * (float)k, c.z + off + d * (float)j), v3(0, 0, 0), r,
-                     0.1f, 0.6f);
+                ball(s, v3(c.x + off + d * (float)i, c.y + r + h * (float)k, c.z + off + d * (float)j),
+                     v3(0, 0, 0), r, 0.1f, 0.6f);
             }
 }
 
@@ -129,14 +130,14 @@ static void cannon_update(scene *s, float dt) {
         s->timer += 0.35f;
     }
     ring_drop_fallen(s, -12.0f);
-    snprintf(s->status, sizeof s->status, "fired %d  balls %d/%d  recycled %d  asleep %d", s->fired, s->ring_count,
-             s->ring_max, s->recycled, kyu_world_sleeping_body_count(s->world));
+    snprintf(s->status, sizeof s->status, "fired %d  balls %d/%d  recycled %d  asleep %d", s->fired,
+             s->ring_count, s->ring_max, s->recycled, kyu_world_sleeping_body_count(s->world));
 }
 
 // ---- 2. pour into a bowl mesh -------------------------------------------------------------------
 
 #define BOWL_RINGS 9
-#define BOWL_SEGS 28
+#define BOWL_SEGS  28
 
 // A hemispherical bowl of radius R, its bottom at y0: rings from the bottom pole to 80 degrees.
 static void bowl(scene *s, float R, float y0) {
@@ -198,12 +199,12 @@ static void bowl_fire(scene *s) { s->spawn_left += 100; }
 
 // ---- 3. billiards and a Newton's cradle ---------------------------------------------------------
 
-#define POOL_R 0.1f
+#define POOL_R   0.1f
 #define CRADLE_R 0.1f
 
 static int billiards_build(scene *s) {
     if (make_world(s, -9.81f)) return -1;
-    box(s, v3(-2.5f, -0.2f, -1.3f), v3(2.5f, 0, 1.3f), 0.0f, 0.2f); // the cloth
+    box(s, v3(-2.5f, -0.2f, -1.3f), v3(2.5f, 0, 1.3f), 0.0f, 0.2f);  // the cloth
     box(s, v3(-2.6f, 0, -1.4f), v3(2.6f, 0.15f, -1.3f), 0.9f, 0.1f); // cushions
     box(s, v3(-2.6f, 0, 1.3f), v3(2.6f, 0.15f, 1.4f), 0.9f, 0.1f);
     box(s, v3(-2.6f, 0, -1.3f), v3(-2.5f, 0.15f, 1.3f), 0.9f, 0.1f);
@@ -211,8 +212,8 @@ static int billiards_build(scene *s) {
     float d = 2.0f * POOL_R + 0.0005f;
     for (int row = 0; row < 5; row++) // the rack: a triangle, apex towards the cue ball
         for (int k = 0; k <= row; k++)
-            ball(s, v3(1.0f + (float)row * d * 0.8660254f, POOL_R, ((float)k - 0.5f * (float)row) * d), v3(0, 0, 0),
-                 POOL_R, 0.95f, 0.05f);
+            ball(s, v3(1.0f + (float)row * d * 0.8660254f, POOL_R, ((float)k - 0.5f * (float)row) * d),
+                 v3(0, 0, 0), POOL_R, 0.95f, 0.05f);
     box(s, v3(-2.0f, -0.2f, 1.8f), v3(2.0f, 0, 2.2f), 0.0f, 0.0f); // the cradle's frictionless rail
     s->ring_max = 6;
     s->auto_fire = 1;
@@ -223,7 +224,8 @@ static int billiards_build(scene *s) {
 static void billiards_fire(scene *s) {
     ring_clear(s);
     ring_push(s, ball(s, v3(-1.5f, POOL_R, 0), v3(7.0f, 0, rnd_range(s, -0.1f, 0.1f)), POOL_R, 0.95f, 0.05f));
-    for (int i = 0; i < 4; i++) ring_push(s, ball(s, v3(0.2f * (float)i, CRADLE_R, 2.0f), v3(0, 0, 0), CRADLE_R, 1.0f, 0.0f));
+    for (int i = 0; i < 4; i++)
+        ring_push(s, ball(s, v3(0.2f * (float)i, CRADLE_R, 2.0f), v3(0, 0, 0), CRADLE_R, 1.0f, 0.0f));
     ring_push(s, ball(s, v3(-1.0f, CRADLE_R, 2.0f), v3(3.0f, 0, 0), CRADLE_R, 1.0f, 0.0f));
     s->fired++;
 }
@@ -233,7 +235,8 @@ static void billiards_update(scene *s, float dt) {
         s->auto_fire = 0;
         billiards_fire(s);
     }
-    snprintf(s->status, sizeof s->status, "shots %d  asleep %d", s->fired, kyu_world_sleeping_body_count(s->world));
+    snprintf(s->status, sizeof s->status, "shots %d  asleep %d", s->fired,
+             kyu_world_sleeping_body_count(s->world));
 }
 
 // ---- 4. bullets against a thin wall -------------------------------------------------------------
@@ -262,7 +265,8 @@ static void bullets_update(scene *s, float dt) {
             behind += p.x > 0.0f;
     }
     s->passed = behind > s->passed ? behind : s->passed;
-    snprintf(s->status, sizeof s->status, "bullets fired %d at 250 m/s  behind the wall %d", s->fired, behind);
+    snprintf(s->status, sizeof s->status, "bullets fired %d at 250 m/s  behind the wall %d", s->fired,
+             behind);
 }
 
 // ---- 5. a moving platform -----------------------------------------------------------------------
@@ -279,9 +283,11 @@ static int platform_build(scene *s) {
     cd.friction = 0.8f;
     kyu_collider_create(s->world, &cd, &s->mover);
     for (int i = 0; i < 9; i++) // riders on the slab
-        ball(s, v3(-4.0f + 1.0f * (float)(i % 3), 0.8f, -1.0f + 1.0f * (float)(i / 3)), v3(0, 0, 0), 0.3f, 0.1f, 0.8f);
+        ball(s, v3(-4.0f + 1.0f * (float)(i % 3), 0.8f, -1.0f + 1.0f * (float)(i / 3)), v3(0, 0, 0), 0.3f,
+             0.1f, 0.8f);
     for (int i = 0; i < 12; i++) // and balls on the floor in its way
-        ball(s, v3(1.0f + 0.7f * (float)(i % 4), 0.3f, -1.2f + 0.8f * (float)(i / 4)), v3(0, 0, 0), 0.3f, 0.1f, 0.4f);
+        ball(s, v3(1.0f + 0.7f * (float)(i % 4), 0.3f, -1.2f + 0.8f * (float)(i / 4)), v3(0, 0, 0), 0.3f,
+             0.1f, 0.4f);
     return 0;
 }
 
@@ -332,16 +338,42 @@ static void pile_update(scene *s, float dt) {
 // ---- the list -----------------------------------------------------------------------------------
 
 const scene_desc scene_list[] = {
-    {"cannon", "1 cannon (recycled balls, sleepers dark)", cannon_build, cannon_update, cannon_fire,
+    {"cannon",
+     "1 cannon (recycled balls, sleepers dark)",
+     cannon_build,
+     cannon_update,
+     cannon_fire,
      {{{2.5f, 0.5f, 0.0f}}, -0.65f, 0.5f, 13.0f}},
-    {"bowl", "2 pour into a bowl mesh", bowl_build, bowl_update, bowl_fire, {{{0.0f, 2.0f, 0.0f}}, 0.5f, 0.6f, 14.0f}},
-    {"billiards", "3 billiards and a Newton's cradle", billiards_build, billiards_update, billiards_fire,
+    {"bowl",
+     "2 pour into a bowl mesh",
+     bowl_build,
+     bowl_update,
+     bowl_fire,
+     {{{0.0f, 2.0f, 0.0f}}, 0.5f, 0.6f, 14.0f}},
+    {"billiards",
+     "3 billiards and a Newton's cradle",
+     billiards_build,
+     billiards_update,
+     billiards_fire,
      {{{0.0f, 0.0f, 0.5f}}, -0.35f, 0.8f, 6.0f}},
-    {"bullets", "4 bullets against a 2 cm wall", bullets_build, bullets_update, bullets_fire,
+    {"bullets",
+     "4 bullets against a 2 cm wall",
+     bullets_build,
+     bullets_update,
+     bullets_fire,
      {{{-1.5f, 1.2f, 0.0f}}, -0.8f, 0.35f, 9.0f}},
-    {"platform", "5 a moving platform (kinematic box)", platform_build, platform_update, platform_fire,
+    {"platform",
+     "5 a moving platform (kinematic box)",
+     platform_build,
+     platform_update,
+     platform_fire,
      {{{0.0f, 0.5f, 0.0f}}, 0.6f, 0.45f, 12.0f}},
-    {"pile", "6 a large pile (performance)", pile_build, pile_update, pile_fire, {{{0.0f, 1.5f, 0.0f}}, 0.7f, 0.6f, 17.0f}},
+    {"pile",
+     "6 a large pile (performance)",
+     pile_build,
+     pile_update,
+     pile_fire,
+     {{{0.0f, 1.5f, 0.0f}}, 0.7f, 0.6f, 17.0f}},
 };
 const int scene_count = (int)(sizeof scene_list / sizeof scene_list[0]);
 

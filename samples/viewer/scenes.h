@@ -24,14 +24,14 @@ struct scene {
     const scene_desc *desc;
     kyu_world *world;
     uint32_t rng;
-    double time;        // simulated seconds
-    float timer;        // next automatic fire or spawn
+    double time; // simulated seconds
+    float timer; // next automatic fire or spawn
     int auto_fire;
     kyu_body_id ring[SCENE_RING]; // spawned bodies still alive, oldest first
     int ring_start, ring_count, ring_max;
     int fired, recycled, passed, spawn_left;
     kyu_collider_id mover;
-    char status[96];    // a scene line for the on-screen text
+    char status[96]; // a scene line for the on-screen text
 };
 
 extern const scene_desc scene_list[];

@@ -24,11 +24,11 @@ static const struct {
     const char *name, *key;
     uint32_t flag;
 } layers[] = {
-    {"shapes", "F1", KYU_DRAW_SHAPES},      {"sleep", "F2", KYU_DRAW_SLEEP},
-    {"islands", "F3", KYU_DRAW_ISLANDS},    {"aabbs", "F4", KYU_DRAW_AABBS},
-    {"swept", "F5", KYU_DRAW_SWEPT},        {"grid", "F6", KYU_DRAW_GRID},
-    {"contacts", "F7", KYU_DRAW_CONTACTS},  {"impacts", "F8", KYU_DRAW_IMPACTS},
-    {"pairs", "F9", KYU_DRAW_PAIRS},        {"velocities", "F10", KYU_DRAW_VELOCITIES},
+    {"shapes", "F1", KYU_DRAW_SHAPES},     {"sleep", "F2", KYU_DRAW_SLEEP},
+    {"islands", "F3", KYU_DRAW_ISLANDS},   {"aabbs", "F4", KYU_DRAW_AABBS},
+    {"swept", "F5", KYU_DRAW_SWEPT},       {"grid", "F6", KYU_DRAW_GRID},
+    {"contacts", "F7", KYU_DRAW_CONTACTS}, {"impacts", "F8", KYU_DRAW_IMPACTS},
+    {"pairs", "F9", KYU_DRAW_PAIRS},       {"velocities", "F10", KYU_DRAW_VELOCITIES},
     {"text", "F11", KYU_DRAW_TEXT},
 };
 #define LAYER_COUNT (int)(sizeof layers / sizeof layers[0])
@@ -92,17 +92,27 @@ static int parse_options(int argc, char **argv, options *o) {
             return 1;
         }
         int ok = v != NULL;
-        if (strcmp(a, "--scene") == 0 && v) o->scene = v;
-        else if (strcmp(a, "--frames") == 0 && v) o->frames = strtol(v, NULL, 10);
-        else if (strcmp(a, "--report-frame") == 0 && v) o->report_frame = strtol(v, NULL, 10);
-        else if (strcmp(a, "--dt") == 0 && v) o->dt = strtof(v, NULL), ok = o->dt > 0.0f && o->dt < 1.0f;
-        else if (strcmp(a, "--size") == 0 && v) ok = sscanf(v, "%dx%d", &o->width, &o->height) == 2 && o->width > 0 && o->height > 0;
-        else if (strcmp(a, "--layers") == 0 && v) ok = parse_layers(v, &o->flags) == 0;
-        else if (strcmp(a, "--screenshot") == 0 && v) o->screenshot = v;
-        else ok = 0;
+        if (strcmp(a, "--scene") == 0 && v)
+            o->scene = v;
+        else if (strcmp(a, "--frames") == 0 && v)
+            o->frames = strtol(v, NULL, 10);
+        else if (strcmp(a, "--report-frame") == 0 && v)
+            o->report_frame = strtol(v, NULL, 10);
+        else if (strcmp(a, "--dt") == 0 && v)
+            o->dt = strtof(v, NULL), ok = o->dt > 0.0f && o->dt < 1.0f;
+        else if (strcmp(a, "--size") == 0 && v)
+            ok = sscanf(v, "%dx%d", &o->width, &o->height) == 2 && o->width > 0 && o->height > 0;
+        else if (strcmp(a, "--layers") == 0 && v)
+            ok = parse_layers(v, &o->flags) == 0;
+        else if (strcmp(a, "--screenshot") == 0 && v)
+            o->screenshot = v;
+        else
+            ok = 0;
         if (!ok) {
-            if (!v) fprintf(stderr, "viewer: %s needs a value\n", a);
-            else fprintf(stderr, "viewer: bad option or value: %s %s\n", a, v);
+            if (!v)
+                fprintf(stderr, "viewer: %s needs a value\n", a);
+            else
+                fprintf(stderr, "viewer: bad option or value: %s %s\n", a, v);
             usage(stderr);
             return -1;
         }
@@ -129,17 +139,28 @@ static int load_scene(app *a, int k) {
 }
 
 static void on_key(app *a, SDL_Keycode key) {
-    if (key >= SDLK_1 && key < SDLK_1 + scene_count) load_scene(a, (int)(key - SDLK_1));
-    else if (key >= SDLK_F1 && key < SDLK_F1 + LAYER_COUNT) a->flags ^= layers[key - SDLK_F1].flag;
-    else if (key == SDLK_SPACE || key == SDLK_f) scene_fire(&a->s);
-    else if (key == SDLK_p) a->paused = !a->paused;
-    else if (key == SDLK_n || key == SDLK_PERIOD) a->paused = 1, a->step_once = 1;
-    else if (key == SDLK_r) load_scene(a, a->scene_index);
-    else if (key == SDLK_a) a->s.auto_fire = !a->s.auto_fire;
-    else if (key == SDLK_i) a->r.interpolate = !a->r.interpolate;
-    else if (key == SDLK_h) a->help = !a->help;
-    else if (key == SDLK_TAB) load_scene(a, (a->scene_index + 1) % scene_count);
-    else if (key == SDLK_ESCAPE || key == SDLK_q) a->running = 0;
+    if (key >= SDLK_1 && key < SDLK_1 + scene_count)
+        load_scene(a, (int)(key - SDLK_1));
+    else if (key >= SDLK_F1 && key < SDLK_F1 + LAYER_COUNT)
+        a->flags ^= layers[key - SDLK_F1].flag;
+    else if (key == SDLK_SPACE || key == SDLK_f)
+        scene_fire(&a->s);
+    else if (key == SDLK_p)
+        a->paused = !a->paused;
+    else if (key == SDLK_n || key == SDLK_PERIOD)
+        a->paused = 1, a->step_once = 1;
+    else if (key == SDLK_r)
+        load_scene(a, a->scene_index);
+    else if (key == SDLK_a)
+        a->s.auto_fire = !a->s.auto_fire;
+    else if (key == SDLK_i)
+        a->r.interpolate = !a->r.interpolate;
+    else if (key == SDLK_h)
+        a->help = !a->help;
+    else if (key == SDLK_TAB)
+        load_scene(a, (a->scene_index + 1) % scene_count);
+    else if (key == SDLK_ESCAPE || key == SDLK_q)
+        a->running = 0;
 }
 
 // Left drag orbits, right (or middle) drag pans, the wheel zooms.
@@ -156,7 +177,8 @@ static void on_mouse(app *a, const SDL_Event *e) {
         a->cam.pitch = fminf(fmaxf(a->cam.pitch + dy * 0.008f, -1.5f), 1.5f);
     } else if (e->motion.state & (SDL_BUTTON_RMASK | SDL_BUTTON_MMASK)) {
         float k = a->cam.distance * 0.0015f;
-        vec3s right = {{a->r.view.m00, a->r.view.m10, a->r.view.m20}}, up = {{a->r.view.m01, a->r.view.m11, a->r.view.m21}};
+        vec3s right = {{a->r.view.m00, a->r.view.m10, a->r.view.m20}},
+              up = {{a->r.view.m01, a->r.view.m11, a->r.view.m21}};
         a->cam.target = glms_vec3_add(a->cam.target, glms_vec3_scale(right, -dx * k));
         a->cam.target = glms_vec3_add(a->cam.target, glms_vec3_scale(up, dy * k));
     }
@@ -165,15 +187,20 @@ static void on_mouse(app *a, const SDL_Event *e) {
 static void poll(app *a) {
     SDL_Event e;
     while (SDL_PollEvent(&e)) {
-        if (e.type == SDL_QUIT) a->running = 0;
-        else if (e.type == SDL_KEYDOWN) on_key(a, e.key.keysym.sym);
-        else on_mouse(a, &e);
+        if (e.type == SDL_QUIT)
+            a->running = 0;
+        else if (e.type == SDL_KEYDOWN)
+            on_key(a, e.key.keysym.sym);
+        else
+            on_mouse(a, &e);
     }
 }
 
 // ---- simulation ---------------------------------------------------------------------------------
 
-static double now_ms(void) { return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency(); }
+static double now_ms(void) {
+    return (double)SDL_GetPerformanceCounter() * 1000.0 / (double)SDL_GetPerformanceFrequency();
+}
 
 // The scene's own logic, then the fixed steps that fit in frame_dt (kyu_world_update keeps the rest
 // for the next frame and sets alpha, which the renderer interpolates by).
@@ -200,23 +227,24 @@ static void draw_hud(app *a) {
     char line[160];
     render_text(&a->r, 10, 10, 2.0f, white, a->s.desc->title);
     render_text(&a->r, 10, 26, 2.0f, grey, a->s.status);
-    snprintf(line, sizeof line, "bodies %d  step %.2f ms  %.0f fps%s%s", kyu_world_body_count(a->s.world), a->step_ms,
-             a->fps, a->paused ? "  paused" : "", a->r.interpolate ? "" : "  no interpolation");
+    snprintf(line, sizeof line, "bodies %d  step %.2f ms  %.0f fps%s%s", kyu_world_body_count(a->s.world),
+             a->step_ms, a->fps, a->paused ? "  paused" : "", a->r.interpolate ? "" : "  no interpolation");
     render_text(&a->r, 10, 42, 2.0f, white, line);
     for (int i = 0; i < LAYER_COUNT; i++) {
         snprintf(line, sizeof line, "%s %s", layers[i].key, layers[i].name);
         float x = (float)a->r.width - render_text_width(line, 2.0f) - 10.0f;
-        render_text(&a->r, x, 10.0f + 14.0f * (float)i, 2.0f, (a->flags & layers[i].flag) ? on_color : grey, line);
+        render_text(&a->r, x, 10.0f + 14.0f * (float)i, 2.0f, (a->flags & layers[i].flag) ? on_color : grey,
+                    line);
     }
     if (!a->help) {
         render_text(&a->r, 10, (float)a->r.height - 20.0f, 2.0f, grey, "H help");
         return;
     }
-    static const char *const help[] = {
-        "1-6 or tab: scene   space/f: fire   a: auto fire   r: reset",
-        "p: pause   n: one step   i: interpolation   esc: quit",
-        "mouse: left drag orbit, right drag pan, wheel zoom   F1-F11: layers"};
-    for (int i = 0; i < 3; i++) render_text(&a->r, 10, (float)a->r.height - 52.0f + 14.0f * (float)i, 2.0f, grey, help[i]);
+    static const char *const help[] = {"1-6 or tab: scene   space/f: fire   a: auto fire   r: reset",
+                                       "p: pause   n: one step   i: interpolation   esc: quit",
+                                       "mouse: left drag orbit, right drag pan, wheel zoom   F1-F11: layers"};
+    for (int i = 0; i < 3; i++)
+        render_text(&a->r, 10, (float)a->r.height - 52.0f + 14.0f * (float)i, 2.0f, grey, help[i]);
 }
 
 // ---- the test's report and the screenshot -------------------------------------------------------
@@ -236,7 +264,9 @@ static void report(app *a) {
     qsort(r->samples, (size_t)r->sample_count, sizeof *r->samples, by_radius);
     for (int i = 0, n = 0; i < r->sample_count && n < 8; i++) {
         const screen_sphere *p = &r->samples[i];
-        if (!p->visible || p->radius < 3.0f || p->x < 40 || p->y < 70 || p->x > r->width - 200 || p->y > r->height - 30) continue;
+        if (!p->visible || p->radius < 3.0f || p->x < 40 || p->y < 70 || p->x > r->width - 200 ||
+            p->y > r->height - 30)
+            continue;
         printf("sphere %d %d %.1f %.3f %.3f %.3f\n", wx + (int)p->x, wy + (int)p->y, (double)p->radius,
                (double)p->color.r, (double)p->color.g, (double)p->color.b);
         n++;
@@ -271,8 +301,9 @@ static int open_window(app *a) {
     SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 1);
     SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 24);
     SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
-    a->window = SDL_CreateWindow("kyu viewer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a->opt.width,
-                                 a->opt.height, SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    a->window =
+        SDL_CreateWindow("kyu viewer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, a->opt.width,
+                         a->opt.height, SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (!a->window || !(a->gl = SDL_GL_CreateContext(a->window))) {
         fprintf(stderr, "viewer: no OpenGL 2.1 window: %s\n", SDL_GetError());
         return -1;
@@ -287,7 +318,8 @@ static void frame(app *a, float frame_dt) {
     advance(a, frame_dt);
     render_begin(&a->r, &a->cam, w, h);
     render_world(&a->r, a->s.world, a->flags);
-    if (a->frame + 1 == a->opt.report_frame) render_mark_visible(&a->r); // before the debug texts and the swap
+    if (a->frame + 1 == a->opt.report_frame)
+        render_mark_visible(&a->r); // before the debug texts and the swap
     render_world_texts(&a->r);
     draw_hud(a);
     if (a->opt.screenshot && a->frame + 1 == a->opt.frames) save_screenshot(a, a->opt.screenshot);

@@ -22,6 +22,7 @@ int main(void) {
     kyu_body_get_position(world, ball, &p);
     kyu_world_destroy(world);
     int same_version = strcmp(kyu_version(), KYU_VERSION_STRING) == 0;
-    printf("kyu %s (headers %s): the ball rests at y = %.3f\n", kyu_version(), KYU_VERSION_STRING, (double)p.y);
+    printf("kyu %s (headers %s): the ball rests at y = %.3f\n", kyu_version(), KYU_VERSION_STRING,
+           (double)p.y);
     return same_version && fabsf(p.y - 0.5f) < 0.01f ? 0 : 1;
 }
