@@ -159,5 +159,14 @@ install: lib
 	@# only through the cache). Other prefixes: see README (LD_LIBRARY_PATH, or link --static).
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then ldconfig; fi
 
+# Every C and C++ file in git laid out as .clang-format says: `make format` rewrites them,
+# `make format-check` (CI) fails on the first file that differs and shows how.
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cpp')
+.PHONY: format format-check
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "clang-format: $(words $(FORMAT_FILES)) files as .clang-format says"
+
 clean:
 	rm -rf build build-san build-tsan build-strict build-clang build-dev tools/bench
