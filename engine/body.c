@@ -5,6 +5,9 @@
 
 #include "internal.h"
 
+// The second growth helper, on purpose: RESERVE (internal.h) keeps one capacity per array and grows
+// it geometrically; the per-slot arrays here share the body store's one capacity, so each is set
+// to exactly that size, and only once all succeeded does the capacity move.
 static int grow(void **p, size_t elem, int n) {
     void *q = kyu_realloc(*p, (size_t)n * elem);
     if (!q) return -1;
