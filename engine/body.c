@@ -85,28 +85,6 @@ void kyu_bodies_free(body_store *b) {
     memset(b, 0, sizeof *b);
 }
 
-int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status) {
-    if (id.index1 == 0) { // the null handle
-        *status = KYU_ERR_STALE_HANDLE;
-        return -1;
-    }
-    if (id.world != w->id) {
-        *status = KYU_ERR_FOREIGN_HANDLE;
-        return -1;
-    }
-    if (id.index1 > (uint32_t)w->bodies.high) {
-        *status = KYU_ERR_STALE_HANDLE;
-        return -1;
-    }
-    int slot = (int)(id.index1 - 1);
-    if (!w->bodies.alive[slot] || w->bodies.generation[slot] != id.generation) {
-        *status = KYU_ERR_STALE_HANDLE;
-        return -1;
-    }
-    *status = KYU_OK;
-    return slot;
-}
-
 // Looks up a handle for a function, or returns its error from the calling function.
 #define BODY_SLOT(w, id, slot)                                                                               \
     kyu_status st_ = KYU_OK;                                                                                 \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Static and kinematic colliders: storage, API, and the shape dispatch used by the step (sweep,
-// distance, bounds). A new shape adds a case to each switch here and nothing elsewhere.
+// Static and kinematic colliders: storage, API, and their bounds and motion over a step. What a
+// shape answers (distance, sweep, local bounds) is engine/shape.c's.
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,27 +20,6 @@ kyu_collider_def kyu_collider_def_default(void) {
     d.mask_bits = 0xffffffffu;
     d.internal_cookie = KYU_DEF_COOKIE;
     return d;
-}
-
-int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
-    if (id.index1 == 0) { // the null handle
-        *st = KYU_ERR_STALE_HANDLE;
-        return -1;
-    }
-    if (id.world != w->id) {
-        *st = KYU_ERR_FOREIGN_HANDLE;
-        return -1;
-    }
-    if (id.index1 > (uint32_t)w->collider_high) {
-        *st = KYU_ERR_STALE_HANDLE;
-        return -1;
-    }
-    int i = (int)(id.index1 - 1);
-    if (!w->colliders[i].alive || w->colliders[i].generation != id.generation) {
-        *st = KYU_ERR_STALE_HANDLE;
-        return -1;
-    }
-    return i;
 }
 
 #define COLLIDER_SLOT(w, id, slot)                                                                           \
@@ -343,18 +322,7 @@ kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec
     return KYU_OK;
 }
 
-// ---- shape dispatch for the step -------------------------------------------------------------
-
-// Signed distance from a sphere at p to the collider as it stands at time t of the step (a mesh
-// reports at most the sphere's radius: nothing nearer means a gap at least that).
-float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal) {
-    vec3s moved = glms_vec3_scale(c->velocity, t * dt);
-    if (c->type == KYU_SHAPE_PLANE) {
-        *normal = c->normal;
-        return glms_vec3_dot(c->normal, p) - c->offset - glms_vec3_dot(c->normal, moved) - r;
-    }
-    return kyu_shape_distance(c, glms_vec3_add(c->box.center, moved), p, r, r, normal);
-}
+// ---- bounds and motion for the step -------------------------------------------------------------
 
 // Bounds of every shape over this step (planes are unbounded and always tested).
 void kyu_colliders_update_bounds(kyu_world *w) {
@@ -384,13 +352,6 @@ void kyu_colliders_update_bounds(kyu_world *w) {
             }
         }
     }
-}
-
-int kyu_collider_touches_box(const collider *c, const aabb *box) {
-    if (c->type == KYU_SHAPE_PLANE) return 1;
-    for (int k = 0; k < 3; k++)
-        if (c->bounds.lo[k] > box->hi[k] || c->bounds.hi[k] < box->lo[k]) return 0;
-    return 1;
 }
 
 void kyu_colliders_advance(kyu_world *w) {

@@ -844,17 +844,6 @@ void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ct
     }
 }
 
-// The new contact list (contacts_new, n long) becomes the cache; the old buffer is kept for reuse.
-void kyu_contacts_swap(kyu_world *w, int n) {
-    contact *t = w->contacts;
-    w->contacts = w->contacts_new;
-    w->contacts_new = t;
-    int cap = w->contact_cap;
-    w->contact_cap = w->contact_new_cap;
-    w->contact_new_cap = cap;
-    w->contact_count = n;
-}
-
 static int push_out(kyu_world *w, contact *c) {
     if (c->sensor) return 0;
     body_store *s = &w->bodies;

@@ -139,6 +139,9 @@ typedef struct contact {
                       //   approach to report (velocity solve)
 } contact;
 
+// A contact's key, its pair (a, b): the order of every contact list (contact_list.c).
+static inline uint64_t kyu_contact_key(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
+
 // The next contact of a body with a partner (engine/toi.c).
 typedef struct kyu_sweep_contact {
     float t;        // time of contact, fraction of the step
@@ -468,6 +471,14 @@ static inline float kyu_rest_speed(const kyu_world *w) {
 }
 static inline int kyu_gravity_on(const kyu_world *w) { return glms_vec3_norm2(w->def.gravity) > 0.0f; }
 
+// handle.c: a handle to its slot (-1 and *status when it names none)
+int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
+int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *status);
+
+// contact_list.c: lists sorted by kyu_contact_key; the cache's double buffer
+void kyu_contacts_sort(contact *c, int n);
+void kyu_contacts_swap(kyu_world *w, int n);
+
 // error.c
 #define KYU_ERROR_SIZE 256
 kyu_status kyu_fail(const kyu_world *w, kyu_status status, const char *fmt, ...);
@@ -475,7 +486,6 @@ int kyu_finite3(vec3s v);
 int kyu_bounded3(vec3s v, float limit);
 
 // body.c
-int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);
 kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d);
 kyu_status kyu_body_check_position(kyu_world *w, vec3s p, float radius); // the reach (world.h)
 kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float radius, const char *what);
@@ -488,15 +498,14 @@ int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);
 
 // collider.c
-int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *status);
 kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d);
 void kyu_collider_place(collider *c, vec3s position, versors rotation);
-float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
 void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_colliders_advance(kyu_world *w);
-int kyu_collider_touches_box(const collider *c, const aabb *box);
 
 // shape.c: every shape but the plane, solved in the collider's frame
+float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
+int kyu_collider_touches_box(const collider *c, const aabb *box);
 kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt);
 void kyu_mesh_destroy(kyu_mesh *m);
 float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal);
@@ -542,7 +551,6 @@ int kyu_islands_wake_touched(kyu_world *w);
 int kyu_islands_wake_box(kyu_world *w, const aabb *box);
 int kyu_islands_wake_collider_contacts(kyu_world *w, uint32_t code);
 int kyu_islands_rebuild_grid(kyu_world *w);
-void kyu_contacts_sort(contact *c, int n);
 int kyu_islands_update(kyu_world *w);
 void kyu_islands_free(kyu_world *w);
 int kyu_islands_body_count_asleep(const kyu_world *w);
@@ -653,7 +661,6 @@ int kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);
 int kyu_contacts_escape(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
-void kyu_contacts_swap(kyu_world *w, int n);
 int kyu_contact_live(const kyu_world *w, const contact *c);
 float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
 int kyu_contacts_purge(kyu_world *w);

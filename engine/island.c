@@ -268,16 +268,6 @@ int kyu_islands_wake_all(kyu_world *w) {
     return 0;
 }
 
-static int by_key(const void *x, const void *y) {
-    const contact *a = x, *b = y;
-    uint64_t ka = ((uint64_t)a->a << 32) | a->b, kb = ((uint64_t)b->a << 32) | b->b;
-    return ka < kb ? -1 : ka > kb;
-}
-
-void kyu_contacts_sort(contact *c, int n) {
-    if (n > 1) qsort(c, (size_t)n, sizeof *c, by_key);
-}
-
 // Woken contacts join the cache, which stays sorted by key.
 int kyu_islands_flush_woken(kyu_world *w) {
     if (w->woken_count == 0) return 0;
@@ -286,7 +276,8 @@ int kyu_islands_flush_woken(kyu_world *w) {
     if (RESERVE(w->contacts_new, w->contact_new_cap, n)) return -1;
     int i = 0, j = 0, k = 0;
     while (i < w->contact_count || j < w->woken_count) {
-        if (j >= w->woken_count || (i < w->contact_count && by_key(&w->contacts[i], &w->woken[j]) < 0))
+        if (j >= w->woken_count ||
+            (i < w->contact_count && kyu_contact_key(&w->contacts[i]) < kyu_contact_key(&w->woken[j])))
             w->contacts_new[k++] = w->contacts[i++];
         else
             w->contacts_new[k++] = w->woken[j++];

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Collider shapes for the step: distance from a sphere, a sphere's linear sweep, and local bounds,
-// for every shape but the plane (which engine/toi.c solves in closed form). Work happens in the
+// for every shape but the plane (which engine/toi.c solves in closed form), and at the end the two
+// questions the step asks any collider, plane or not: how far a sphere is, and whether its bounds
+// over the step meet a box. Work happens in the
 // collider's own frame: the sphere is carried in (rotation transposed), results are carried out.
 // A triangle mesh keeps a bounding volume hierarchy so a sphere tests only the triangles near it.
 #include <stdlib.h>
@@ -501,4 +503,25 @@ vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float
         bvh_query(c->mesh, &q, push_visit, &x);
     }
     return glms_vec3_add(center, dir_world(c, x.p));
+}
+
+// ---- the step's questions to a collider of any shape ----------------------------------------------
+
+// Signed distance from a sphere at p to the collider as it stands at time t of the step (a mesh
+// reports at most the sphere's radius: nothing nearer means a gap at least that).
+float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal) {
+    vec3s moved = glms_vec3_scale(c->velocity, t * dt);
+    if (c->type == KYU_SHAPE_PLANE) {
+        *normal = c->normal;
+        return glms_vec3_dot(c->normal, p) - c->offset - glms_vec3_dot(c->normal, moved) - r;
+    }
+    return kyu_shape_distance(c, glms_vec3_add(c->box.center, moved), p, r, r, normal);
+}
+
+// Whether the collider's bounds over this step (kyu_colliders_update_bounds) meet a box.
+int kyu_collider_touches_box(const collider *c, const aabb *box) {
+    if (c->type == KYU_SHAPE_PLANE) return 1;
+    for (int k = 0; k < 3; k++)
+        if (c->bounds.lo[k] > box->hi[k] || c->bounds.hi[k] < box->lo[k]) return 0;
+    return 1;
 }

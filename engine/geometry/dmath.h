@@ -29,13 +29,35 @@ static inline dv3 dcross(dv3 a, dv3 b) {
 // geometry routines goes through it.
 double kyu_dsegments_closest(dv3 p1, dv3 q1, dv3 p2, dv3 q2, dv3 *c1, dv3 *c2);
 
-// intersect.c: the slab test of the line p + t d against the box lo <= x <= hi. Returns the time
+// The slab test of the line p + t d against the box lo <= x <= hi. Returns the time
 // it enters the last slab (-INFINITY if no axis bounds it) and sets *t_exit to the time it leaves
 // the first (t_enter > t_exit: it misses), and *axis to the slab entered last (the lowest axis on a
 // tie; -1 if none); a line parallel to a slab and outside it misses (returns NAN). Each caller
 // clips the times to its own range (a ray from 0, a sweep in [0, 1]). Every ray-box test in the
 // engine is this one.
-double kyu_dslab(const double p[3], const double d[3], const double lo[3], const double hi[3], int *axis,
-                 double *t_exit);
+static inline double kyu_dslab(const double p[3], const double d[3], const double lo[3], const double hi[3],
+                               int *axis, double *t_exit) {
+    double t0 = -(double)INFINITY, t1 = (double)INFINITY;
+    *axis = -1;
+    for (int i = 0; i < 3; i++) {
+        if (d[i] == 0.0) {
+            if (p[i] < lo[i] || p[i] > hi[i]) return *t_exit = (double)NAN;
+            continue;
+        }
+        double ta = (lo[i] - p[i]) / d[i], tb = (hi[i] - p[i]) / d[i];
+        if (ta > tb) {
+            double s = ta;
+            ta = tb;
+            tb = s;
+        }
+        if (ta > t0) {
+            t0 = ta;
+            *axis = i;
+        }
+        if (tb < t1) t1 = tb;
+    }
+    *t_exit = t1;
+    return t0;
+}
 
 #endif

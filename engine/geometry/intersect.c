@@ -130,31 +130,6 @@ bool kyu_test_aabb_aabb(const kyu_aabb *a, const kyu_aabb *b) {
     return true;
 }
 
-double kyu_dslab(const double p[3], const double d[3], const double lo[3], const double hi[3], int *axis,
-                 double *t_exit) {
-    double t0 = -(double)INFINITY, t1 = (double)INFINITY;
-    *axis = -1;
-    for (int i = 0; i < 3; i++) {
-        if (d[i] == 0.0) {
-            if (p[i] < lo[i] || p[i] > hi[i]) return *t_exit = (double)NAN;
-            continue;
-        }
-        double ta = (lo[i] - p[i]) / d[i], tb = (hi[i] - p[i]) / d[i];
-        if (ta > tb) {
-            double s = ta;
-            ta = tb;
-            tb = s;
-        }
-        if (ta > t0) {
-            t0 = ta;
-            *axis = i;
-        }
-        if (tb < t1) t1 = tb;
-    }
-    *t_exit = t1;
-    return t0;
-}
-
 // Slab entry of p + t d (t >= 0) into lo <= x <= hi; *axis = entry axis, or -1 for a start inside
 // that does not enter through a face. Returns -1 on a miss.
 static double slab_entry(const double p[3], const double d[3], const double lo[3], const double hi[3],

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// Contact lists: every list of contacts (the cache, the woken list, a sleeping island's) is sorted
+// by its pairs' key, and the cache is a double buffer whose halves swap each step.
+#include <stdlib.h>
+
+#include "internal.h"
+
+static int by_key(const void *x, const void *y) {
+    uint64_t ka = kyu_contact_key(x), kb = kyu_contact_key(y);
+    return ka < kb ? -1 : ka > kb;
+}
+
+void kyu_contacts_sort(contact *c, int n) {
+    if (n > 1) qsort(c, (size_t)n, sizeof *c, by_key);
+}
+
+// The new contact list (contacts_new, n long) becomes the cache; the old buffer is kept for reuse.
+void kyu_contacts_swap(kyu_world *w, int n) {
+    contact *t = w->contacts;
+    w->contacts = w->contacts_new;
+    w->contacts_new = t;
+    int cap = w->contact_cap;
+    w->contact_cap = w->contact_new_cap;
+    w->contact_new_cap = cap;
+    w->contact_count = n;
+}
