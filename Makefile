@@ -68,7 +68,10 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
 # CMake package (tests/cmake-consumer).
 # hashes.sh: the benchmark scenes, run short, end in pinned state hashes for 1, 2, 3 and 8 workers.
-TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/hashes.sh
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
+ifeq ($(SANITIZE),) # a sanitizer build would give the same hashes 5-10 times slower (its unit tests
+TOOL_TESTS += tests/tools/hashes.sh # already compare worker counts)
+endif
 # The scene loader (tools/scene.h; its files by concern in tools/scene_internal.h), linked into
 # kyu-sim, kyu-render, the scene fuzzer and the Python extension (mk/*.mk).
 SCENE_SRC := tools/scene.c tools/scene_json.c tools/scene_bodies.c tools/scene_colliders.c \
