@@ -590,7 +590,7 @@ static int first_contact_of(const kyu_world *w, uint32_t a) {
 // Pass one: the partners of active body k that come after it (higher slots, then colliders), each
 // flagged kept and touching or not beside its adjacency entry; how many are kept. Each entry is a's
 // own (the other body's copy of the pair is in the other's list), so slices never share one.
-// Also where a's run of last step's contacts starts (uf_record, -1: none) and how long it is
+// Also where a's run of last step's contacts starts (find.run_start, -1: none) and how long it is
 // (cf_offset, until the serial sum makes it an offset): a slice finds its first run by bisection
 // and walks on from there, as the active list and the cache are both in slot order.
 static void count_task(int begin, int end, int worker, void *ctx) {
@@ -613,7 +613,7 @@ static void count_task(int begin, int end, int worker, void *ctx) {
         int run = o;
         for (; o < w->contact_count && w->contacts[o].a == a; o++) {
         }
-        w->uf_record[a] = o > run ? run : -1;
+        w->find.run_start[a] = o > run ? run : -1;
         w->cf_offset[k] = o - run;
     }
 }
@@ -646,7 +646,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
         // Last step's contacts of a (a run of the old cache, also sorted by partner): a pair kept
         // carries its impulses and its normal (the normal decides the gap of a centre in a box).
         contact *out = w->contacts_new + w->cf_offset[k];
-        int o = w->uf_record[a], events = 0;
+        int o = w->find.run_start[a], events = 0;
         for (int i = 0; i < n; i++) {
             contact *c = &out[i];
             memset(c, 0, sizeof *c);
@@ -675,7 +675,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
 // Body a's begins and ends in key order: its kept contacts (new) merged with its run of last step's
 // (old). A contact of last step whose key is passed without a match has ended.
 static int report_body(kyu_world *w, uint32_t a, const contact *c, int n) {
-    int o = w->uf_record[a];
+    int o = w->find.run_start[a];
     for (int i = 0; i < n; i++, c++) {
         for (; in_run(w, o, a) && w->contacts[o].b < c->b; o++)
             if (w->contacts[o].touching && end_event(w, &w->contacts[o])) return -1;
@@ -690,7 +690,7 @@ static int report_body(kyu_world *w, uint32_t a, const contact *c, int n) {
     return 0;
 }
 
-int kyu_contacts_find(kyu_world *w) {
+static int find_contacts(kyu_world *w) {
     // Each body's kept partners after it, in key order: the new contacts come out sorted by (a, b).
     // The island pass's per-slot record is free until the end of the step: it holds the old runs.
     kyu_parallel_for(w, w->active_count, 1024, count_task, w);
@@ -721,6 +721,14 @@ int kyu_contacts_find(kyu_world *w) {
     kyu_contacts_swap(w, w->contact_new_count);
     w->stats.contacts = w->contact_count;
     return 0;
+}
+
+int kyu_contacts_find(kyu_world *w) {
+    w->find.run_start = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->find.run_start);
+    int failed = find_contacts(w);
+    kyu_arena_reset(&w->arena);
+    w->find.run_start = NULL;
+    return failed;
 }
 
 // Whether both sides of a contact still exist. Removing a body or a collider only counts it

@@ -72,8 +72,8 @@ static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, im
     out->a = a;
     out->b = b;
     out->normal = ce.normal;
-    out->va = w->version[a];
-    out->vb = (b & KYU_COLLIDER_BIT) ? 0 : w->version[b];
+    out->va = w->impacts.version[a];
+    out->vb = (b & KYU_COLLIDER_BIT) ? 0 : w->impacts.version[b];
     return 1;
 }
 
@@ -88,8 +88,8 @@ static int wake_in_path(kyu_world *w, const aabb *box, float tau) {
     for (int k = first; k < first + n; k++) {
         uint32_t b = w->woken_bodies[k];
         w->t_body[b] = tau;
-        w->version[b] = 0;
-        w->limit_t[b] = 1.0f;
+        w->impacts.version[b] = 0;
+        w->impacts.limit_t[b] = 1.0f;
         w->cache_run[b] = -1;           // its contacts are not the solver's this step
         w->accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
         w->active[w->active_count++] = b;
@@ -137,8 +137,8 @@ static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
 }
 
 static int is_current(const kyu_world *w, const impact_event *ev) {
-    if (w->version[ev->a] != ev->va) return 0;
-    return (ev->b & KYU_COLLIDER_BIT) || w->version[ev->b] == ev->vb;
+    if (w->impacts.version[ev->a] != ev->va) return 0;
+    return (ev->b & KYU_COLLIDER_BIT) || w->impacts.version[ev->b] == ev->vb;
 }
 
 // A bounce whose flight back would last less than this fraction of a step is the tail of a Zeno
@@ -224,8 +224,8 @@ static int respond_now(kyu_world *w, uint32_t a, uint32_t b, float t, const pair
         if (e == 0.0f && p->an < 0.0f) land(w, a, b);
     }
     kyu_broadphase_mark_hit(w, a, b);
-    if (!p->c) w->version[b]++;
-    w->version[a]++;
+    if (!p->c) w->impacts.version[b]++;
+    w->impacts.version[a]++;
     w->stats.impacts++;
     return 1;
 }
@@ -311,7 +311,7 @@ static int cascade_pair(kyu_world *w, uint32_t i, uint32_t j, float tau, pair_no
     int body = !(j & KYU_COLLIDER_BIT);
     if (sweep && body && w->gravity_on && shock(w, i, j, p)) {
         kyu_broadphase_mark_hit(w, i, j);
-        w->version[i]++, w->version[j]++, w->stats.impacts++;
+        w->impacts.version[i]++, w->impacts.version[j]++, w->stats.impacts++;
         return 1;
     }
     return respond_now(w, i, j, tau, p, again || (body && (w->cascade_flag[j] & CASCADE_REACHED)));
@@ -429,8 +429,8 @@ static void stop_at_next_impacts(kyu_world *w) {
     while (w->now.count + w->later.count > 0) {
         impact_event ev = queue_pop(w);
         if (!is_current(w, &ev)) continue;
-        if (ev.t < w->limit_t[ev.a]) w->limit_t[ev.a] = ev.t;
-        if (!(ev.b & KYU_COLLIDER_BIT) && ev.t < w->limit_t[ev.b]) w->limit_t[ev.b] = ev.t;
+        if (ev.t < w->impacts.limit_t[ev.a]) w->impacts.limit_t[ev.a] = ev.t;
+        if (!(ev.b & KYU_COLLIDER_BIT) && ev.t < w->impacts.limit_t[ev.b]) w->impacts.limit_t[ev.b] = ev.t;
     }
 }
 
@@ -519,15 +519,15 @@ static void sift_down(impact_event *h, int n, int i) {
 static void finish_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
-    for (int k = begin; k < end; k++) advance(w, w->active[k], w->limit_t[w->active[k]]);
+    for (int k = begin; k < end; k++) advance(w, w->active[k], w->impacts.limit_t[w->active[k]]);
 }
 
-int kyu_impacts_resolve(kyu_world *w) {
+static int resolve_in_order(kyu_world *w) {
     const body_store *s = &w->bodies;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
-        w->version[i] = 0;
-        w->limit_t[i] = 1.0f;
+        w->impacts.version[i] = 0;
+        w->impacts.limit_t[i] = 1.0f;
     }
     if (first_impacts(w)) return -1;
     for (int i = w->later.count / 2 - 1; i >= 0; i--) sift_down(w->later.ev, w->later.count, i);
@@ -554,4 +554,13 @@ int kyu_impacts_resolve(kyu_world *w) {
     }
     kyu_parallel_for(w, w->active_count, 4096, finish_task, w);
     return 0;
+}
+
+int kyu_impacts_resolve(kyu_world *w) {
+    w->impacts.version = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->impacts.version);
+    w->impacts.limit_t = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->impacts.limit_t);
+    int failed = resolve_in_order(w);
+    kyu_arena_reset(&w->arena);
+    w->impacts.version = NULL, w->impacts.limit_t = NULL;
+    return failed;
 }

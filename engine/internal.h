@@ -189,6 +189,23 @@ static inline uint32_t kyu_table_find(const uint32_t *key, const uint32_t *val, 
     return i;
 }
 
+// The per-step arena: one block of per-slot scratch that a stage takes at its start and gives back
+// (kyu_arena_reset) at its end. It is as large as the largest stage needs, KYU_ARENA_PER_SLOT bytes
+// a slot (the island pass: parent, rest, record), grown with the body store, so a take never fails.
+typedef struct kyu_arena {
+    unsigned char *base;
+    size_t cap, used;
+} kyu_arena;
+#define KYU_ARENA_PER_SLOT 12
+#define KYU_ARENA_SLACK    64 // room to align up to four takes
+static inline void *kyu_arena_take(kyu_arena *a, size_t bytes) {
+    size_t at = (a->used + 15) & ~(size_t)15;
+    KYU_ASSERT(at + bytes <= a->cap);
+    a->used = at + bytes;
+    return a->base ? a->base + at : NULL; // no bodies yet: nothing is taken (and NULL + 0 is not C)
+}
+static inline void kyu_arena_reset(kyu_arena *a) { a->used = 0; }
+
 // Growable array helpers: grow to at least n elements, never shrink. 0 on success.
 int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 #define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))
@@ -342,11 +359,10 @@ struct kyu_world {
     // per step scratch, sized to body capacity
     uint32_t *active; // awake bodies this step, in slot order
     int active_count;
-    float *t_body;     // time (fraction of the step) at which pos and vel are valid
-    vec3s *accel;      // this step: gravity for a body in free flight, 0 for one the solver held
-    uint32_t *version; // bumped on every velocity change in the impact loop
-    aabb *box;         // broadphase box of the rest of this step's motion
-    int *adj_start;    // CSR adjacency of the pairs found by the broadphase
+    float *t_body;  // time (fraction of the step) at which pos and vel are valid
+    vec3s *accel;   // this step: gravity for a body in free flight, 0 for one the solver held
+    aabb *box;      // broadphase box of the rest of this step's motion
+    int *adj_start; // CSR adjacency of the pairs found by the broadphase
     uint32_t *adj;
     uint8_t *adj_hit; // beside adj: the pair had an impact this step (marked at its lower slot)
     int adj_cap, adj_hit_cap;
@@ -358,7 +374,6 @@ struct kyu_world {
     uint32_t *pair_a, *pair_b; // the candidate pairs found one at a time (the others stay in the
                                //   grid's chunks: kyu_pair_source)
     int pair_count, pair_cap;
-    float *limit_t;        // fallback: where a body stops when the event cap is hit
     int *cache_run;        // per body: where its run of the contact cache starts this step (-1: none)
     uint8_t *check_marks;  // KYU_VALIDATE builds: per body, the validator's scratch (validate.c)
     uint8_t *cascade_flag; // per body: on the cascade's list / changed by it (engine/impact.c)
@@ -389,9 +404,26 @@ struct kyu_world {
     int woken_count, woken_cap;
     uint32_t *woken_bodies; // bodies woken this step (or since the last step)
     int woken_bodies_count, woken_bodies_cap;
-    uint32_t *uf_parent; // per slot scratch of the island pass, which runs after the impact stage
-    float *uf_rest;      //   is over: parent and rest are the impact stage's version and limit_t
-    int *uf_record;      //   (the same arrays; each stage sets what it reads before reading it)
+
+    // Per-slot scratch of one stage, taken from `arena` at the stage's start and given back at its
+    // end (NULL outside it). The stages never overlap, so they share the arena's memory, each under
+    // names of its own; the arena grows with the body store to what the largest stage takes.
+    kyu_arena arena;
+    struct {
+        int *meets; // stage 0, kyu_islands_wake_touched: 1 its path meets a sleeper, 2 not, 0 asleep
+    } wake;
+    struct {
+        uint32_t *version; // stage 4: bumped on every velocity change (stale queue entries)
+        float *limit_t;    //   where a body stops when the event cap is hit
+    } impacts;
+    struct {
+        int *run_start; // stage 5, kyu_contacts_find: where the body's run of last step's contacts starts
+    } find;
+    struct {
+        uint32_t *parent; // stage 6, the island pass: union-find parent,
+        float *rest;      //   the least time at rest in the set (at its root),
+        int *record;      //   the sleeping island record of a root that falls asleep
+    } uf;
 
     uint64_t **worker_scratch; // per worker: a body's partner list (partner << 1 | hit)
     int *worker_scratch_cap;

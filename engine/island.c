@@ -341,19 +341,19 @@ static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
     *pr = (probe){w, s->pos[i], p1, g, 0, 0, 0, 0};
 }
 
-// The read-only first pass: which awake bodies' paths meet a sleeper now (uf_record: 1 yes, 2 no,
-// 0 asleep or dead; the island pass's record is free before the step).
+// The read-only first pass: which awake bodies' paths meet a sleeper now (wake.meets: 1 yes, 2 no,
+// 0 asleep or dead).
 static void meets_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     for (int i = begin; i < end; i++) {
-        w->uf_record[i] = 0;
+        w->wake.meets[i] = 0;
         if (!w->bodies.alive[i] || !w->bodies.awake[i]) continue;
         aabb b;
         probe pr;
         path_probe(w, (uint32_t)i, &b, &pr);
         (void)sg_query(w, &b, hit_visit, &pr);
-        w->uf_record[i] = pr.hit ? 1 : 2;
+        w->wake.meets[i] = pr.hit ? 1 : 2;
     }
 }
 
@@ -362,13 +362,13 @@ static void meets_task(int begin, int end, int worker, void *ctx) {
 // The queries run first in parallel, reading only; then, in slot order, the bodies that met a
 // sleeper and the bodies woken meanwhile query again and wake what they meet (sleepers only ever
 // become fewer, so a body that met none meets none later).
-int kyu_islands_wake_touched(kyu_world *w) {
+static int wake_touched(kyu_world *w) {
     body_store *s = &w->bodies;
     w->woken_bodies_count = 0;
     if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
     kyu_parallel_for(w, s->high, 1024, meets_task, w);
     for (int i = 0; i < s->high; i++) {
-        if (!s->alive[i] || !s->awake[i] || w->uf_record[i] == 2) continue;
+        if (!s->alive[i] || !s->awake[i] || w->wake.meets[i] == 2) continue;
         aabb b;
         probe pr;
         path_probe(w, (uint32_t)i, &b, &pr);
@@ -380,6 +380,14 @@ int kyu_islands_wake_touched(kyu_world *w) {
         if (kyu_wake_near_colliders(w, col, NULL)) return -1;
     }
     return 0;
+}
+
+int kyu_islands_wake_touched(kyu_world *w) {
+    w->wake.meets = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->wake.meets);
+    int failed = wake_touched(w);
+    kyu_arena_reset(&w->arena);
+    w->wake.meets = NULL;
+    return failed;
 }
 
 // A collider that moves, appears, is teleported or removed wakes the sleeping bodies near it: all of
@@ -442,8 +450,8 @@ static uint32_t find(uint32_t *parent, uint32_t i) {
 // then each island's shortest rest. Returns how many bodies are ready to sleep.
 static int find_resting_islands(kyu_world *w) {
     body_store *s = &w->bodies;
-    uint32_t *parent = w->uf_parent;
-    float *rest = w->uf_rest;
+    uint32_t *parent = w->uf.parent;
+    float *rest = w->uf.rest;
     int rested = 0; // bodies that have rested long enough; none: no island can sleep (a gas)
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
@@ -471,7 +479,7 @@ static int find_resting_islands(kyu_world *w) {
     int ready = 0;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
-        w->uf_record[i] = -1;
+        w->uf.record[i] = -1;
         ready += rest[find(parent, i)] >= w->def.sleep_time;
     }
     return ready;
@@ -503,12 +511,12 @@ static int reserve_exact(void **data, int *capacity, int n, size_t elem) {
 
 // Whether active body i is the root of an island that falls asleep now.
 static int sleeping_root(const kyu_world *w, uint32_t i) {
-    return w->uf_parent[i] == i && w->uf_rest[i] >= w->def.sleep_time;
+    return w->uf.parent[i] == i && w->uf.rest[i] >= w->def.sleep_time;
 }
 
 // Whether body i's island (a root of the union-find) falls asleep now.
 static int root_sleeps(const kyu_world *w, uint32_t i) {
-    return w->uf_rest[find(w->uf_parent, i)] >= w->def.sleep_time;
+    return w->uf.rest[find(w->uf.parent, i)] >= w->def.sleep_time;
 }
 
 // Whether contact c of a body falling asleep names a body that stays awake (only a non-touching
@@ -530,7 +538,7 @@ static int sg_reserve(kyu_world *w, int entries, int giants) {
 // The islands that fall asleep get their records, counted and sized, with every allocation made
 // before anything changes: -1 leaves every body awake and the cache as it was.
 static int plan_sleep(kyu_world *w, int roots) {
-    int *record = w->uf_record;
+    int *record = w->uf.record;
     // The idle half of the contact double buffer holds nothing until the next contact search,
     // which reserves what it needs: it is given back before the records take their room (the step
     // where a big pile falls asleep would otherwise be the step of peak memory).
@@ -540,8 +548,8 @@ static int plan_sleep(kyu_world *w, int roots) {
     for (int i = w->island_high; i < w->island_cap; i++) memset(&w->islands[i], 0, sizeof w->islands[i]);
     int entries = 0, giants = 0;
     for (int k = 0; k < w->active_count; k++) { // count each island's bodies
-        uint32_t i = w->active[k], r = find(w->uf_parent, i);
-        if (w->uf_rest[r] < w->def.sleep_time) continue;
+        uint32_t i = w->active[k], r = find(w->uf.parent, i);
+        if (w->uf.rest[r] < w->def.sleep_time) continue;
         if (record[r] < 0) record[r] = island_new(w); // cannot fail: the room is there
         w->islands[record[r]].body_count++;
         int cells = sg_cells_of(w, i);
@@ -554,7 +562,7 @@ static int plan_sleep(kyu_world *w, int roots) {
     for (int c = 0; c < w->contact_count; c++) {
         const contact *ct = &w->contacts[c];
         if (root_sleeps(w, ct->a) && !leaves_island(w, ct))
-            w->islands[record[find(w->uf_parent, ct->a)]].contact_count++;
+            w->islands[record[find(w->uf.parent, ct->a)]].contact_count++;
     }
     int failed = sg_reserve(w, entries, giants);
     for (int k = 0; k < w->active_count && !failed; k++) {
@@ -581,7 +589,7 @@ static int plan_sleep(kyu_world *w, int roots) {
 // After the step: the islands whose bodies all rested long enough go to sleep, taking their
 // contacts along (the cache keeps the rest, still sorted). Each record is counted first and given
 // exactly its room; nothing changes until all the room is there.
-int kyu_islands_update(kyu_world *w) {
+static int update_islands(kyu_world *w) {
     body_store *s = &w->bodies;
     int sleeping = find_resting_islands(w);
     if (sleeping == 0) return 0;
@@ -589,7 +597,7 @@ int kyu_islands_update(kyu_world *w) {
     int roots = 0;
     for (int k = 0; k < w->active_count; k++) roots += sleeping_root(w, w->active[k]);
     if (plan_sleep(w, roots)) return -1;
-    const int *record = w->uf_record;
+    const int *record = w->uf.record;
     for (int k = 0; k < w->active_count; k++) {
         uint32_t i = w->active[k];
         if (!sleeping_root(w, i)) continue;
@@ -597,8 +605,8 @@ int kyu_islands_update(kyu_world *w) {
         w->islands[record[i]].max_overlap = 0.0f;
     }
     for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k], r = find(w->uf_parent, i);
-        if (w->uf_rest[r] < w->def.sleep_time) continue;
+        uint32_t i = w->active[k], r = find(w->uf.parent, i);
+        if (w->uf.rest[r] < w->def.sleep_time) continue;
         sleep_island *isl = &w->islands[record[r]];
         isl->bodies[isl->body_count++] = i;
         s->island[i] = (uint32_t)record[r];
@@ -628,6 +636,17 @@ int kyu_islands_update(kyu_world *w) {
     return sg_compact(w);
 }
 
+int kyu_islands_update(kyu_world *w) {
+    size_t slots = (size_t)w->bodies.high;
+    w->uf.parent = kyu_arena_take(&w->arena, slots * sizeof *w->uf.parent);
+    w->uf.rest = kyu_arena_take(&w->arena, slots * sizeof *w->uf.rest);
+    w->uf.record = kyu_arena_take(&w->arena, slots * sizeof *w->uf.record);
+    int failed = update_islands(w);
+    kyu_arena_reset(&w->arena);
+    w->uf.parent = NULL, w->uf.rest = NULL, w->uf.record = NULL;
+    return failed;
+}
+
 void kyu_islands_free(kyu_world *w) {
     for (int i = 0; i < w->island_cap; i++) {
         kyu_free(w->islands[i].bodies);
@@ -640,7 +659,6 @@ void kyu_islands_free(kyu_world *w) {
     kyu_free(w->sleep.giants);
     kyu_free(w->woken);
     kyu_free(w->woken_bodies);
-    kyu_free(w->uf_record); // uf_parent and uf_rest are the impact stage's arrays (internal.h)
 }
 
 // The deepest overlap among the sleeping islands' contacts.

@@ -143,7 +143,7 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_free(w->active);
     kyu_free(w->t_body);
     kyu_free(w->accel);
-    kyu_free(w->version);
+    kyu_free(w->arena.base);
     kyu_free(w->box);
     kyu_free(w->adj_start);
     kyu_free(w->adj);
@@ -162,7 +162,6 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_free(w->cascade_keys);
     kyu_free(w->cascade_touch);
     kyu_free(w->cascade_touch_start);
-    kyu_free(w->limit_t);
     kyu_free(w->later.ev);
     kyu_free(w->now.ev);
     for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
