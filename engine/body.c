@@ -23,18 +23,17 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     if (slots <= b->capacity) return 0;
     int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
-    int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
-                 GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) ||
-                 GROW(b->ang_damping, n) || GROW(b->inv_mass, n) || GROW(b->mass, n) ||
-                 GROW(b->restitution, n) || GROW(b->friction, n) || GROW(b->damping, n) ||
-                 GROW(b->gravity_scale, n) || GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) ||
-                 GROW(b->material, n) || GROW(b->group, n) || GROW(b->sensor, n) || GROW(b->allow_sleep, n) ||
-                 GROW(b->awake, n) || GROW(b->sleep_timer, n) || GROW(b->island, n) ||
-                 GROW(b->sleep_epoch, n) || GROW(w->active, n) || GROW(w->cf_offset, n) ||
-                 GROW(w->cf_count, n) || GROW(w->slab, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
-                 GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) || GROW(w->box, n) ||
-                 GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->cache_run, n) ||
-                 GROW(w->cascade_flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+    int failed =
+        GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) || GROW(b->ang, n) ||
+        GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) || GROW(b->ang_damping, n) ||
+        GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) || GROW(b->friction, n) ||
+        GROW(b->damping, n) || GROW(b->gravity_scale, n) || GROW(b->user, n) || GROW(b->category, n) ||
+        GROW(b->mask, n) || GROW(b->material, n) || GROW(b->group, n) || GROW(b->sensor, n) ||
+        GROW(b->allow_sleep, n) || GROW(b->awake, n) || GROW(b->sleep_timer, n) || GROW(b->island, n) ||
+        GROW(b->sleep_epoch, n) || GROW(w->active, n) || GROW(w->slab, n) || GROW(b->generation, n) ||
+        GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) ||
+        GROW(w->box, n) || GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->cache_run, n) ||
+        GROW(w->cascade_flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->check_marks, n + 1);
 #endif

@@ -232,7 +232,7 @@ static void dense_cell_task(int begin, int end, int worker, void *ctx) {
         const aabb *b = &w->box[w->active[k]];
         int32_t c[3];
         for (int d = 0; d < 3; d++) c[d] = kyu_cell_of(b->lo[d], g->inv_cell);
-        w->cf_offset[k] = fits_cell(g, b) ? (int)dense_index(g, c) : -1;
+        w->dense_fill.cell[k] = fits_cell(g, b) ? (int)dense_index(g, c) : -1;
     }
 }
 
@@ -242,9 +242,9 @@ static void dense_fill_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
     grid *g = &w->grid;
     for (int k = begin; k < end; k++) {
-        int idx = w->cf_offset[k];
+        int idx = w->dense_fill.cell[k];
         if (idx < 0) continue;
-        grid_entry *e = &g->entries[g->dense_start[idx] + (uint32_t)w->cf_count[k]];
+        grid_entry *e = &g->entries[g->dense_start[idx] + (uint32_t)w->dense_fill.rank[k]];
         e->key = (uint32_t)idx;
         e->body = w->active[k];
         e->box = w->box[e->body];
@@ -265,9 +265,9 @@ static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], in
     for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
     uint32_t *start = g->dense_start;
     memset(start, 0, (size_t)(n + 1) * sizeof *start);
+    const int *cell = w->dense_fill.cell = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *cell);
+    int *rank = w->dense_fill.rank = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *rank);
     kyu_parallel_for(w, w->active_count, 4096, dense_cell_task, w);
-    const int *cell = w->cf_offset;
-    int *rank = w->cf_count;
     memset(g->occ_bits, 0, (size_t)words * sizeof *g->occ_bits);
     for (int k = 0; k < w->active_count; k++)
         if (cell[k] >= 0) {
@@ -276,6 +276,8 @@ static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], in
         }
     for (int64_t i = 0; i < n; i++) start[i + 1] += start[i]; // start[i]: the first entry of cell i
     kyu_parallel_for(w, w->active_count, 4096, dense_fill_task, w);
+    kyu_arena_reset(&w->arena);
+    w->dense_fill.cell = w->dense_fill.rank = NULL;
     memset(g->late_bits, 0, (size_t)words * sizeof *g->late_bits);
     g->dense = 1;
     return 0;

@@ -591,7 +591,7 @@ static int first_contact_of(const kyu_world *w, uint32_t a) {
 // flagged kept and touching or not beside its adjacency entry; how many are kept. Each entry is a's
 // own (the other body's copy of the pair is in the other's list), so slices never share one.
 // Also where a's run of last step's contacts starts (find.run_start, -1: none) and how long it is
-// (cf_offset, until the serial sum makes it an offset): a slice finds its first run by bisection
+// (find.offset, until the serial sum makes it an offset): a slice finds its first run by bisection
 // and walks on from there, as the active list and the cache are both in slot order.
 static void count_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
@@ -607,14 +607,14 @@ static void count_task(int begin, int end, int worker, void *ctx) {
                 *it.hit |= candidate_flags(w, a, it.partner, *it.hit & PAIR_HIT);
                 n += (*it.hit & PAIR_KEPT) != 0;
             }
-        w->cf_count[k] = n;
+        w->find.count[k] = n;
         for (; o < w->contact_count && w->contacts[o].a < a; o++) {
         } // a body no longer active
         int run = o;
         for (; o < w->contact_count && w->contacts[o].a == a; o++) {
         }
         w->find.run_start[a] = o > run ? run : -1;
-        w->cf_offset[k] = o - run;
+        w->find.offset[k] = o - run;
     }
 }
 
@@ -624,7 +624,7 @@ static int in_run(const kyu_world *w, int o, uint32_t a) {
 }
 
 // Pass two: body k's kept contacts, in key order, into their place in contacts_new (any split, same
-// result). Their number is known from pass one, so cf_count[k] is free and takes how many begin or
+// result). Their number is known from pass one, so find.count[k] is free and takes how many begin or
 // end events body k has (begins, ends of kept pairs, last step's touching pairs not kept): the
 // serial report visits only bodies that have some.
 static void fill_task(int begin, int end, int worker, void *ctx) {
@@ -636,7 +636,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
         for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
             if (it.partner > a && (*it.hit & PAIR_KEPT))
                 later[n++] = (uint64_t)it.partner << 1 | ((*it.hit & PAIR_TOUCHING) != 0);
-        KYU_ASSERT(n == w->cf_count[k]);
+        KYU_ASSERT(n == w->find.count[k]);
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {
                 uint64_t t = later[j];
@@ -645,7 +645,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             }
         // Last step's contacts of a (a run of the old cache, also sorted by partner): a pair kept
         // carries its impulses and its normal (the normal decides the gap of a centre in a box).
-        contact *out = w->contacts_new + w->cf_offset[k];
+        contact *out = w->contacts_new + w->find.offset[k];
         int o = w->find.run_start[a], events = 0;
         for (int i = 0; i < n; i++) {
             contact *c = &out[i];
@@ -668,7 +668,7 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             events += c->touching != c->mark;
         }
         for (; in_run(w, o, a); o++) events += w->contacts[o].touching;
-        w->cf_count[k] = events;
+        w->find.count[k] = events;
     }
 }
 
@@ -696,10 +696,10 @@ static int find_contacts(kyu_world *w) {
     kyu_parallel_for(w, w->active_count, 1024, count_task, w);
     int total = 0, most = 0, old = 0;
     for (int k = 0; k < w->active_count; k++) {
-        old += w->cf_offset[k];
-        w->cf_offset[k] = total;
-        total += w->cf_count[k];
-        if (w->cf_count[k] > most) most = w->cf_count[k];
+        old += w->find.offset[k];
+        w->find.offset[k] = total;
+        total += w->find.count[k];
+        if (w->find.count[k] > most) most = w->find.count[k];
     }
     int64_t budget = (int64_t)w->def.contact_capacity_per_body * w->active_count + 4096;
     if (total > budget) return KYU_FAIL_CONTACTS; // before the memory is spent
@@ -713,9 +713,9 @@ static int find_contacts(kyu_world *w) {
     KYU_ASSERT(old == w->contact_count);
     (void)old;
     for (int k = 0; k < w->active_count; k++) {
-        if (w->cf_count[k] == 0) continue;
-        int n = (k + 1 < w->active_count ? w->cf_offset[k + 1] : total) - w->cf_offset[k];
-        if (report_body(w, w->active[k], w->contacts_new + w->cf_offset[k], n)) return -1;
+        if (w->find.count[k] == 0) continue;
+        int n = (k + 1 < w->active_count ? w->find.offset[k + 1] : total) - w->find.offset[k];
+        if (report_body(w, w->active[k], w->contacts_new + w->find.offset[k], n)) return -1;
     }
     w->contact_new_count = total;
     kyu_contacts_swap(w, w->contact_new_count);
@@ -724,10 +724,13 @@ static int find_contacts(kyu_world *w) {
 }
 
 int kyu_contacts_find(kyu_world *w) {
-    w->find.run_start = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->find.run_start);
+    size_t slots = (size_t)w->bodies.high;
+    w->find.run_start = kyu_arena_take(&w->arena, slots * sizeof *w->find.run_start);
+    w->find.offset = kyu_arena_take(&w->arena, slots * sizeof *w->find.offset);
+    w->find.count = kyu_arena_take(&w->arena, slots * sizeof *w->find.count);
     int failed = find_contacts(w);
     kyu_arena_reset(&w->arena);
-    w->find.run_start = NULL;
+    w->find.run_start = w->find.offset = w->find.count = NULL;
     return failed;
 }
 

@@ -417,7 +417,12 @@ struct kyu_world {
         float *limit_t;    //   where a body stops when the event cap is hit
     } impacts;
     struct {
+        int *cell, *rank; // stage 3, a dense grid's build: each active body's cell (-1: not a small
+    } dense_fill;         //   box) and its rank among the bodies of that cell
+    struct {
         int *run_start; // stage 5, kyu_contacts_find: where the body's run of last step's contacts starts
+        int *offset;    //   per active body: its region of contacts_new,
+        int *count;     //   how many contacts it kept (then how many begin or end events it has)
     } find;
     struct {
         uint32_t *parent; // stage 6, the island pass: union-find parent,
@@ -427,11 +432,8 @@ struct kyu_world {
 
     uint64_t **worker_scratch; // per worker: a body's partner list (partner << 1 | hit)
     int *worker_scratch_cap;
-    int *cf_offset, *cf_count; // per active body: its region of contacts_new, and how many it kept
-                               //   (earlier in the step the grid build keeps its cell and its rank
-                               //   in the cell here: the two stages never overlap)
-    uint8_t *slab;             // per body: its domain (slab of space) in the contact solves
-    int *solve_order;          // contact indices by domain, then the boundary (engine/escape.c)
+    uint8_t *slab;    // per body: its domain (slab of space) in the contact solves
+    int *solve_order; // contact indices by domain, then the boundary (engine/escape.c)
     int solve_order_cap;
     int *solve_tmp; // scratch of the bottom-up order (bands, then the order: twice the contacts)
     int solve_tmp_cap;

@@ -169,8 +169,6 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_islands_free(w);
     kyu_free(w->contacts);
     kyu_free(w->contacts_new);
-    kyu_free(w->cf_offset);
-    kyu_free(w->cf_count);
     kyu_free(w->slab);
     kyu_free(w->solve_order);
     kyu_free(w->solve_tmp);
