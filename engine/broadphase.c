@@ -894,7 +894,7 @@ void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b) {
             *it.hit = 1;
             return;
         }
-    KYU_ASSERT(!"an impact between bodies that are not partners");
+    KYU_ASSERT(0 && "an impact between bodies that are not partners");
 }
 
 // The pair a-b joins both lists (a collider keeps none). The pair lists are not extended: they
