@@ -33,7 +33,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
         GROW(b->sleep_epoch, n) || GROW(w->active, n) || GROW(w->slab, n) || GROW(b->generation, n) ||
         GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) ||
         GROW(w->box, n) || GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->cache_run, n) ||
-        GROW(w->cascade_flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+        GROW(w->cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->check_marks, n + 1);
 #endif
@@ -47,7 +47,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
     memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);
-    memset(w->cascade_flag + b->capacity, 0, (size_t)(n - b->capacity));
+    memset(w->cascade.flag + b->capacity, 0, (size_t)(n - b->capacity));
     memset(w->grid.stamp + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *w->grid.stamp);
     memset(w->grid.multi_rec + b->capacity, 0xff, (size_t)(n - b->capacity) * sizeof *w->grid.multi_rec);
     b->capacity = n;

@@ -259,15 +259,15 @@ static int resolve(kyu_world *w, const impact_event *ev) {
 enum { CASCADE_PENDING = 1, CASCADE_CHANGED = 2, CASCADE_REACHED = 4 };
 
 static int cascade_push(kyu_world *w, uint32_t i, float tau) {
-    if (w->cascade_flag[i] & CASCADE_PENDING) return 0;
-    if (RESERVE(w->cascade, w->cascade_cap, w->cascade_count + 1)) return -1;
-    if (!(w->cascade_flag[i] & CASCADE_CHANGED)) {
-        if (RESERVE(w->cascade_changed, w->cascade_changed_cap, w->cascade_changed_count + 1)) return -1;
-        w->cascade_changed[w->cascade_changed_count++] = i;
+    if (w->cascade.flag[i] & CASCADE_PENDING) return 0;
+    if (RESERVE(w->cascade.wave, w->cascade.wave_cap, w->cascade.wave_count + 1)) return -1;
+    if (!(w->cascade.flag[i] & CASCADE_CHANGED)) {
+        if (RESERVE(w->cascade.changed, w->cascade.changed_cap, w->cascade.changed_count + 1)) return -1;
+        w->cascade.changed[w->cascade.changed_count++] = i;
     }
     if (w->t_body[i] < tau) advance(w, i, tau);
-    w->cascade_flag[i] |= CASCADE_PENDING | CASCADE_CHANGED;
-    w->cascade[w->cascade_count++] = i;
+    w->cascade.flag[i] |= CASCADE_PENDING | CASCADE_CHANGED;
+    w->cascade.wave[w->cascade.wave_count++] = i;
     return 0;
 }
 
@@ -314,16 +314,16 @@ static int cascade_pair(kyu_world *w, uint32_t i, uint32_t j, float tau, pair_no
         w->impacts.version[i]++, w->impacts.version[j]++, w->stats.impacts++;
         return 1;
     }
-    return respond_now(w, i, j, tau, p, again || (body && (w->cascade_flag[j] & CASCADE_REACHED)));
+    return respond_now(w, i, j, tau, p, again || (body && (w->cascade.flag[j] & CASCADE_REACHED)));
 }
 
 // Body i's touching partners at tau that approach: resolved now; what changes goes on the list.
 // With `record` (the first sweep) every touching pair is also cached for the sweeps after it:
 // every body stands at tau while the sweeps run, so which pairs touch, and their normals, stay.
 static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep, int record) {
-    int again = sweep || (w->cascade_flag[i] & CASCADE_REACHED) != 0;
+    int again = sweep || (w->cascade.flag[i] & CASCADE_REACHED) != 0;
     float tol = 0.1f * kyu_rest_speed(w);
-    w->cascade_flag[i] |= CASCADE_REACHED;
+    w->cascade.flag[i] |= CASCADE_REACHED;
     for (kyu_partner_iter it = kyu_partners(w, i); kyu_next_partner(w, &it);) {
         if (w->stats.impacts >= cap) return 0;
         uint32_t j = it.partner;
@@ -335,8 +335,8 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep,
         pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
         if (p.gap > kyu_pair_slop(w, i, j)) continue;
         if (record) {
-            if (RESERVE(w->cascade_touch, w->cascade_touch_cap, w->cascade_touch_count + 1)) return -1;
-            w->cascade_touch[w->cascade_touch_count++] = (kyu_touch){j, p.gap, p.n};
+            if (RESERVE(w->cascade.touch, w->cascade.touch_cap, w->cascade.touch_count + 1)) return -1;
+            w->cascade.touch[w->cascade.touch_count++] = (kyu_touch){j, p.gap, p.n};
         }
         if (!(p.vn < -tol)) continue;
         int changed = cascade_pair(w, i, j, tau, &p, sweep, again);
@@ -351,11 +351,11 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep,
 // (the same arithmetic as pair_at, so the same answer as a walk over all its partners).
 static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
     const body_store *s = &w->bodies;
-    uint32_t i = w->cascade_changed[k];
+    uint32_t i = w->cascade.changed[k];
     float tol = 0.1f * kyu_rest_speed(w);
-    for (int t = w->cascade_touch_start[k]; t < w->cascade_touch_start[k + 1]; t++) {
+    for (int t = w->cascade.touch_start[k]; t < w->cascade.touch_start[k + 1]; t++) {
         if (w->stats.impacts >= cap) return 0;
-        const kyu_touch *c = &w->cascade_touch[t];
+        const kyu_touch *c = &w->cascade.touch[t];
         uint32_t j = c->partner;
         pair_now p = {.n = c->n, .gap = c->gap};
         vec3s vb, acc_b = glms_vec3_zero();
@@ -382,33 +382,33 @@ static int lower_first(const void *x, const void *y) {
 }
 
 static int sort_lowest_first(kyu_world *w, uint32_t *list, int n) {
-    if (RESERVE(w->cascade_keys, w->cascade_keys_cap, n)) return -1;
+    if (RESERVE(w->cascade.keys, w->cascade.keys_cap, n)) return -1;
     for (int k = 0; k < n; k++)
-        w->cascade_keys[k] = (kyu_height_key){-glms_vec3_dot(w->bodies.pos[list[k]], w->down), list[k]};
-    qsort(w->cascade_keys, (size_t)n, sizeof *w->cascade_keys, lower_first);
-    for (int k = 0; k < n; k++) list[k] = w->cascade_keys[k].slot;
+        w->cascade.keys[k] = (kyu_height_key){-glms_vec3_dot(w->bodies.pos[list[k]], w->down), list[k]};
+    qsort(w->cascade.keys, (size_t)n, sizeof *w->cascade.keys, lower_first);
+    for (int k = 0; k < n; k++) list[k] = w->cascade.keys[k].slot;
     return 0;
 }
 
 // The cascade of the impact of a and b at tau, then every body it changed queues its next impacts.
 static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
-    w->cascade_count = w->cascade_changed_count = 0;
+    w->cascade.wave_count = w->cascade.changed_count = 0;
     if (cascade_push(w, a, tau) || (!(b & KYU_COLLIDER_BIT) && cascade_push(w, b, tau))) return -1;
-    for (int head = 0; head < w->cascade_count; head++) { // the wave
-        uint32_t i = w->cascade[head];
-        w->cascade_flag[i] &= (uint8_t)~CASCADE_PENDING;
+    for (int head = 0; head < w->cascade.wave_count; head++) { // the wave
+        uint32_t i = w->cascade.wave[head];
+        w->cascade.flag[i] &= (uint8_t)~CASCADE_PENDING;
         if (cascade_body(w, i, tau, cap, 0, 0)) return -1;
     }
-    if (w->cascade_changed_count > 2) { // what came back: inelastic sweeps, lowest first
-        if (w->gravity_on && sort_lowest_first(w, w->cascade_changed, w->cascade_changed_count)) return -1;
-        int n = w->cascade_changed_count;
-        if (RESERVE(w->cascade_touch_start, w->cascade_touch_start_cap, n + 1)) return -1;
-        w->cascade_touch_count = 0;
+    if (w->cascade.changed_count > 2) { // what came back: inelastic sweeps, lowest first
+        if (w->gravity_on && sort_lowest_first(w, w->cascade.changed, w->cascade.changed_count)) return -1;
+        int n = w->cascade.changed_count;
+        if (RESERVE(w->cascade.touch_start, w->cascade.touch_start_cap, n + 1)) return -1;
+        w->cascade.touch_count = 0;
         for (int k = 0; k < n; k++) {
-            w->cascade_touch_start[k] = w->cascade_touch_count;
-            if (cascade_body(w, w->cascade_changed[k], tau, cap, 1, 1)) return -1;
+            w->cascade.touch_start[k] = w->cascade.touch_count;
+            if (cascade_body(w, w->cascade.changed[k], tau, cap, 1, 1)) return -1;
         }
-        w->cascade_touch_start[n] = w->cascade_touch_count;
+        w->cascade.touch_start[n] = w->cascade.touch_count;
         for (int sweep = 1; sweep < CASCADE_SWEEPS; sweep++) {
             int before = w->stats.impacts;
             for (int k = 0; k < n; k++)
@@ -416,9 +416,9 @@ static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
             if (w->stats.impacts == before) break; // nothing changed: neither would the next sweep
         }
     }
-    for (int k = 0; k < w->cascade_changed_count; k++) w->cascade_flag[w->cascade_changed[k]] = 0;
-    for (int k = 0; k < w->cascade_changed_count; k++)
-        if (refresh(w, w->cascade_changed[k], tau, UINT32_MAX)) return -1;
+    for (int k = 0; k < w->cascade.changed_count; k++) w->cascade.flag[w->cascade.changed[k]] = 0;
+    for (int k = 0; k < w->cascade.changed_count; k++)
+        if (refresh(w, w->cascade.changed[k], tau, UINT32_MAX)) return -1;
     return 0;
 }
 

@@ -47,6 +47,18 @@ typedef struct kyu_touch {
     vec3s n;
 } kyu_touch;
 
+// The impact cascade's scratch (engine/impact.c), kept between steps so it is not allocated again.
+typedef struct cascade_state {
+    uint8_t *flag;            // per body: on the wave's list, changed, reached (impact.c's enum)
+    uint32_t *wave, *changed; // the bodies the wave reaches, in order, and the ones it changes
+    int wave_count, wave_cap, changed_count, changed_cap;
+    kyu_height_key *keys; // sorting what a cascade changed, lowest first
+    int keys_cap;
+    kyu_touch *touch; // the touching pairs of the bodies the sweeps visit, cached by the first
+    int *touch_start; //   sweep: body k of the changed list owns [touch_start[k], touch_start[k + 1])
+    int touch_count, touch_cap, touch_start_cap;
+} cascade_state;
+
 typedef struct aabb {
     float lo[3], hi[3];
 } aabb;
@@ -376,14 +388,7 @@ struct kyu_world {
     int pair_count, pair_cap;
     int *cache_run;        // per body: where its run of the contact cache starts this step (-1: none)
     uint8_t *check_marks;  // KYU_VALIDATE builds: per body, the validator's scratch (validate.c)
-    uint8_t *cascade_flag; // per body: on the cascade's list / changed by it (engine/impact.c)
-    uint32_t *cascade, *cascade_changed; // the bodies an impact's cascade reaches, and changes
-    int cascade_count, cascade_cap, cascade_changed_count, cascade_changed_cap;
-    kyu_height_key *cascade_keys; // scratch for sorting what a cascade changed, lowest first
-    int cascade_keys_cap;
-    kyu_touch *cascade_touch; // the touching pairs of the bodies a cascade's sweeps visit, cached by
-    int *cascade_touch_start; //   the first sweep: body k of the list owns [start[k], start[k + 1])
-    int cascade_touch_count, cascade_touch_cap, cascade_touch_start_cap;
+    cascade_state cascade; // the impact cascade's scratch (engine/impact.c)
 
     // events of the last step
     kyu_contact_event *begin_events, *end_events; // of every step of the last kyu_world_update
@@ -461,8 +466,9 @@ struct kyu_world {
 
 // validate.c: 0, or -1 with the first broken invariant described in msg
 int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity);
-// Inside a step: the above, and the checks named (validate.c's check_step).
-enum { KYU_CHECK_ACTIVE = 1, KYU_CHECK_GRID = 2 };
+// Inside a step: the bodies and colliders, and the checks named (a stage asks for what it can
+// change: the contact lists, the sleeping islands, the active list, the grid).
+enum { KYU_CHECK_ACTIVE = 1, KYU_CHECK_GRID = 2, KYU_CHECK_CONTACTS = 4, KYU_CHECK_ISLANDS = 8 };
 int kyu_world_validate_step(const kyu_world *w, int checks, char *msg, size_t capacity);
 
 // world.c

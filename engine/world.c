@@ -155,13 +155,13 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_free(w->late_next);
     kyu_free(w->pair_a);
     kyu_free(w->pair_b);
-    kyu_free(w->cascade_flag);
+    kyu_free(w->cascade.flag);
     kyu_free(w->check_marks);
-    kyu_free(w->cascade);
-    kyu_free(w->cascade_changed);
-    kyu_free(w->cascade_keys);
-    kyu_free(w->cascade_touch);
-    kyu_free(w->cascade_touch_start);
+    kyu_free(w->cascade.wave);
+    kyu_free(w->cascade.changed);
+    kyu_free(w->cascade.keys);
+    kyu_free(w->cascade.touch);
+    kyu_free(w->cascade.touch_start);
     kyu_free(w->later.ev);
     kyu_free(w->now.ev);
     for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
@@ -250,7 +250,9 @@ static void trim_scratch(kyu_world *w) {
 }
 
 // KYU_VALIDATE builds (the sanitizer builds) check the world's invariants after every stage of the
-// step and stop at the first stage that breaks one (engine/validate.c says what each check is).
+// step, what that stage can change (every stage: bodies, colliders; and the contact lists, the
+// islands, the active list or the grid where the stage touches them), and stop at the first stage
+// that breaks one (engine/validate.c says what each check is).
 #ifdef KYU_VALIDATE
 static void validate_after(const kyu_world *w, const char *stage, int checks) {
     char msg[KYU_ERROR_SIZE], what[KYU_ERROR_SIZE + 64];
@@ -278,7 +280,8 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_add_fresh(w); // new bodies meet what they touch before they move
     collect_active(w);
-    VALIDATE_AFTER("stage 0 (events, waking, new contacts)", KYU_CHECK_ACTIVE);
+    VALIDATE_AFTER("stage 0 (events, waking, new contacts)",
+                   KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS);
     int awake_at_start = w->active_count;
     w->stats.awake_bodies = w->active_count;
     double t1 = now_ms();
@@ -286,7 +289,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w);         // 2. velocity solve over kept contacts
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
-    VALIDATE_AFTER("stages 1-2 (forces, velocity solve)", KYU_CHECK_ACTIVE);
+    VALIDATE_AFTER("stages 1-2 (forces, velocity solve)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
     kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
     kyu_colliders_update_bounds(w);
     double t2 = now_ms();
@@ -296,16 +299,16 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_impacts_resolve(w); // 4. impacts in time order, response, cascades
     if (!fail) kyu_colliders_advance(w);
     if (w->active_count != awake_at_start) sort_active(w); // islands woken mid-step joined
-    VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID);
+    VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID | KYU_CHECK_ISLANDS);
     double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w);   // 5. contacts (new + kept)
     if (!fail) fail = kyu_contacts_escape(w); //     and de-penetration
-    VALIDATE_AFTER("stage 5 (contacts, escape)", KYU_CHECK_ACTIVE);
+    VALIDATE_AFTER("stage 5 (contacts, escape)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w); // 6. islands: resting ones fall asleep
     if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
-    VALIDATE_AFTER("stage 6 (islands)", 0);
+    VALIDATE_AFTER("stage 6 (islands)", KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS);
     double t6 = now_ms();
     kyu_step_stats *st = &w->stats;
     st->ms_solve = (float)(t2 - t1), st->ms_broadphase = (float)(t3 - t2), st->ms_impacts = (float)(t4 - t3);
