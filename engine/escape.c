@@ -110,17 +110,18 @@ static void apply_spin(kyu_world *w, const contact *c, vec3s impulse, vec3s tang
                                                      s->inv_inertia[b]));
 }
 
-static void warm_one(kyu_world *w, contact *c) {
-    if (c->skip) return;
+static int warm_one(kyu_world *w, contact *c) {
+    if (c->skip) return 0;
     if (contact_spins(w, c)) {
         // Last step's friction impulse, in the tangent plane of this step's normal: a rolling pair's
         // normal turns, and the part of the old impulse along the new normal would push or pull
         // outside the normal impulse's bound (energy from nothing, a bed that churns for ever).
         c->jt = glms_vec3_sub(c->jt, glms_vec3_scale(c->normal, glms_vec3_dot(c->jt, c->normal)));
         apply_spin(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt), c->jt, c->jr);
-        return;
+        return 0;
     }
     apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
+    return 0;
 }
 
 // The solve of a contact where something turns: the normal impulse as below; friction at the
@@ -196,11 +197,11 @@ static void solve_spin(kyu_world *w, contact *c) {
     c->jr = jr;
 }
 
-static void solve_one(kyu_world *w, contact *c) {
-    if (c->skip) return;
+static int solve_one(kyu_world *w, contact *c) {
+    if (c->skip) return 0;
     if (contact_spins(w, c)) {
         solve_spin(w, c);
-        return;
+        return 0;
     }
     vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
     float vn = glms_vec3_dot(vrel, c->normal), k = kyu_contact_mass(w, c);
@@ -217,6 +218,7 @@ static void solve_one(kyu_world *w, contact *c) {
     impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
     c->jt = jt;
     apply(w, c, impulse);
+    return 0;
 }
 
 static int domain_of(const kyu_world *w, const contact *c) {
@@ -379,30 +381,39 @@ static int partition(kyu_world *w) {
     return 0;
 }
 
-typedef void contact_fn(kyu_world *w, contact *c);
+// A solve of one contact; 1 if it moved a body's position (only the escape moves any).
+typedef int contact_fn(kyu_world *w, contact *c);
 
 typedef struct domain_pass {
     kyu_world *w;
     contact_fn *fn;
+    int moved[KYU_SOLVE_DOMAINS + 1]; // per domain: whether fn moved a body
 } domain_pass;
 
 static void domain_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
-    const domain_pass *p = ctx;
+    domain_pass *p = ctx;
     kyu_world *w = p->w;
-    for (int d = begin; d < end; d++)
+    for (int d = begin; d < end; d++) {
+        int moved = 0;
         for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++)
-            p->fn(w, &w->contacts[w->solve_order[k]]);
+            moved |= p->fn(w, &w->contacts[w->solve_order[k]]);
+        p->moved[d] = moved;
+    }
 }
 
 // One pass of fn over every contact: the slabs (in parallel when it pays), then the boundary.
-static void domain_pass_run(kyu_world *w, contact_fn *fn) {
-    domain_pass p = {w, fn};
+// Returns whether it moved a body.
+static int domain_pass_run(kyu_world *w, contact_fn *fn) {
+    domain_pass p = {.w = w, .fn = fn};
     if (w->contact_count >= 4096)
         kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, domain_task, &p);
     else
         domain_task(0, KYU_SOLVE_DOMAINS, 0, &p);
     domain_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
+    int moved = 0;
+    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= p.moved[d];
+    return moved;
 }
 
 // The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.
@@ -479,20 +490,21 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b) {
 // frictionless pile of 17 layers jittered at g dt for ever); here each body stops on what is
 // under it, which has already stopped on what is under that. The upper body only slows: no
 // energy can appear. The impulse counts toward the contact's, so the body is held this step.
-static void shock_one(kyu_world *w, contact *c) {
-    if (c->skip || c->sensor) return;
+static int shock_one(kyu_world *w, contact *c) {
+    if (c->skip || c->sensor) return 0;
     body_store *s = &w->bodies;
     float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
-    if (!(fabsf(up) > 0.5f) || (up < 0.0f && is_collider(c->b))) return;
+    if (!(fabsf(up) > 0.5f) || (up < 0.0f && is_collider(c->b))) return 0;
     uint32_t upper = up > 0.0f ? c->a : c->b, lower = up > 0.0f ? c->b : c->a;
     vec3s n = up > 0.0f ? c->normal : glms_vec3_negate(c->normal); // from lower to upper
     vec3s v_lower = other_velocity(w, lower);
-    if (glms_vec3_dot(v_lower, n) > 0.0f) return; // rising into it: the iterations' business
+    if (glms_vec3_dot(v_lower, n) > 0.0f) return 0; // rising into it: the iterations' business
     float vn = glms_vec3_dot(glms_vec3_sub(s->vel[upper], v_lower), n); // the contact's vn
-    if (!(vn < c->target)) return;
+    if (!(vn < c->target)) return 0;
     float dv = c->target - vn;
     s->vel[upper] = glms_vec3_add(s->vel[upper], glms_vec3_scale(n, dv));
     c->jn += dv * s->mass[upper];
+    return 0;
 }
 
 int kyu_contacts_solve_velocities(kyu_world *w) {
@@ -527,10 +539,11 @@ static void take_back_task(int begin, int end, int worker, void *ctx) {
 }
 
 // A contact that pushed holds both its bodies: their gravity stays in the velocity.
-static void support_one(kyu_world *w, contact *c) {
-    if (c->skip || !(c->jn > 0.0f)) return;
+static int support_one(kyu_world *w, contact *c) {
+    if (c->skip || !(c->jn > 0.0f)) return 0;
     w->accel[c->a] = glms_vec3_zero();
     if (!is_collider(c->b)) w->accel[c->b] = glms_vec3_zero();
+    return 0;
 }
 
 // Runs after kyu_contacts_solve_velocities, on its domains (the contacts have not changed).
@@ -885,37 +898,6 @@ static int push_out(kyu_world *w, contact *c) {
     return 1;
 }
 
-// One pass of the escape over every contact, as domain_pass_run does it; whether it moved a body
-// (a pass that moves none leaves the next one nothing to do).
-typedef struct escape_pass {
-    kyu_world *w;
-    int moved[KYU_SOLVE_DOMAINS + 1];
-} escape_pass;
-
-static void escape_task(int begin, int end, int worker, void *ctx) {
-    (void)worker;
-    escape_pass *p = ctx;
-    kyu_world *w = p->w;
-    for (int d = begin; d < end; d++) {
-        int moved = 0;
-        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++)
-            moved |= push_out(w, &w->contacts[w->solve_order[k]]);
-        p->moved[d] = moved;
-    }
-}
-
-static int escape_pass_run(kyu_world *w) {
-    escape_pass p = {.w = w};
-    if (w->contact_count >= 4096)
-        kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, escape_task, &p);
-    else
-        escape_task(0, KYU_SOLVE_DOMAINS, 0, &p);
-    escape_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
-    int moved = 0;
-    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= p.moved[d];
-    return moved;
-}
-
 // Every contact's gap and normal after the escape, and the deepest overlap left in each slice.
 static void final_gaps_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
@@ -936,7 +918,7 @@ static void final_gaps_task(int begin, int end, int worker, void *ctx) {
 int kyu_contacts_escape(kyu_world *w) {
     if (partition(w)) return -1;
     for (int it = 0; it < w->def.solver_iterations; it++)
-        if (!escape_pass_run(w)) break; // nothing moved: neither would a pass after it
+        if (!domain_pass_run(w, push_out)) break; // nothing moved: neither would a pass after it
     contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
     kyu_parallel_for(w, x.slices, 1, final_gaps_task, &x);
     float worst = kyu_islands_max_overlap(w); // the true deepest, asleep or awake

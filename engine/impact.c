@@ -174,26 +174,30 @@ typedef struct pair_now {
     float gap, vn, an;
 } pair_now;
 
+// The relative normal velocity and acceleration of pair (a, b) along p's normal (p->c: b's collider).
+static void pair_closing(const kyu_world *w, uint32_t a, uint32_t b, pair_now *p) {
+    const body_store *s = &w->bodies;
+    vec3s vb = p->c ? p->c->velocity : s->vel[b], acc_b = p->c ? glms_vec3_zero() : w->accel[b];
+    p->vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], vb), p->n);
+    p->an = glms_vec3_dot(glms_vec3_sub(w->accel[a], acc_b), p->n);
+}
+
 static pair_now pair_at(const kyu_world *w, uint32_t a, uint32_t b, float t, vec3s mesh_normal) {
     const body_store *s = &w->bodies;
     pair_now p;
     p.c = (b & KYU_COLLIDER_BIT) ? &w->colliders[b & ~KYU_COLLIDER_BIT] : NULL;
-    vec3s vb, acc_b = glms_vec3_zero();
     if (p.c) {
         if (p.c->type == KYU_SHAPE_MESH)
             p.n = mesh_normal, p.gap = 0.0f; // the queue found it touching that triangle
         else
             p.gap = kyu_collider_distance(p.c, s->pos[a], s->radius[a], t, w->def.fixed_dt, &p.n);
-        vb = p.c->velocity;
     } else {
         vec3s d = glms_vec3_sub(s->pos[a], s->pos[b]);
         float len = glms_vec3_norm(d);
         p.n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
         p.gap = len - s->radius[a] - s->radius[b];
-        vb = s->vel[b], acc_b = w->accel[b];
     }
-    p.vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], vb), p.n);
-    p.an = glms_vec3_dot(glms_vec3_sub(w->accel[a], acc_b), p.n);
+    pair_closing(w, a, b, &p);
     return p;
 }
 
@@ -286,22 +290,19 @@ static int shock(kyu_world *w, uint32_t i, uint32_t j, const pair_now *p) {
     return 1;
 }
 
-// Whether bodies i and j, both at the cascade's instant, might touch: a test without a square root
-// that pair_at's gap can never contradict (a relative 1e-5 of room, far above the rounding of its
-// len - ra - rb).
-static int may_touch(const kyu_world *w, uint32_t i, uint32_t j) {
+// Whether bodies i and j, both at the cascade's instant, might touch and (with `approach`) close
+// faster than tol: a test without a square root that pair_at can never contradict. The gap test
+// keeps a relative 1e-5 of room, far above the rounding of pair_at's len - ra - rb; the approach
+// test rules a pair out only if its velocity and separation point apart and tol is above the
+// rounding that normalising the separation could add (6e-7 of |vrel|). Most partners of a body in
+// a heap fail one of the two.
+static int may_touch(const kyu_world *w, uint32_t i, uint32_t j, float tol, int approach) {
     const body_store *s = &w->bodies;
     vec3s d = glms_vec3_sub(s->pos[i], s->pos[j]);
     float reach = s->radius[i] + s->radius[j] + kyu_pair_slop(w, i, j);
-    return glms_vec3_dot(d, d) <= reach * reach * (1.0f + 1e-5f);
-}
-
-// Whether they might also close faster than tol: skipped only if their velocity and separation
-// point apart and tol is above the rounding that normalising the separation could add (6e-7 of
-// |vrel|), so pair_at would find vn >= -tol too. Most partners of a body in a heap fail one test.
-static int may_approach(const kyu_world *w, uint32_t i, uint32_t j, float tol) {
-    const body_store *s = &w->bodies;
-    vec3s d = glms_vec3_sub(s->pos[i], s->pos[j]), v = glms_vec3_sub(s->vel[i], s->vel[j]);
+    if (glms_vec3_dot(d, d) > reach * reach * (1.0f + 1e-5f)) return 0;
+    if (!approach) return 1;
+    vec3s v = glms_vec3_sub(s->vel[i], s->vel[j]);
     return glms_vec3_dot(d, v) < 0.0f || !(tol > 1e-6f * (fabsf(v.x) + fabsf(v.y) + fabsf(v.z)));
 }
 
@@ -331,7 +332,7 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep,
         int body = !(j & KYU_COLLIDER_BIT);
         if (!body && w->colliders[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
         if (body && w->t_body[j] < tau) advance(w, j, tau);
-        if (body && (!may_touch(w, i, j) || (!record && !may_approach(w, i, j, tol)))) continue;
+        if (body && !may_touch(w, i, j, tol, !record)) continue;
         pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
         if (p.gap > kyu_pair_slop(w, i, j)) continue;
         if (record) {
@@ -350,7 +351,6 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep,
 // A later sweep over body k of the list: its cached touching pairs, with this sweep's velocities
 // (the same arithmetic as pair_at, so the same answer as a walk over all its partners).
 static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
-    const body_store *s = &w->bodies;
     uint32_t i = w->cascade.changed[k];
     float tol = 0.1f * kyu_rest_speed(w);
     for (int t = w->cascade.touch_start[k]; t < w->cascade.touch_start[k + 1]; t++) {
@@ -358,17 +358,9 @@ static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
         const kyu_touch *c = &w->cascade.touch[t];
         uint32_t j = c->partner;
         pair_now p = {.n = c->n, .gap = c->gap};
-        vec3s vb, acc_b = glms_vec3_zero();
-        if (j & KYU_COLLIDER_BIT) {
-            p.c = &w->colliders[j & ~KYU_COLLIDER_BIT];
-            vb = p.c->velocity;
-        } else {
-            vb = s->vel[j], acc_b = w->accel[j];
-        }
-        p.vn = glms_vec3_dot(glms_vec3_sub(s->vel[i], vb), p.n);
-        if (!(p.vn < -tol)) continue;
-        p.an = glms_vec3_dot(glms_vec3_sub(w->accel[i], acc_b), p.n);
-        if (cascade_pair(w, i, j, tau, &p, 1, 1) < 0) return -1;
+        p.c = (j & KYU_COLLIDER_BIT) ? &w->colliders[j & ~KYU_COLLIDER_BIT] : NULL;
+        pair_closing(w, i, j, &p);
+        if (p.vn < -tol && cascade_pair(w, i, j, tau, &p, 1, 1) < 0) return -1;
     }
     return 0;
 }
