@@ -318,12 +318,21 @@ static int cascade_pair(kyu_world *w, uint32_t i, uint32_t j, float tau, pair_no
     return respond_now(w, i, j, tau, p, again || (body && (w->cascade.flag[j] & CASCADE_REACHED)));
 }
 
+// The approach below which the cascade leaves a touching pair (i, j) to the contact solver: a tenth
+// of a resting pair's speed, or, when the pair's slop is large enough, up to that speed itself, as
+// long as what is left closes the pair by no more than its slop in a whole step (the escape takes
+// that out softly, and the next step's solver stops it). A cascade's cost grows with how far its
+// wave spreads through a heap, and each halving of its reach is a generation fewer of bodies.
+static float cascade_tol(const kyu_world *w, uint32_t i, uint32_t j, float rest, float inv_dt) {
+    return kyu_maxf(0.1f * rest, kyu_minf(rest, kyu_pair_slop(w, i, j) * inv_dt));
+}
+
 // Body i's touching partners at tau that approach: resolved now; what changes goes on the list.
 // With `record` (the first sweep) every touching pair is also cached for the sweeps after it:
 // every body stands at tau while the sweeps run, so which pairs touch, and their normals, stay.
 static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep, int record) {
     int again = sweep || (w->cascade.flag[i] & CASCADE_REACHED) != 0;
-    float tol = 0.1f * kyu_rest_speed(w);
+    float rest = kyu_rest_speed(w), inv_dt = 1.0f / w->def.fixed_dt;
     w->cascade.flag[i] |= CASCADE_REACHED;
     for (kyu_partner_iter it = kyu_partners(w, i); kyu_next_partner(w, &it);) {
         if (w->stats.impacts >= cap) return 0;
@@ -332,6 +341,7 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep,
         int body = !(j & KYU_COLLIDER_BIT);
         if (!body && w->colliders[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
         if (body && w->t_body[j] < tau) advance(w, j, tau);
+        float tol = cascade_tol(w, i, j, rest, inv_dt);
         if (body && !may_touch(w, i, j, tol, !record)) continue;
         pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
         if (p.gap > kyu_pair_slop(w, i, j)) continue;
@@ -352,7 +362,7 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep,
 // (the same arithmetic as pair_at, so the same answer as a walk over all its partners).
 static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
     uint32_t i = w->cascade.changed[k];
-    float tol = 0.1f * kyu_rest_speed(w);
+    float rest = kyu_rest_speed(w), inv_dt = 1.0f / w->def.fixed_dt;
     for (int t = w->cascade.touch_start[k]; t < w->cascade.touch_start[k + 1]; t++) {
         if (w->stats.impacts >= cap) return 0;
         const kyu_touch *c = &w->cascade.touch[t];
@@ -360,7 +370,7 @@ static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
         pair_now p = {.n = c->n, .gap = c->gap};
         p.c = (j & KYU_COLLIDER_BIT) ? &w->colliders[j & ~KYU_COLLIDER_BIT] : NULL;
         pair_closing(w, i, j, &p);
-        if (p.vn < -tol && cascade_pair(w, i, j, tau, &p, 1, 1) < 0) return -1;
+        if (p.vn < -cascade_tol(w, i, j, rest, inv_dt) && cascade_pair(w, i, j, tau, &p, 1, 1) < 0) return -1;
     }
     return 0;
 }
