@@ -23,31 +23,32 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     if (slots <= b->capacity) return 0;
     int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
-    int failed =
-        GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) || GROW(b->ang, n) ||
-        GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) || GROW(b->ang_damping, n) ||
-        GROW(b->inv_mass, n) || GROW(b->mass, n) || GROW(b->restitution, n) || GROW(b->friction, n) ||
-        GROW(b->damping, n) || GROW(b->gravity_scale, n) || GROW(b->user, n) || GROW(b->category, n) ||
-        GROW(b->mask, n) || GROW(b->material, n) || GROW(b->group, n) || GROW(b->sensor, n) ||
-        GROW(b->allow_sleep, n) || GROW(b->awake, n) || GROW(b->sleep_timer, n) || GROW(b->island, n) ||
-        GROW(b->sleep_epoch, n) || GROW(w->active, n) || GROW(w->slab, n) || GROW(b->generation, n) ||
-        GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(w->t_body, n) || GROW(w->accel, n) ||
-        GROW(w->box, n) || GROW(w->adj_start, n + 1) || GROW(w->late_head, n) || GROW(w->cache_run, n) ||
-        GROW(w->cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+    int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
+                 GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) ||
+                 GROW(b->ang_damping, n) || GROW(b->inv_mass, n) || GROW(b->mass, n) ||
+                 GROW(b->restitution, n) || GROW(b->friction, n) || GROW(b->damping, n) ||
+                 GROW(b->gravity_scale, n) || GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) ||
+                 GROW(b->material, n) || GROW(b->group, n) || GROW(b->sensor, n) || GROW(b->allow_sleep, n) ||
+                 GROW(b->awake, n) || GROW(b->sleep_timer, n) || GROW(b->island, n) ||
+                 GROW(b->sleep_epoch, n) || GROW(w->step.active, n) || GROW(w->solver.slab, n) ||
+                 GROW(b->generation, n) || GROW(b->alive, n) || GROW(b->free_slots, n) ||
+                 GROW(w->step.t_body, n) || GROW(w->step.accel, n) || GROW(w->step.box, n) ||
+                 GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
+                 GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
-    failed = failed || GROW(w->check_marks, n + 1);
+    failed = failed || GROW(w->step.check_marks, n + 1);
 #endif
     size_t arena = (size_t)n * KYU_ARENA_PER_SLOT + KYU_ARENA_SLACK;
-    unsigned char *base = failed ? NULL : kyu_realloc(w->arena.base, arena);
+    unsigned char *base = failed ? NULL : kyu_realloc(w->step.arena.base, arena);
     if (base)
-        w->arena.base = base, w->arena.cap = arena;
+        w->step.arena.base = base, w->step.arena.cap = arena;
     else
         failed = 1;
     if (failed) return -1;
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
     memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);
-    memset(w->cascade.flag + b->capacity, 0, (size_t)(n - b->capacity));
+    memset(w->impacts.cascade.flag + b->capacity, 0, (size_t)(n - b->capacity));
     memset(w->grid.stamp + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *w->grid.stamp);
     memset(w->grid.multi_rec + b->capacity, 0xff, (size_t)(n - b->capacity) * sizeof *w->grid.multi_rec);
     b->capacity = n;
@@ -228,7 +229,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     body_store *b = &w->bodies;
     if (b->count >= w->def.max_bodies)
         return kyu_fail(w, KYU_ERR_CAPACITY, "max_bodies = %d", w->def.max_bodies);
-    if (RESERVE(w->fresh, w->fresh_cap, w->fresh_count + 1))
+    if (RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + 1))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing the list of new bodies");
     int slot;
     if (b->free_count > 0) {
@@ -268,7 +269,8 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     if (b->generation[slot] == 0) b->generation[slot] = 1; // 0 never names a live body
     b->alive[slot] = 1;
     b->count++;
-    w->fresh[w->fresh_count++] = (uint32_t)slot; // its contacts are found before the next step moves it
+    w->contacts.fresh[w->contacts.fresh_count++] =
+        (uint32_t)slot; // its contacts are found before the next step moves it
     if (out) *out = (kyu_body_id){(uint32_t)slot + 1, w->id, b->generation[slot]};
     kyu_query_invalidate(w);
     return KYU_OK;
@@ -288,7 +290,7 @@ kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
     b->generation[slot] = b->generation[slot] + 1;
     b->free_slots[b->free_count++] = slot;
     b->count--;
-    w->removed++; // its contacts leave at the start of the next step (kyu_contacts_purge)
+    w->contacts.removed++; // its contacts leave at the start of the next step (kyu_contacts_purge)
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -310,11 +312,12 @@ kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_set_position during a step");
     kyu_status st = kyu_body_check_position(w, p, w->bodies.radius[slot]);
     if (st != KYU_OK) return st;
-    if (RESERVE(w->fresh, w->fresh_cap, w->fresh_count + 1) || kyu_wake_body(w, (uint32_t)slot))
+    if (RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + 1) ||
+        kyu_wake_body(w, (uint32_t)slot))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     w->bodies.pos[slot] = p;
     w->bodies.prev[slot] = p;
-    w->fresh[w->fresh_count++] = (uint32_t)slot;
+    w->contacts.fresh[w->contacts.fresh_count++] = (uint32_t)slot;
     kyu_query_invalidate(w);
     return KYU_OK;
 }

@@ -27,7 +27,7 @@ static int64_t cell_count(const int32_t lo[3], const int32_t hi[3]) {
 int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b) {
     const body_store *s = &w->bodies;
     if (b & KYU_COLLIDER_BIT) {
-        const collider *c = &w->colliders[b & ~KYU_COLLIDER_BIT];
+        const collider *c = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
         return (s->mask[a] & c->category) && (c->mask & s->category[a]);
     }
     if (s->sensor[a] && s->sensor[b]) return 0;
@@ -45,11 +45,11 @@ static int reserve_pairs(uint32_t **a, uint32_t **b, int *cap, int n) {
 
 static int push_pair(kyu_world *w, uint32_t a, uint32_t b) {
     if (!kyu_pair_allowed(w, a, b)) return 0;
-    if (w->pair_count >= w->grid.pair_budget) return w->grid.overflow = 1, -1;
-    if (reserve_pairs(&w->pair_a, &w->pair_b, &w->pair_cap, w->pair_count + 1)) return -1;
-    w->pair_a[w->pair_count] = a;
-    w->pair_b[w->pair_count] = b;
-    w->pair_count++;
+    if (w->pairs.count >= w->grid.pair_budget) return w->grid.overflow = 1, -1;
+    if (reserve_pairs(&w->pairs.a, &w->pairs.b, &w->pairs.cap, w->pairs.count + 1)) return -1;
+    w->pairs.a[w->pairs.count] = a;
+    w->pairs.b[w->pairs.count] = b;
+    w->pairs.count++;
     return 0;
 }
 
@@ -84,11 +84,11 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     const cell_stats_ctx *x = ctx;
     const kyu_world *w = x->w;
-    int n = w->active_count;
+    int n = w->step.active_count;
     for (int c = begin; c < end; c++) {
         cell_stats st = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
-            const aabb *b = &w->box[w->active[k]];
+            const aabb *b = &w->step.box[w->step.active[k]];
             st.extent_sum += (double)box_extent(b);
             for (int d = 0; d < 3; d++)
                 st.lo[d] = kyu_minf(st.lo[d], b->lo[d]), st.hi[d] = kyu_maxf(st.hi[d], b->lo[d]);
@@ -112,7 +112,7 @@ static double cube_root(double x) {
 
 static void choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
-    int n = w->active_count;
+    int n = w->step.active_count;
     if (w->def.cell_size > 0.0f) {
         g->cell = w->def.cell_size;
     } else if (n == 0) {
@@ -205,12 +205,12 @@ static void span_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     const build_ctx *x = ctx;
     const kyu_world *w = x->w;
-    int n = w->active_count;
+    int n = w->step.active_count;
     for (int c = begin; c < end; c++) {
         span_slice local = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0},
                    *s = &local;
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
-            const aabb *b = &w->box[w->active[k]];
+            const aabb *b = &w->step.box[w->step.active[k]];
             if (!fits_cell(&w->grid, b)) {
                 s->large++;
                 continue;
@@ -229,10 +229,10 @@ static void dense_cell_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
     const grid *g = &w->grid;
     for (int k = begin; k < end; k++) {
-        const aabb *b = &w->box[w->active[k]];
+        const aabb *b = &w->step.box[w->step.active[k]];
         int32_t c[3];
         for (int d = 0; d < 3; d++) c[d] = kyu_cell_of(b->lo[d], g->inv_cell);
-        w->dense_fill.cell[k] = fits_cell(g, b) ? (int)dense_index(g, c) : -1;
+        w->step.dense_fill.cell[k] = fits_cell(g, b) ? (int)dense_index(g, c) : -1;
     }
 }
 
@@ -242,12 +242,12 @@ static void dense_fill_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
     grid *g = &w->grid;
     for (int k = begin; k < end; k++) {
-        int idx = w->dense_fill.cell[k];
+        int idx = w->step.dense_fill.cell[k];
         if (idx < 0) continue;
-        grid_entry *e = &g->entries[g->dense_start[idx] + (uint32_t)w->dense_fill.rank[k]];
+        grid_entry *e = &g->entries[g->dense_start[idx] + (uint32_t)w->step.dense_fill.rank[k]];
         e->key = (uint32_t)idx;
-        e->body = w->active[k];
-        e->box = w->box[e->body];
+        e->body = w->step.active[k];
+        e->box = w->step.box[e->body];
     }
 }
 
@@ -265,19 +265,21 @@ static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], in
     for (int k = 0; k < 3; k++) g->origin[k] = lo[k], g->dims[k] = hi[k] - lo[k] + 1;
     uint32_t *start = g->dense_start;
     memset(start, 0, (size_t)(n + 1) * sizeof *start);
-    const int *cell = w->dense_fill.cell = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *cell);
-    int *rank = w->dense_fill.rank = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *rank);
-    kyu_parallel_for(w, w->active_count, 4096, dense_cell_task, w);
+    const int *cell = w->step.dense_fill.cell =
+        kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *cell);
+    int *rank = w->step.dense_fill.rank =
+        kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *rank);
+    kyu_parallel_for(w, w->step.active_count, 4096, dense_cell_task, w);
     memset(g->occ_bits, 0, (size_t)words * sizeof *g->occ_bits);
-    for (int k = 0; k < w->active_count; k++)
+    for (int k = 0; k < w->step.active_count; k++)
         if (cell[k] >= 0) {
             rank[k] = (int)start[cell[k] + 1]++;
             g->occ_bits[cell[k] >> 6] |= 1ull << (cell[k] & 63);
         }
     for (int64_t i = 0; i < n; i++) start[i + 1] += start[i]; // start[i]: the first entry of cell i
-    kyu_parallel_for(w, w->active_count, 4096, dense_fill_task, w);
-    kyu_arena_reset(&w->arena);
-    w->dense_fill.cell = w->dense_fill.rank = NULL;
+    kyu_parallel_for(w, w->step.active_count, 4096, dense_fill_task, w);
+    kyu_arena_reset(&w->step.arena);
+    w->step.dense_fill.cell = w->step.dense_fill.rank = NULL;
     memset(g->late_bits, 0, (size_t)words * sizeof *g->late_bits);
     g->dense = 1;
     return 0;
@@ -291,7 +293,7 @@ static int emit_entries(kyu_world *w) {
     g->entry_count = g->huge_count = g->big_count = 0;
     g->dense = 0;
     span_slice span[KYU_MAX_SLICES];
-    build_ctx x = {w, span, kyu_slice_count(w->active_count)};
+    build_ctx x = {w, span, kyu_slice_count(w->step.active_count)};
     kyu_parallel_for(w, x.slices, 1, span_task, &x);
     span_slice all = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0, 0};
     for (int c = 0; c < x.slices; c++) {
@@ -302,10 +304,10 @@ static int emit_entries(kyu_world *w) {
     }
     for (int c = 0; c < x.slices && all.large > 0; c++) {
         if (span[c].large == 0) continue;
-        for (int k = kyu_slice_start(w->active_count, x.slices, c);
-             k < kyu_slice_start(w->active_count, x.slices, c + 1); k++) {
-            uint32_t i = w->active[k];
-            const aabb *b = &w->box[i];
+        for (int k = kyu_slice_start(w->step.active_count, x.slices, c);
+             k < kyu_slice_start(w->step.active_count, x.slices, c + 1); k++) {
+            uint32_t i = w->step.active[k];
+            const aabb *b = &w->step.box[i];
             int32_t lo[3], hi[3];
             if (fits_cell(g, b)) continue;
             cell_range(g, b, lo, hi);
@@ -328,9 +330,9 @@ static int emit_entries(kyu_world *w) {
     int64_t n = cell_count(span_lo, span_hi);
     if (n <= 4 * (int64_t)small + 4096) return fill_dense(w, span_lo, span_hi, n);
     int e = 0;
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        const aabb *b = &w->box[i];
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
+        const aabb *b = &w->step.box[i];
         if (!fits_cell(g, b)) continue;
         int32_t lo[3], hi[3];
         cell_range(g, b, lo, hi);
@@ -355,7 +357,7 @@ static int in_cell(const grid *g, const grid_entry *e, const int32_t c[3]) {
 }
 
 static inline int pair_if_overlap(kyu_world *w, uint32_t i, uint32_t j) {
-    if (!kyu_boxes_overlap_all(&w->box[i], &w->box[j])) return 0;
+    if (!kyu_boxes_overlap_all(&w->step.box[i], &w->step.box[j])) return 0;
     return push_pair(w, i < j ? i : j, i < j ? j : i);
 }
 
@@ -676,7 +678,7 @@ static int in_range(const int32_t c[3], const int32_t range[6]) {
 static int multi_insert(kyu_world *w, uint32_t a) {
     grid *g = &w->grid;
     int32_t lo[3], hi[3], c[3], old[6];
-    cell_range(g, &w->box[a], lo, hi);
+    cell_range(g, &w->step.box[a], lo, hi);
     int32_t r = g->multi_rec[a];
     if (r >= 0) {
         memcpy(old, g->multi_range[r], sizeof old);
@@ -685,7 +687,7 @@ static int multi_insert(kyu_world *w, uint32_t a) {
         memcpy(old + 3, g->late[-2 - r].c, 3 * sizeof *old);
     }
     int known = r != -1;
-    if (fits_cell(g, &w->box[a])) {
+    if (fits_cell(g, &w->step.box[a])) {
         if (known && in_range(lo, old)) return 0; // already in that cell
         g->multi_rec[a] = -2 - g->late_count;
         return late_add_entry(g, lo, a);
@@ -728,7 +730,7 @@ static int big_pairs(kyu_world *w) {
         if (multi_insert(w, g->big[k])) return -1;
     for (int k = 0; k < g->big_count; k++) {
         uint32_t a = g->big[k];
-        if (query_small(w, a, &w->box[a], big_small_visit)) return -1;
+        if (query_small(w, a, &w->step.box[a], big_small_visit)) return -1;
         next_stamp(w);
         if (query_multi(w, a, big_big_visit)) return -1;
     }
@@ -742,8 +744,8 @@ static int huge_pairs(kyu_world *w) {
     for (int h = 0; h < g->huge_count; h++) g->stamp[g->huge[h]] = g->stamp_now;
     for (int h = 0; h < g->huge_count; h++) {
         uint32_t a = g->huge[h];
-        for (int k = 0; k < w->active_count; k++) {
-            uint32_t b = w->active[k];
+        for (int k = 0; k < w->step.active_count; k++) {
+            uint32_t b = w->step.active[k];
             if (b == a) continue;
             if (g->stamp[b] == g->stamp_now && b < a) continue;
             if (pair_if_overlap(w, a, b)) return -1;
@@ -757,16 +759,17 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     const build_ctx *x = ctx;
     const kyu_world *w = x->w;
-    int n = w->active_count;
+    int n = w->step.active_count;
     for (int s = begin; s < end; s++) {
         pair_chunk *out = &w->grid.chunks[w->grid.dense_chunks + s];
         out->count = out->failed = 0;
         out->limit =
             chunk_limit(&w->grid, kyu_slice_start(n, x->slices, s + 1) - kyu_slice_start(n, x->slices, s), n);
         for (int k = kyu_slice_start(n, x->slices, s); k < kyu_slice_start(n, x->slices, s + 1); k++) {
-            uint32_t i = w->active[k];
-            for (int c = 0; c < w->collider_high; c++)
-                if (w->colliders[c].alive && kyu_collider_touches_box(&w->colliders[c], &w->box[i]) &&
+            uint32_t i = w->step.active[k];
+            for (int c = 0; c < w->colliders.high; c++)
+                if (w->colliders.list[c].alive &&
+                    kyu_collider_touches_box(&w->colliders.list[c], &w->step.box[i]) &&
                     chunk_push(w, out, i, KYU_COLLIDER_BIT | (uint32_t)c))
                     return;
         }
@@ -776,8 +779,8 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
 // They stay in the chunks after the dense grid's (kyu_pair_source gives them in pair order).
 static int collider_pairs(kyu_world *w) {
     grid *g = &w->grid;
-    if (w->collider_count == 0) return 0;
-    build_ctx x = {w, NULL, kyu_slice_count(w->active_count)};
+    if (w->colliders.count == 0) return 0;
+    build_ctx x = {w, NULL, kyu_slice_count(w->step.active_count)};
     if (reserve_chunks(g, g->dense_chunks + x.slices)) return -1;
     kyu_parallel_for(w, x.slices, 1, collider_pairs_task, &x);
     g->collider_chunks = x.slices;
@@ -790,26 +793,26 @@ static int collider_pairs(kyu_world *w) {
 // took room for every pair twice.
 int kyu_pair_source_count(const kyu_world *w) {
     const grid *g = &w->grid;
-    return g->dense_chunks + kyu_slice_count(w->pair_count) + g->collider_chunks;
+    return g->dense_chunks + kyu_slice_count(w->pairs.count) + g->collider_chunks;
 }
 
 pair_source kyu_pair_source(const kyu_world *w, int s) {
     const grid *g = &w->grid;
-    int pushed = kyu_slice_count(w->pair_count);
+    int pushed = kyu_slice_count(w->pairs.count);
     if (s < g->dense_chunks || s >= g->dense_chunks + pushed) {
         const pair_chunk *ch = &g->chunks[s < g->dense_chunks ? s : s - pushed];
         return (pair_source){ch->a, ch->b, ch->count};
     }
-    int from = kyu_slice_start(w->pair_count, pushed, s - g->dense_chunks);
-    int to = kyu_slice_start(w->pair_count, pushed, s - g->dense_chunks + 1);
+    int from = kyu_slice_start(w->pairs.count, pushed, s - g->dense_chunks);
+    int to = kyu_slice_start(w->pairs.count, pushed, s - g->dense_chunks + 1);
     if (to == from) return (pair_source){NULL, NULL, 0}; // the list may never have been allocated
-    return (pair_source){w->pair_a + from, w->pair_b + from, to - from};
+    return (pair_source){w->pairs.a + from, w->pairs.b + from, to - from};
 }
 
 // Adjacency (CSR): each body's partners, bodies and colliders, in pair order.
 static int build_adjacency(kyu_world *w) {
     int n = w->bodies.high;
-    int *start = w->adj_start;
+    int *start = w->pairs.adj_start;
     memset(start, 0, (size_t)(n + 1) * sizeof *start);
     int sources = kyu_pair_source_count(w), pairs = 0;
     for (int s = 0; s < sources; s++) {
@@ -822,31 +825,32 @@ static int build_adjacency(kyu_world *w) {
     }
     w->stats.candidate_pairs = pairs;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
-    if (RESERVE(w->adj, w->adj_cap, start[n] + 1) || RESERVE(w->adj_hit, w->adj_hit_cap, start[n] + 1))
+    if (RESERVE(w->pairs.adj, w->pairs.adj_cap, start[n] + 1) ||
+        RESERVE(w->pairs.adj_hit, w->pairs.adj_hit_cap, start[n] + 1))
         return -1;
-    memset(w->adj_hit, 0, (size_t)start[n]);
+    memset(w->pairs.adj_hit, 0, (size_t)start[n]);
     for (int s = 0; s < sources; s++) {
         pair_source src = kyu_pair_source(w, s);
         for (int p = 0; p < src.count; p++) {
             uint32_t a = src.a[p], b = src.b[p];
-            w->adj[start[a]++] = b;
-            if (!(b & KYU_COLLIDER_BIT)) w->adj[start[b]++] = a;
+            w->pairs.adj[start[a]++] = b;
+            if (!(b & KYU_COLLIDER_BIT)) w->pairs.adj[start[b]++] = a;
         }
     }
     for (int i = n; i > 0; i--) start[i] = start[i - 1];
     start[0] = 0;
-    for (int i = 0; i < n; i++) w->late_head[i] = -1;
-    w->late_pair_count = 0;
+    for (int i = 0; i < n; i++) w->pairs.late_head[i] = -1;
+    w->pairs.late_count = 0;
     return 0;
 }
 
 int kyu_broadphase_build(kyu_world *w) {
     grid *g = &w->grid;
-    int64_t budget = (int64_t)w->def.pair_capacity_per_body * w->active_count + 4096;
+    int64_t budget = (int64_t)w->def.pair_capacity_per_body * w->step.active_count + 4096;
     g->pair_budget = (int)(budget < INT32_MAX / 4 ? budget : INT32_MAX / 4);
     g->overflow = 0;
     choose_cell_size(w);
-    w->pair_count = g->dense_chunks = g->collider_chunks = 0;
+    w->pairs.count = g->dense_chunks = g->collider_chunks = 0;
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
     for (int e = 0; e < g->late_count; e++) g->multi_rec[g->late[e].body] = -1;
     g->late_count = g->late_hashed = g->multi_range_count = 0;
@@ -864,20 +868,20 @@ int kyu_broadphase_build(kyu_world *w) {
 // ---- mid-step insertion and query ---------------------------------------------------------------
 
 static int has_partner(const kyu_world *w, uint32_t a, uint32_t b) {
-    for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+    for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);)
         if (it.partner == b) return 1;
     return 0;
 }
 
 static int link(kyu_world *w, uint32_t a, uint32_t b) {
-    if (RESERVE(w->late_partner, w->late_pair_cap, w->late_pair_count + 1)) return -1;
-    if (RESERVE(w->late_next, w->late_next_cap, w->late_pair_count + 1)) return -1;
-    if (RESERVE(w->late_hit, w->late_hit_cap, w->late_pair_count + 1)) return -1;
-    w->late_hit[w->late_pair_count] = 0;
-    int k = w->late_pair_count++;
-    w->late_partner[k] = b;
-    w->late_next[k] = w->late_head[a];
-    w->late_head[a] = k;
+    if (RESERVE(w->pairs.late_partner, w->pairs.late_cap, w->pairs.late_count + 1)) return -1;
+    if (RESERVE(w->pairs.late_next, w->pairs.late_next_cap, w->pairs.late_count + 1)) return -1;
+    if (RESERVE(w->pairs.late_hit, w->pairs.late_hit_cap, w->pairs.late_count + 1)) return -1;
+    w->pairs.late_hit[w->pairs.late_count] = 0;
+    int k = w->pairs.late_count++;
+    w->pairs.late_partner[k] = b;
+    w->pairs.late_next[k] = w->pairs.late_head[a];
+    w->pairs.late_head[a] = k;
     return 0;
 }
 
@@ -889,7 +893,7 @@ void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b) {
         a = b;
         b = t;
     }
-    for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+    for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);)
         if (it.partner == b) {
             *it.hit = 1;
             return;
@@ -910,7 +914,7 @@ static int consider(kyu_world *w, uint32_t a, uint32_t j) {
     grid *g = &w->grid;
     if (j == a || g->stamp[j] == g->stamp_now) return 0;
     g->stamp[j] = g->stamp_now;
-    if (!kyu_boxes_overlap_all(&w->box[a], &w->box[j])) return 0;
+    if (!kyu_boxes_overlap_all(&w->step.box[a], &w->step.box[j])) return 0;
     return add_late_pair(w, a, j);
 }
 
@@ -961,7 +965,7 @@ static int late_add_entry(grid *g, const int32_t c[3], uint32_t body) {
 static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint32_t, uint32_t)) {
     grid *g = &w->grid;
     int32_t lo[3], hi[3], c[3];
-    aabb wide = w->box[a];
+    aabb wide = w->step.box[a];
     for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
     cell_range(g, &wide, lo, hi);
     if (cell_count(lo, hi) > (int64_t)g->late_count) { // more cells than entries: scan the entries
@@ -999,20 +1003,20 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
     next_stamp(w);
     g->stamp[a] = g->stamp_now;
     int32_t lo[3], hi[3];
-    cell_range(g, &w->box[a], lo, hi);
+    cell_range(g, &w->step.box[a], lo, hi);
     if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
-        for (int k = 0; k < w->active_count; k++)
-            if (consider(w, a, w->active[k])) return -1;
+        for (int k = 0; k < w->step.active_count; k++)
+            if (consider(w, a, w->step.active[k])) return -1;
         if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
         g->huge[g->huge_count++] = a;
     } else {
-        if (query_small(w, a, &w->box[a], consider) || query_multi(w, a, consider)) return -1;
+        if (query_small(w, a, &w->step.box[a], consider) || query_multi(w, a, consider)) return -1;
         for (int h = 0; h < g->huge_count; h++)
             if (consider(w, a, g->huge[h])) return -1;
         if (multi_insert(w, a)) return -1;
     }
-    for (int k = 0; k < w->collider_high; k++)
-        if (w->colliders[k].alive && kyu_collider_touches_box(&w->colliders[k], &w->box[a]))
+    for (int k = 0; k < w->colliders.high; k++)
+        if (w->colliders.list[k].alive && kyu_collider_touches_box(&w->colliders.list[k], &w->step.box[a]))
             if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
     return 0;
 }
@@ -1036,13 +1040,13 @@ void kyu_broadphase_trim(kyu_world *w) {
     SHRINK(g->multi_range, g->multi_range_cap, g->multi_range_count);
     for (int c = 0; c < g->chunk_cap; c++)
         shrink_pairs(&g->chunks[c].a, &g->chunks[c].b, &g->chunks[c].cap, g->chunks[c].count);
-    shrink_pairs(&w->pair_a, &w->pair_b, &w->pair_cap, w->pair_count);
-    int adj = w->adj_start[w->bodies.high];
-    SHRINK(w->adj, w->adj_cap, adj);
-    SHRINK(w->adj_hit, w->adj_hit_cap, adj);
-    SHRINK(w->late_partner, w->late_pair_cap, w->late_pair_count);
-    SHRINK(w->late_next, w->late_next_cap, w->late_pair_count);
-    SHRINK(w->late_hit, w->late_hit_cap, w->late_pair_count);
+    shrink_pairs(&w->pairs.a, &w->pairs.b, &w->pairs.cap, w->pairs.count);
+    int adj = w->pairs.adj_start[w->bodies.high];
+    SHRINK(w->pairs.adj, w->pairs.adj_cap, adj);
+    SHRINK(w->pairs.adj_hit, w->pairs.adj_hit_cap, adj);
+    SHRINK(w->pairs.late_partner, w->pairs.late_cap, w->pairs.late_count);
+    SHRINK(w->pairs.late_next, w->pairs.late_next_cap, w->pairs.late_count);
+    SHRINK(w->pairs.late_hit, w->pairs.late_hit_cap, w->pairs.late_count);
 }
 
 void kyu_grid_free(grid *g) {

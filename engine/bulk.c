@@ -188,12 +188,12 @@ static kyu_status prepare_set(kyu_world *w, const kyu_body_id *ids, int count, c
             return kyu_fail(w, st, "%s: ids[%d]: %s", fn, k, why);
         }
         if (!b->awake[s]) {
-            const sleep_island *isl = &w->islands[b->island[s]];
+            const sleep_island *isl = &w->islands.list[b->island[s]];
             bodies += isl->body_count, contacts += isl->contact_count; // an island twice: room to spare
         }
     }
     if (kyu_islands_reserve_wake(w, bodies, contacts) ||
-        (positions && RESERVE(w->fresh, w->fresh_cap, w->fresh_count + count)))
+        (positions && RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + count)))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "%s: waking the bodies' islands", fn);
     for (int k = 0; k < count; k++) (void)kyu_wake_body(w, (uint32_t)slot_of(ids[k])); // cannot fail now
     return KYU_OK;
@@ -207,7 +207,8 @@ kyu_status kyu_bodies_set_positions(kyu_world *w, const kyu_body_id *ids, int co
         int s = slot_of(ids[k]);
         memcpy(b->pos[s].raw, xyz + 3 * k, sizeof b->pos[s].raw);
         b->prev[s] = b->pos[s];
-        w->fresh[w->fresh_count++] = (uint32_t)s; // its contacts are found before the next step moves it
+        w->contacts.fresh[w->contacts.fresh_count++] =
+            (uint32_t)s; // its contacts are found before the next step moves it
     }
     if (count > 0) kyu_query_invalidate(w);
     return KYU_OK;
@@ -248,19 +249,19 @@ static int contact_events_flat(const kyu_contact_event *ev, int count, const kyu
 
 int kyu_world_get_begin_events_flat(const kyu_world *w, const kyu_contact_event_arrays *out, int capacity) {
     if (!w || !out || capacity < 0) return -1;
-    return contact_events_flat(w->begin_events, w->begin_count, out, capacity);
+    return contact_events_flat(w->events.begin, w->events.begin_count, out, capacity);
 }
 
 int kyu_world_get_end_events_flat(const kyu_world *w, const kyu_contact_event_arrays *out, int capacity) {
     if (!w || !out || capacity < 0) return -1;
-    return contact_events_flat(w->end_events, w->end_count, out, capacity);
+    return contact_events_flat(w->events.end, w->events.end_count, out, capacity);
 }
 
 int kyu_world_get_impact_events_flat(const kyu_world *w, const kyu_impact_event_arrays *out, int capacity) {
     if (!w || !out || capacity < 0) return -1;
-    int n = w->impact_count < capacity ? w->impact_count : capacity;
+    int n = w->events.impact_count < capacity ? w->events.impact_count : capacity;
     for (int i = 0; i < n; i++) {
-        const kyu_impact_event *ev = &w->impact_events[i];
+        const kyu_impact_event *ev = &w->events.impacts[i];
         if (out->body) out->body[i] = ev->body;
         if (out->other) out->other[i] = ev->other;
         if (out->collider) out->collider[i] = ev->collider;
@@ -273,5 +274,5 @@ int kyu_world_get_impact_events_flat(const kyu_world *w, const kyu_impact_event_
         if (out->time) out->time[i] = ev->time;
         if (out->step) out->step[i] = ev->step;
     }
-    return w->impact_count;
+    return w->events.impact_count;
 }

@@ -161,21 +161,22 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_create during a step");
     kyu_status st = kyu_collider_def_validate(w, d);
     if (st != KYU_OK) return st;
-    if (w->collider_count >= w->def.max_colliders)
+    if (w->colliders.count >= w->def.max_colliders)
         return kyu_fail(w, KYU_ERR_CAPACITY, "max_colliders = %d", w->def.max_colliders);
     // Everything that can fail comes first (room, shape data, waking what it lands on); the slot is
     // taken only after, so a failed create leaves the world as it was.
-    if (w->free_collider_count == 0) {
-        int cap = w->collider_cap, cap2 = w->collider_cap;
-        int failed = RESERVE(w->colliders, cap, w->collider_high + 1) ||
-                     RESERVE(w->free_colliders, cap2, w->collider_high + 1);
-        w->collider_cap = cap < cap2 ? cap : cap2;
+    if (w->colliders.free_count == 0) {
+        int cap = w->colliders.cap, cap2 = w->colliders.cap;
+        int failed = RESERVE(w->colliders.list, cap, w->colliders.high + 1) ||
+                     RESERVE(w->colliders.free_slots, cap2, w->colliders.high + 1);
+        w->colliders.cap = cap < cap2 ? cap : cap2;
         if (failed) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing collider storage");
     }
-    int i = w->free_collider_count > 0 ? w->free_colliders[w->free_collider_count - 1] : w->collider_high;
+    int i = w->colliders.free_count > 0 ? w->colliders.free_slots[w->colliders.free_count - 1]
+                                        : w->colliders.high;
     collider c;
     memset(&c, 0, sizeof c);
-    uint32_t gen = (i < w->collider_high ? w->colliders[i].generation : 0) + 1;
+    uint32_t gen = (i < w->colliders.high ? w->colliders.list[i].generation : 0) + 1;
     c.generation = gen ? gen : 1;
     c.type = d->type;
     c.motion = d->motion;
@@ -210,12 +211,12 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
         kyu_mesh_destroy(c.mesh);
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what the collider lands on");
     }
-    if (i == w->collider_high)
-        w->collider_high++;
+    if (i == w->colliders.high)
+        w->colliders.high++;
     else
-        w->free_collider_count--;
-    w->colliders[i] = c;
-    w->collider_count++;
+        w->colliders.free_count--;
+    w->colliders.list[i] = c;
+    w->colliders.count++;
     if (out) *out = (kyu_collider_id){(uint32_t)i + 1, w->id, c.generation};
     kyu_query_invalidate(w);
     return KYU_OK;
@@ -230,16 +231,16 @@ kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
     if (kyu_islands_wake_collider_contacts(w, KYU_COLLIDER_BIT | (uint32_t)i))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what rests on the collider");
     (void)kyu_islands_flush_woken(w); // cannot fail: the wake reserved its room
-    collider *c = &w->colliders[i];
+    collider *c = &w->colliders.list[i];
     kyu_free(c->hull_points);
     kyu_mesh_destroy(c->mesh);
     c->hull_points = NULL;
     c->mesh = NULL;
     c->alive = 0;
     c->generation++;
-    w->free_colliders[w->free_collider_count++] = i;
-    w->collider_count--;
-    w->removed++;
+    w->colliders.free_slots[w->colliders.free_count++] = i;
+    w->colliders.count--;
+    w->contacts.removed++;
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -252,21 +253,21 @@ bool kyu_collider_is_valid(const kyu_world *w, kyu_collider_id id) {
 kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_velocity during a step");
-    if (w->colliders[i].motion != KYU_KINEMATIC)
+    if (w->colliders.list[i].motion != KYU_KINEMATIC)
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "only a kinematic collider has a velocity");
     if (!kyu_bounded3(v, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider velocity must be finite, <= 1e9");
-    collider moved = w->colliders[i];
+    collider moved = w->colliders.list[i];
     moved.velocity = v;
     if (kyu_wake_near_colliders(w, &moved, NULL))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what the collider will touch");
-    w->colliders[i].velocity = v;
+    w->colliders.list[i].velocity = v;
     return KYU_OK;
 }
 
 // Sets collider i's turn and surface velocity (checked together), after waking what rests on it.
 static kyu_status set_spin(kyu_world *w, int i, vec3s av, vec3s surface) {
-    collider *c = &w->colliders[i];
+    collider *c = &w->colliders.list[i];
     kyu_status sp = check_spin(w, c->motion, av, surface);
     if (sp != KYU_OK) return sp;
     if (kyu_islands_wake_collider_contacts(w, KYU_COLLIDER_BIT | (uint32_t)i)) // what rests on it moves
@@ -280,19 +281,19 @@ static kyu_status set_spin(kyu_world *w, int i, vec3s av, vec3s surface) {
 kyu_status kyu_collider_set_angular_velocity(kyu_world *w, kyu_collider_id id, vec3s av) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_angular_velocity during a step");
-    return set_spin(w, i, av, w->colliders[i].surface_velocity);
+    return set_spin(w, i, av, w->colliders.list[i].surface_velocity);
 }
 
 kyu_status kyu_collider_set_surface_velocity(kyu_world *w, kyu_collider_id id, vec3s surface) {
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_surface_velocity during a step");
-    return set_spin(w, i, w->colliders[i].angular_velocity, surface);
+    return set_spin(w, i, w->colliders.list[i].angular_velocity, surface);
 }
 
 kyu_status kyu_collider_get_rotation(const kyu_world *w, kyu_collider_id id, versors *out) {
     COLLIDER_SLOT(w, id, i);
     if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
-    *out = w->colliders[i].rotation;
+    *out = w->colliders.list[i].rotation;
     return KYU_OK;
 }
 
@@ -301,16 +302,16 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_transform during a step");
     if (!kyu_bounded3(p, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider position must be finite, <= 1e9");
-    if (w->colliders[i].type != KYU_SHAPE_PLANE) {
+    if (w->colliders.list[i].type != KYU_SHAPE_PLANE) {
         kyu_status st = validate_rotation(w, q);
         if (st != KYU_OK) return st;
     }
     // What rested against it where it was, and what it now lands on.
-    collider moved = w->colliders[i];
+    collider moved = w->colliders.list[i];
     kyu_collider_place(&moved, p, q);
-    if (kyu_wake_near_colliders(w, &w->colliders[i], &moved))
+    if (kyu_wake_near_colliders(w, &w->colliders.list[i], &moved))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking what the collider touches");
-    w->colliders[i] = moved;
+    w->colliders.list[i] = moved;
     kyu_query_invalidate(w);
     return KYU_OK;
 }
@@ -318,7 +319,7 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
 kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec3s *out) {
     COLLIDER_SLOT(w, id, i);
     if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
-    *out = w->colliders[i].box.center;
+    *out = w->colliders.list[i].box.center;
     return KYU_OK;
 }
 
@@ -327,8 +328,8 @@ kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec
 // Bounds of every shape over this step (planes are unbounded and always tested).
 void kyu_colliders_update_bounds(kyu_world *w) {
     float dt = w->def.fixed_dt;
-    for (int i = 0; i < w->collider_high; i++) {
-        collider *c = &w->colliders[i];
+    for (int i = 0; i < w->colliders.high; i++) {
+        collider *c = &w->colliders.list[i];
         if (!c->alive || c->type == KYU_SHAPE_PLANE) continue;
         aabb a, b;
         kyu_shape_world_bounds(c, c->box.center, &a);
@@ -356,8 +357,8 @@ void kyu_colliders_update_bounds(kyu_world *w) {
 
 void kyu_colliders_advance(kyu_world *w) {
     float dt = w->def.fixed_dt;
-    for (int i = 0; i < w->collider_high; i++) {
-        collider *c = &w->colliders[i];
+    for (int i = 0; i < w->colliders.high; i++) {
+        collider *c = &w->colliders.list[i];
         if (!c->alive || c->motion != KYU_KINEMATIC) continue;
         vec3s step = glms_vec3_scale(c->velocity, dt);
         c->box.center = glms_vec3_add(c->box.center, step);

@@ -16,11 +16,11 @@ void kyu_contacts_sort(contact *c, int n) {
 
 // The new contact list (contacts_new, n long) becomes the cache; the old buffer is kept for reuse.
 void kyu_contacts_swap(kyu_world *w, int n) {
-    contact *t = w->contacts;
-    w->contacts = w->contacts_new;
-    w->contacts_new = t;
-    int cap = w->contact_cap;
-    w->contact_cap = w->contact_new_cap;
-    w->contact_new_cap = cap;
-    w->contact_count = n;
+    contact *t = w->contacts.list;
+    w->contacts.list = w->contacts.next;
+    w->contacts.next = t;
+    int cap = w->contacts.cap;
+    w->contacts.cap = w->contacts.next_cap;
+    w->contacts.next_cap = cap;
+    w->contacts.count = n;
 }

@@ -100,7 +100,7 @@ static uint32_t *awake_islands(const kyu_world *w) {
 static uint32_t island_key(const draw_ctx *x, uint32_t i) {
     const body_store *s = &x->w->bodies;
     if (s->awake[i]) return uf_find(x->root, i);
-    const sleep_island *isl = &x->w->islands[s->island[i]];
+    const sleep_island *isl = &x->w->islands.list[s->island[i]];
     return isl->body_count > 0 ? isl->bodies[0] : i;
 }
 
@@ -244,8 +244,8 @@ static void draw_collider(const draw_ctx *x, const collider *c) {
 
 static void layer_shapes(const draw_ctx *x) {
     const kyu_world *w = x->w;
-    for (int k = 0; k < w->collider_high; k++)
-        if (w->colliders[k].alive) draw_collider(x, &w->colliders[k]);
+    for (int k = 0; k < w->colliders.high; k++)
+        if (w->colliders.list[k].alive) draw_collider(x, &w->colliders.list[k]);
     if (!x->d->draw_sphere) return;
     const body_store *s = &w->bodies;
     for (int i = 0; i < s->high; i++)
@@ -263,8 +263,8 @@ static void layer_aabbs(const draw_ctx *x) {
         kyu_box b = axis_box(s->pos[i], (vec3s){{s->radius[i], s->radius[i], s->radius[i]}});
         box(x, &b, col_aabb);
     }
-    for (int k = 0; k < w->collider_high; k++) {
-        const collider *c = &w->colliders[k];
+    for (int k = 0; k < w->colliders.high; k++) {
+        const collider *c = &w->colliders.list[k];
         if (!c->alive || c->type == KYU_SHAPE_PLANE) continue; // unbounded
         aabb a;
         kyu_shape_world_bounds(c, c->box.center, &a);
@@ -369,16 +369,16 @@ static int same_event(const kyu_contact_event *e, const contact *c) {
 // step emits begin events in contact key order.
 static int pair_is_new(const kyu_world *w, const contact *c) {
     uint64_t key = (uint64_t)c->a << 32 | c->b;
-    int lo = w->begin_first, hi = w->begin_count; // the last step's, in key order
+    int lo = w->events.begin_first, hi = w->events.begin_count; // the last step's, in key order
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (event_key(&w->begin_events[mid]) < key)
+        if (event_key(&w->events.begin[mid]) < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < w->begin_count && event_key(&w->begin_events[lo]) == key &&
-           same_event(&w->begin_events[lo], c);
+    return lo < w->events.begin_count && event_key(&w->events.begin[lo]) == key &&
+           same_event(&w->events.begin[lo], c);
 }
 
 static void draw_pair(const draw_ctx *x, const contact *c) {
@@ -474,7 +474,7 @@ kyu_status kyu_world_draw(const kyu_world *w, const kyu_debug_draw *d) {
     if (f & KYU_DRAW_PAIRS) each_touching(&x, draw_pair);
     if (f & KYU_DRAW_CONTACTS) each_touching(&x, draw_contact);
     if (f & KYU_DRAW_IMPACTS)
-        for (int k = 0; k < w->impact_count; k++) draw_impact(&x, &w->impact_events[k]);
+        for (int k = 0; k < w->events.impact_count; k++) draw_impact(&x, &w->events.impacts[k]);
     if (f & KYU_DRAW_VELOCITIES) layer_velocities(&x);
     if (f & KYU_DRAW_ORIENTATION) layer_orientation(&x);
     kyu_free(x.root);

@@ -29,7 +29,7 @@ static float contact_geometry(const kyu_world *w, const contact *c, vec3s *n) {
     const body_store *s = &w->bodies;
     vec3s pa = s->pos[c->a];
     if (is_collider(c->b)) {
-        const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
+        const collider *col = &w->colliders.list[c->b & ~KYU_COLLIDER_BIT];
         float gap = kyu_collider_distance(col, pa, s->radius[c->a], 0.0f, w->def.fixed_dt, n);
         if (col->type == KYU_SHAPE_BOX && gap < -s->radius[c->a] && glms_vec3_norm2(c->normal) > 0.5f) {
             *n = c->normal;
@@ -57,7 +57,7 @@ float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal) {
 }
 
 static vec3s other_velocity(const kyu_world *w, uint32_t b) {
-    if (is_collider(b)) return w->colliders[b & ~KYU_COLLIDER_BIT].velocity;
+    if (is_collider(b)) return w->colliders.list[b & ~KYU_COLLIDER_BIT].velocity;
     return w->bodies.vel[b];
 }
 
@@ -88,7 +88,7 @@ static void apply(kyu_world *w, const contact *c, vec3s impulse) {
 // arithmetic is the one kyu had before spin (fixed_rotation bodies step bit for bit as they did).
 static int contact_spins(const kyu_world *w, const contact *c) {
     if (w->bodies.inv_inertia[c->a] > 0.0f) return 1;
-    if (is_collider(c->b)) return kyu_collider_spins(&w->colliders[c->b & ~KYU_COLLIDER_BIT]);
+    if (is_collider(c->b)) return kyu_collider_spins(&w->colliders.list[c->b & ~KYU_COLLIDER_BIT]);
     return w->bodies.inv_inertia[c->b] > 0.0f;
 }
 
@@ -155,7 +155,7 @@ static void solve_spin(kyu_world *w, contact *c) {
     body_store *s = &w->bodies;
     uint32_t a = c->a, b = c->b;
     int col = is_collider(b);
-    const collider *cb = col ? &w->colliders[b & ~KYU_COLLIDER_BIT] : NULL;
+    const collider *cb = col ? &w->colliders.list[b & ~KYU_COLLIDER_BIT] : NULL;
     vec3s n = c->normal;
     float ra = s->radius[a], rb = col ? 0.0f : s->radius[b];
     float ia = s->inv_mass[a], ib = col ? 0.0f : s->inv_mass[b];
@@ -222,8 +222,8 @@ static int solve_one(kyu_world *w, contact *c) {
 }
 
 static int domain_of(const kyu_world *w, const contact *c) {
-    int da = w->slab[c->a];
-    return is_collider(c->b) || w->slab[c->b] == da ? da : KYU_SOLVE_DOMAINS;
+    int da = w->solver.slab[c->a];
+    return is_collider(c->b) || w->solver.slab[c->b] == da ? da : KYU_SOLVE_DOMAINS;
 }
 
 // ---- domains: the solves run slab by slab in parallel, then the pairs across slabs -------------
@@ -247,10 +247,10 @@ static void span_task(int begin, int end, int worker, void *ctx) {
         // In locals, stored once: slices of two workers share cache lines in x (false sharing made
         // this the costliest task of a 2-worker GAS step).
         float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (int k = kyu_slice_start(w->active_count, x->slices, sl);
-             k < kyu_slice_start(w->active_count, x->slices, sl + 1); k++)
+        for (int k = kyu_slice_start(w->step.active_count, x->slices, sl);
+             k < kyu_slice_start(w->step.active_count, x->slices, sl + 1); k++)
             for (int d = 0; d < 3; d++) {
-                float p = w->bodies.pos[w->active[k]].raw[d];
+                float p = w->bodies.pos[w->step.active[k]].raw[d];
                 lo[d] = kyu_minf(lo[d], p), hi[d] = kyu_maxf(hi[d], p);
             }
         memcpy(x->lo[sl], lo, sizeof lo);
@@ -263,11 +263,11 @@ static void slab_task(int begin, int end, int worker, void *ctx) {
     const partition_ctx *x = ctx;
     kyu_world *w = x->w;
     for (int k = begin; k < end; k++) {
-        uint32_t i = w->active[k];
+        uint32_t i = w->step.active[k];
         float f = (w->bodies.pos[i].raw[x->axis] - x->base) * x->scale; // clamped before the conversion
-        w->slab[i] = (uint8_t)(!(f >= 0.0f)                    ? 0
-                               : f >= (float)KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1
-                                                               : (int)f);
+        w->solver.slab[i] = (uint8_t)(!(f >= 0.0f)                    ? 0
+                                      : f >= (float)KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1
+                                                                      : (int)f);
     }
 }
 
@@ -277,9 +277,9 @@ static void count_domains_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     for (int sl = begin; sl < end; sl++) {
         int at[KYU_SOLVE_DOMAINS + 1] = {0}; // counted in a local (see span_task)
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
-             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
-            at[domain_of(w, &w->contacts[i])]++;
+        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++)
+            at[domain_of(w, &w->contacts.list[i])]++;
         memcpy(x->at[sl], at, sizeof at);
     }
 }
@@ -291,9 +291,9 @@ static void place_domains_task(int begin, int end, int worker, void *ctx) {
     for (int sl = begin; sl < end; sl++) {
         int at[KYU_SOLVE_DOMAINS + 1];
         memcpy(at, x->at[sl], sizeof at); // advanced in a local (see span_task)
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
-             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++)
-            w->solve_order[at[domain_of(w, &w->contacts[i])]++] = i;
+        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++)
+            w->solver.order[at[domain_of(w, &w->contacts.list[i])]++] = i;
     }
 }
 
@@ -313,26 +313,26 @@ static void height_order_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     for (int d = begin; d < end; d++) {
-        int first = w->solve_start[d], last = w->solve_start[d + 1];
+        int first = w->solver.start[d], last = w->solver.start[d + 1];
         if (last - first < 2) continue;
         float lo = INFINITY, hi = -INFINITY;
         for (int k = first; k < last; k++) {
-            float h = contact_height(w, &w->contacts[w->solve_order[k]]);
+            float h = contact_height(w, &w->contacts.list[w->solver.order[k]]);
             lo = kyu_minf(lo, h), hi = kyu_maxf(hi, h);
         }
         float scale = hi > lo ? (float)(HEIGHT_BANDS - 1) / (hi - lo) : 0.0f;
         int count[HEIGHT_BANDS + 1] = {0};
         for (int k = first; k < last; k++) {
-            float f = (contact_height(w, &w->contacts[w->solve_order[k]]) - lo) * scale;
-            w->solve_tmp[k] = !(f >= 0.0f)               ? 0
-                              : f >= (float)HEIGHT_BANDS ? HEIGHT_BANDS - 1
-                                                         : (int)f; // its band
-            count[w->solve_tmp[k] + 1]++;
+            float f = (contact_height(w, &w->contacts.list[w->solver.order[k]]) - lo) * scale;
+            w->solver.tmp[k] = !(f >= 0.0f)               ? 0
+                               : f >= (float)HEIGHT_BANDS ? HEIGHT_BANDS - 1
+                                                          : (int)f; // its band
+            count[w->solver.tmp[k] + 1]++;
         }
         for (int b = 0; b < HEIGHT_BANDS; b++) count[b + 1] += count[b];
-        int *out = w->solve_tmp + w->contact_count + 1; // the scratch's second half: the order
-        for (int k = first; k < last; k++) out[first + count[w->solve_tmp[k]]++] = w->solve_order[k];
-        memcpy(w->solve_order + first, out + first, (size_t)(last - first) * sizeof *out);
+        int *out = w->solver.tmp + w->contacts.count + 1; // the scratch's second half: the order
+        for (int k = first; k < last; k++) out[first + count[w->solver.tmp[k]]++] = w->solver.order[k];
+        memcpy(w->solver.order + first, out + first, (size_t)(last - first) * sizeof *out);
     }
 }
 
@@ -341,10 +341,10 @@ static void height_order_task(int begin, int end, int worker, void *ctx) {
 // any other to the boundary. Two slabs never write the same body, so they can be solved at once.
 // Within a domain the contacts keep their order. Every pass runs in parallel, in fixed slices.
 static int partition(kyu_world *w) {
-    if (RESERVE(w->solve_order, w->solve_order_cap, w->contact_count + 1)) return -1;
+    if (RESERVE(w->solver.order, w->solver.order_cap, w->contacts.count + 1)) return -1;
     partition_ctx ctx, *x = &ctx; // about 4 KB of the stepping thread's stack
     x->w = w;
-    x->slices = kyu_slice_count(w->active_count);
+    x->slices = kyu_slice_count(w->step.active_count);
     kyu_parallel_for(w, x->slices, 1, span_task, x);
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int sl = 0; sl < x->slices; sl++)
@@ -360,10 +360,10 @@ static int partition(kyu_world *w) {
     if (x->axis < 0) x->axis = 0;
     x->base = lo[x->axis];
     x->scale = hi[x->axis] > lo[x->axis] ? (float)KYU_SOLVE_DOMAINS / (hi[x->axis] - lo[x->axis]) : 0.0f;
-    kyu_parallel_for(w, w->active_count, 4096, slab_task, x);
-    x->slices = kyu_slice_count(w->contact_count);
+    kyu_parallel_for(w, w->step.active_count, 4096, slab_task, x);
+    x->slices = kyu_slice_count(w->contacts.count);
     kyu_parallel_for(w, x->slices, 1, count_domains_task, x);
-    int *start = w->solve_start, total = 0;
+    int *start = w->solver.start, total = 0;
     for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) { // domain by domain, slice by slice
         start[d] = total;
         for (int sl = 0; sl < x->slices; sl++) {
@@ -375,7 +375,7 @@ static int partition(kyu_world *w) {
     start[KYU_SOLVE_DOMAINS + 1] = total;
     kyu_parallel_for(w, x->slices, 1, place_domains_task, x);
     if (w->gravity_on) {
-        if (RESERVE(w->solve_tmp, w->solve_tmp_cap, 2 * (w->contact_count + 1))) return -1;
+        if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 2 * (w->contacts.count + 1))) return -1;
         kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, height_order_task, w);
     }
     return 0;
@@ -396,8 +396,8 @@ static void domain_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = p->w;
     for (int d = begin; d < end; d++) {
         int moved = 0;
-        for (int k = w->solve_start[d]; k < w->solve_start[d + 1]; k++)
-            moved |= p->fn(w, &w->contacts[w->solve_order[k]]);
+        for (int k = w->solver.start[d]; k < w->solver.start[d + 1]; k++)
+            moved |= p->fn(w, &w->contacts.list[w->solver.order[k]]);
         p->moved[d] = moved;
     }
 }
@@ -406,7 +406,7 @@ static void domain_task(int begin, int end, int worker, void *ctx) {
 // Returns whether it moved a body.
 static int domain_pass_run(kyu_world *w, contact_fn *fn) {
     domain_pass p = {.w = w, .fn = fn};
-    if (w->contact_count >= 4096)
+    if (w->contacts.count >= 4096)
         kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, domain_task, &p);
     else
         domain_task(0, KYU_SOLVE_DOMAINS, 0, &p);
@@ -442,9 +442,9 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = x->w;
     float dt = w->def.fixed_dt, rest = kyu_rest_speed(w);
     for (int sl = begin; sl < end; sl++)
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
-             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
-            contact *c = &w->contacts[i];
+        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++) {
+            contact *c = &w->contacts.list[i];
             c->gap = contact_geometry(w, c, &c->normal);
             vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
             float vn = glms_vec3_dot(vrel, c->normal),
@@ -465,11 +465,12 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
 }
 
 void kyu_contacts_classify(kyu_world *w) {
-    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
+    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contacts.count)};
     kyu_parallel_for(w, x.slices, 1, classify_task, &x);
-    for (int k = 0; k < w->active_count; k++) w->cache_run[w->active[k]] = -1;
-    for (int i = 0; i < w->contact_count; i++)
-        if (i == 0 || w->contacts[i - 1].a != w->contacts[i].a) w->cache_run[w->contacts[i].a] = i;
+    for (int k = 0; k < w->step.active_count; k++) w->contacts.run[w->step.active[k]] = -1;
+    for (int i = 0; i < w->contacts.count; i++)
+        if (i == 0 || w->contacts.list[i - 1].a != w->contacts.list[i].a)
+            w->contacts.run[w->contacts.list[i].a] = i;
 }
 
 // Whether pair (a, b) (either order; b may be a collider) is one the solver holds this step: a
@@ -479,8 +480,8 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b) {
         uint32_t t = a;
         a = b, b = t;
     }
-    for (int k = w->cache_run[a]; k >= 0 && k < w->contact_count && w->contacts[k].a == a; k++)
-        if (w->contacts[k].b == b) return !w->contacts[k].skip;
+    for (int k = w->contacts.run[a]; k >= 0 && k < w->contacts.count && w->contacts.list[k].a == a; k++)
+        if (w->contacts.list[k].b == b) return !w->contacts.list[k].skip;
     return 0;
 }
 
@@ -524,8 +525,8 @@ static void gravity_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     for (int k = begin; k < end; k++) {
-        uint32_t i = w->active[k];
-        w->accel[i] = glms_vec3_scale(w->def.gravity, w->bodies.gravity_scale[i]);
+        uint32_t i = w->step.active[k];
+        w->step.accel[i] = glms_vec3_scale(w->def.gravity, w->bodies.gravity_scale[i]);
     }
 }
 
@@ -533,30 +534,31 @@ static void take_back_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     for (int k = begin; k < end; k++) {
-        uint32_t i = w->active[k];
-        w->bodies.vel[i] = glms_vec3_sub(w->bodies.vel[i], glms_vec3_scale(w->accel[i], w->def.fixed_dt));
+        uint32_t i = w->step.active[k];
+        w->bodies.vel[i] =
+            glms_vec3_sub(w->bodies.vel[i], glms_vec3_scale(w->step.accel[i], w->def.fixed_dt));
     }
 }
 
 // A contact that pushed holds both its bodies: their gravity stays in the velocity.
 static int support_one(kyu_world *w, contact *c) {
     if (c->skip || !(c->jn > 0.0f)) return 0;
-    w->accel[c->a] = glms_vec3_zero();
-    if (!is_collider(c->b)) w->accel[c->b] = glms_vec3_zero();
+    w->step.accel[c->a] = glms_vec3_zero();
+    if (!is_collider(c->b)) w->step.accel[c->b] = glms_vec3_zero();
     return 0;
 }
 
 // Runs after kyu_contacts_solve_velocities, on its domains (the contacts have not changed).
 void kyu_contacts_mark_supported(kyu_world *w) {
-    kyu_parallel_for(w, w->active_count, 4096, gravity_task, w);
+    kyu_parallel_for(w, w->step.active_count, 4096, gravity_task, w);
     domain_pass_run(w, support_one);
-    kyu_parallel_for(w, w->active_count, 4096, take_back_task, w);
+    kyu_parallel_for(w, w->step.active_count, 4096, take_back_task, w);
 }
 
 static void fill(const kyu_world *w, contact *c) {
     const body_store *s = &w->bodies;
     c->ga = s->generation[c->a];
-    c->gb = is_collider(c->b) ? w->colliders[c->b & ~KYU_COLLIDER_BIT].generation : s->generation[c->b];
+    c->gb = is_collider(c->b) ? w->colliders.list[c->b & ~KYU_COLLIDER_BIT].generation : s->generation[c->b];
 }
 
 // The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
@@ -584,15 +586,16 @@ static uint8_t candidate_flags(const kyu_world *w, uint32_t a, uint32_t b, int h
 }
 
 static int end_event(kyu_world *w, const contact *c) {
-    return kyu_event_push(&w->end_events, &w->end_count, &w->end_cap, kyu_contact_event_of(w, c));
+    return kyu_event_push(&w->events.end, &w->events.end_count, &w->events.end_cap,
+                          kyu_contact_event_of(w, c));
 }
 
 // The first of last step's contacts (sorted by key) whose body a is not below slot a.
 static int first_contact_of(const kyu_world *w, uint32_t a) {
-    int lo = 0, hi = w->contact_count;
+    int lo = 0, hi = w->contacts.count;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (w->contacts[mid].a < a)
+        if (w->contacts.list[mid].a < a)
             lo = mid + 1;
         else
             hi = mid;
@@ -610,30 +613,30 @@ static void count_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     if (begin >= end) return; // a job system may hand out an empty range
-    int o = first_contact_of(w, w->active[begin]);
+    int o = first_contact_of(w, w->step.active[begin]);
     for (int k = begin; k < end; k++) {
-        uint32_t a = w->active[k];
-        KYU_ASSERT(k == 0 || w->active[k - 1] < a); // the merges need key order
+        uint32_t a = w->step.active[k];
+        KYU_ASSERT(k == 0 || w->step.active[k - 1] < a); // the merges need key order
         int n = 0;
-        for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+        for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);)
             if (it.partner > a) {
                 *it.hit |= candidate_flags(w, a, it.partner, *it.hit & PAIR_HIT);
                 n += (*it.hit & PAIR_KEPT) != 0;
             }
-        w->find.count[k] = n;
-        for (; o < w->contact_count && w->contacts[o].a < a; o++) {
+        w->step.find.count[k] = n;
+        for (; o < w->contacts.count && w->contacts.list[o].a < a; o++) {
         } // a body no longer active
         int run = o;
-        for (; o < w->contact_count && w->contacts[o].a == a; o++) {
+        for (; o < w->contacts.count && w->contacts.list[o].a == a; o++) {
         }
-        w->find.run_start[a] = o > run ? run : -1;
-        w->find.offset[k] = o - run;
+        w->step.find.run_start[a] = o > run ? run : -1;
+        w->step.find.offset[k] = o - run;
     }
 }
 
 // Whether old contact o is still in body a's run (o = -1: a had none).
 static int in_run(const kyu_world *w, int o, uint32_t a) {
-    return o >= 0 && o < w->contact_count && w->contacts[o].a == a;
+    return o >= 0 && o < w->contacts.count && w->contacts.list[o].a == a;
 }
 
 // Pass two: body k's kept contacts, in key order, into their place in contacts_new (any split, same
@@ -642,14 +645,14 @@ static int in_run(const kyu_world *w, int o, uint32_t a) {
 // serial report visits only bodies that have some.
 static void fill_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
-    uint64_t *later = w->worker_scratch[worker];
+    uint64_t *later = w->step.worker_scratch[worker];
     for (int k = begin; k < end; k++) {
-        uint32_t a = w->active[k];
+        uint32_t a = w->step.active[k];
         int n = 0;
-        for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+        for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);)
             if (it.partner > a && (*it.hit & PAIR_KEPT))
                 later[n++] = (uint64_t)it.partner << 1 | ((*it.hit & PAIR_TOUCHING) != 0);
-        KYU_ASSERT(n == w->find.count[k]);
+        KYU_ASSERT(n == w->step.find.count[k]);
         for (int i = 1; i < n; i++) // insertion sort: a body has a handful of partners
             for (int j = i; j > 0 && later[j - 1] > later[j]; j--) {
                 uint64_t t = later[j];
@@ -658,8 +661,8 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             }
         // Last step's contacts of a (a run of the old cache, also sorted by partner): a pair kept
         // carries its impulses and its normal (the normal decides the gap of a centre in a box).
-        contact *out = w->contacts_new + w->find.offset[k];
-        int o = w->find.run_start[a], events = 0;
+        contact *out = w->contacts.next + w->step.find.offset[k];
+        int o = w->step.find.run_start[a], events = 0;
         for (int i = 0; i < n; i++) {
             contact *c = &out[i];
             memset(c, 0, sizeof *c);
@@ -667,9 +670,10 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             c->b = (uint32_t)(later[i] >> 1);
             c->sensor = (uint8_t)kyu_pair_is_sensor(w, a, c->b);
             c->touching = (uint8_t)(later[i] & 1);
-            for (; in_run(w, o, a) && w->contacts[o].b < c->b; o++) events += w->contacts[o].touching;
-            if (in_run(w, o, a) && w->contacts[o].b == c->b) {
-                const contact *old = &w->contacts[o++];
+            for (; in_run(w, o, a) && w->contacts.list[o].b < c->b; o++)
+                events += w->contacts.list[o].touching;
+            if (in_run(w, o, a) && w->contacts.list[o].b == c->b) {
+                const contact *old = &w->contacts.list[o++];
                 c->mark = old->touching;
                 c->jn = old->jn;
                 c->jt = old->jt;
@@ -680,82 +684,84 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
             fill(w, c);
             events += c->touching != c->mark;
         }
-        for (; in_run(w, o, a); o++) events += w->contacts[o].touching;
-        w->find.count[k] = events;
+        for (; in_run(w, o, a); o++) events += w->contacts.list[o].touching;
+        w->step.find.count[k] = events;
     }
 }
 
 // Body a's begins and ends in key order: its kept contacts (new) merged with its run of last step's
 // (old). A contact of last step whose key is passed without a match has ended.
 static int report_body(kyu_world *w, uint32_t a, const contact *c, int n) {
-    int o = w->find.run_start[a];
+    int o = w->step.find.run_start[a];
     for (int i = 0; i < n; i++, c++) {
-        for (; in_run(w, o, a) && w->contacts[o].b < c->b; o++)
-            if (w->contacts[o].touching && end_event(w, &w->contacts[o])) return -1;
-        if (in_run(w, o, a) && w->contacts[o].b == c->b) o++;
+        for (; in_run(w, o, a) && w->contacts.list[o].b < c->b; o++)
+            if (w->contacts.list[o].touching && end_event(w, &w->contacts.list[o])) return -1;
+        if (in_run(w, o, a) && w->contacts.list[o].b == c->b) o++;
         if (c->touching && !c->mark &&
-            kyu_event_push(&w->begin_events, &w->begin_count, &w->begin_cap, kyu_contact_event_of(w, c)))
+            kyu_event_push(&w->events.begin, &w->events.begin_count, &w->events.begin_cap,
+                           kyu_contact_event_of(w, c)))
             return -1;
         if (!c->touching && c->mark && end_event(w, c)) return -1;
     }
     for (; in_run(w, o, a); o++)
-        if (w->contacts[o].touching && end_event(w, &w->contacts[o])) return -1;
+        if (w->contacts.list[o].touching && end_event(w, &w->contacts.list[o])) return -1;
     return 0;
 }
 
 static int find_contacts(kyu_world *w) {
     // Each body's kept partners after it, in key order: the new contacts come out sorted by (a, b).
     // The island pass's per-slot record is free until the end of the step: it holds the old runs.
-    kyu_parallel_for(w, w->active_count, 1024, count_task, w);
+    kyu_parallel_for(w, w->step.active_count, 1024, count_task, w);
     int total = 0, most = 0, old = 0;
-    for (int k = 0; k < w->active_count; k++) {
-        old += w->find.offset[k];
-        w->find.offset[k] = total;
-        total += w->find.count[k];
-        if (w->find.count[k] > most) most = w->find.count[k];
+    for (int k = 0; k < w->step.active_count; k++) {
+        old += w->step.find.offset[k];
+        w->step.find.offset[k] = total;
+        total += w->step.find.count[k];
+        if (w->step.find.count[k] > most) most = w->step.find.count[k];
     }
-    int64_t budget = (int64_t)w->def.contact_capacity_per_body * w->active_count + 4096;
+    int64_t budget = (int64_t)w->def.contact_capacity_per_body * w->step.active_count + 4096;
     if (total > budget) return KYU_FAIL_CONTACTS; // before the memory is spent
-    if (RESERVE(w->contacts_new, w->contact_new_cap, total + 1)) return -1;
+    if (RESERVE(w->contacts.next, w->contacts.next_cap, total + 1)) return -1;
     for (int i = 0; i < w->def.worker_count; i++)
-        if (RESERVE(w->worker_scratch[i], w->worker_scratch_cap[i], most + 1)) return -1;
-    kyu_parallel_for(w, w->active_count, 256, fill_task, w);
+        if (RESERVE(w->step.worker_scratch[i], w->step.worker_scratch_cap[i], most + 1)) return -1;
+    kyu_parallel_for(w, w->step.active_count, 256, fill_task, w);
     // Begins and ends in key order, body by body (keys are (a, b)), only where fill_task counted
     // some. Every contact of last step is an active body's: a body that fell asleep took its
     // contacts to its island, a removed body's left the cache at the start of the step.
-    KYU_ASSERT(old == w->contact_count);
+    KYU_ASSERT(old == w->contacts.count);
     (void)old;
-    for (int k = 0; k < w->active_count; k++) {
-        if (w->find.count[k] == 0) continue;
-        int n = (k + 1 < w->active_count ? w->find.offset[k + 1] : total) - w->find.offset[k];
-        if (report_body(w, w->active[k], w->contacts_new + w->find.offset[k], n)) return -1;
+    for (int k = 0; k < w->step.active_count; k++) {
+        if (w->step.find.count[k] == 0) continue;
+        int n = (k + 1 < w->step.active_count ? w->step.find.offset[k + 1] : total) - w->step.find.offset[k];
+        if (report_body(w, w->step.active[k], w->contacts.next + w->step.find.offset[k], n)) return -1;
     }
-    w->contact_new_count = total;
-    kyu_contacts_swap(w, w->contact_new_count);
-    w->stats.contacts = w->contact_count;
+    w->contacts.next_count = total;
+    kyu_contacts_swap(w, w->contacts.next_count);
+    w->stats.contacts = w->contacts.count;
     return 0;
 }
 
 int kyu_contacts_find(kyu_world *w) {
     size_t slots = (size_t)w->bodies.high;
-    w->find.run_start = kyu_arena_take(&w->arena, slots * sizeof *w->find.run_start);
-    w->find.offset = kyu_arena_take(&w->arena, slots * sizeof *w->find.offset);
-    w->find.count = kyu_arena_take(&w->arena, slots * sizeof *w->find.count);
+    w->step.find.run_start = kyu_arena_take(&w->step.arena, slots * sizeof *w->step.find.run_start);
+    w->step.find.offset = kyu_arena_take(&w->step.arena, slots * sizeof *w->step.find.offset);
+    w->step.find.count = kyu_arena_take(&w->step.arena, slots * sizeof *w->step.find.count);
     int failed = find_contacts(w);
-    kyu_arena_reset(&w->arena);
-    w->find.run_start = w->find.offset = w->find.count = NULL;
+    kyu_arena_reset(&w->step.arena);
+    w->step.find.run_start = w->step.find.offset = w->step.find.count = NULL;
     return failed;
 }
 
 // Whether both sides of a contact still exist. Removing a body or a collider only counts it
-// (w->removed): its contacts stay where they are until kyu_contacts_purge at the start of the next
+// (w->contacts.removed): its contacts stay where they are until kyu_contacts_purge at the start of the next
 // step, so every reader in between (kyu_body_get_contacts, the debug draw) asks this first.
 int kyu_contact_live(const kyu_world *w, const contact *c) {
     const body_store *s = &w->bodies;
     if (c->a >= (uint32_t)s->high || !s->alive[c->a] || s->generation[c->a] != c->ga) return 0;
     if (is_collider(c->b)) {
         uint32_t k = c->b & ~KYU_COLLIDER_BIT;
-        return k < (uint32_t)w->collider_high && w->colliders[k].alive && w->colliders[k].generation == c->gb;
+        return k < (uint32_t)w->colliders.high && w->colliders.list[k].alive &&
+               w->colliders.list[k].generation == c->gb;
     }
     return c->b < (uint32_t)s->high && s->alive[c->b] && s->generation[c->b] == c->gb;
 }
@@ -766,18 +772,18 @@ int kyu_contact_live(const kyu_world *w, const contact *c) {
 // outside it (kyu_islands_update), so after the woken contacts are merged every such contact is in
 // the cache: one pass over it, however many were removed.
 int kyu_contacts_purge(kyu_world *w) {
-    if (w->removed == 0) return 0;
+    if (w->contacts.removed == 0) return 0;
     if (kyu_islands_flush_woken(w)) return -1;
     int n = 0;
-    for (int i = 0; i < w->contact_count; i++) {
-        const contact *c = &w->contacts[i];
+    for (int i = 0; i < w->contacts.count; i++) {
+        const contact *c = &w->contacts.list[i];
         if (kyu_contact_live(w, c))
-            w->contacts[n++] = *c;
+            w->contacts.list[n++] = *c;
         else if (c->touching && end_event(w, c))
             return -1;
     }
-    w->contact_count = n;
-    w->removed = 0;
+    w->contacts.count = n;
+    w->contacts.removed = 0;
     return 0;
 }
 
@@ -792,20 +798,20 @@ static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
     if (!kyu_pair_allowed(w, c.a, c.b)) return 0;
     c.gap = contact_geometry(w, &c, &c.normal);
     if (!(c.gap < kyu_pair_margin(w, c.a, c.b))) return 0;
-    int lo = 0, hi = w->contact_count; // already kept (a teleported body's old pairs stay)
+    int lo = 0, hi = w->contacts.count; // already kept (a teleported body's old pairs stay)
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        const contact *m = &w->contacts[mid];
+        const contact *m = &w->contacts.list[mid];
         if (m->a < c.a || (m->a == c.a && m->b < c.b))
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < w->contact_count && w->contacts[lo].a == c.a && w->contacts[lo].b == c.b) return 0;
+    if (lo < w->contacts.count && w->contacts.list[lo].a == c.a && w->contacts.list[lo].b == c.b) return 0;
     c.sensor = (uint8_t)kyu_pair_is_sensor(w, c.a, c.b);
     fill(w, &c);
-    if (RESERVE(w->woken, w->woken_cap, w->woken_count + 1)) return -1;
-    w->woken[w->woken_count++] = c;
+    if (RESERVE(w->islands.woken, w->islands.woken_cap, w->islands.woken_count + 1)) return -1;
+    w->islands.woken[w->islands.woken_count++] = c;
     return 0;
 }
 
@@ -813,19 +819,19 @@ static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
 // a ball created on the floor is held by it (and its friction acts) from its first step. Runs at
 // the start of the step, when the woken list is empty: the new pairs go through it into the cache.
 int kyu_contacts_add_fresh(kyu_world *w) {
-    if (w->fresh_count == 0) return 0;
+    if (w->contacts.fresh_count == 0) return 0;
     const body_store *s = &w->bodies;
-    int first = w->woken_count, failed = 0;
+    int first = w->islands.woken_count, failed = 0;
     int64_t budget = (int64_t)w->def.contact_capacity_per_body * w->bodies.count + 4096;
-    for (int k = 0; k < w->fresh_count && !failed; k++) {
-        if (w->woken_count - first > budget) { // checked before more memory is spent
-            w->woken_count = first;
+    for (int k = 0; k < w->contacts.fresh_count && !failed; k++) {
+        if (w->islands.woken_count - first > budget) { // checked before more memory is spent
+            w->islands.woken_count = first;
             return KYU_FAIL_CONTACTS;
         }
-        uint32_t f = w->fresh[k];
+        uint32_t f = w->contacts.fresh[k];
         if (f >= (uint32_t)s->high || !s->alive[f] || !s->awake[f]) continue;
-        for (int i = 0; i < w->collider_high && !failed; i++)
-            if (w->colliders[i].alive) failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i);
+        for (int i = 0; i < w->colliders.high && !failed; i++)
+            if (w->colliders.list[i].alive) failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i);
         const uint32_t *near = NULL;
         int n = failed ? 0 : kyu_query_bodies_near(w, s->pos[f], s->radius[f] + kyu_body_margin(w, f), &near);
         if (n < 0) failed = 1;
@@ -833,33 +839,34 @@ int kyu_contacts_add_fresh(kyu_world *w) {
             if (near[j] != f && s->awake[near[j]]) failed = stage_fresh(w, f, near[j]);
     }
     if (failed) {
-        w->woken_count = first;
+        w->islands.woken_count = first;
         return -1;
     }
     // The query grid built for a burst of new bodies (a scene's first step) is not kept: it would
     // stay resident as large as the broadphase. A trickle (a bullet a frame) keeps it for the next.
-    if (w->fresh_count > w->bodies.count / 8) kyu_query_free(w);
-    w->fresh_count = 0;
-    if (w->woken_count == first) return kyu_islands_flush_woken(w); // none (and maybe no array)
+    if (w->contacts.fresh_count > w->bodies.count / 8) kyu_query_free(w);
+    w->contacts.fresh_count = 0;
+    if (w->islands.woken_count == first) return kyu_islands_flush_woken(w); // none (and maybe no array)
     // Two fresh bodies found their pair twice: keep one.
-    kyu_contacts_sort(w->woken + first, w->woken_count - first);
+    kyu_contacts_sort(w->islands.woken + first, w->islands.woken_count - first);
     int n = first;
-    for (int i = first; i < w->woken_count; i++)
-        if (n == first || w->woken[i].a != w->woken[n - 1].a || w->woken[i].b != w->woken[n - 1].b)
-            w->woken[n++] = w->woken[i];
-    w->woken_count = n;
+    for (int i = first; i < w->islands.woken_count; i++)
+        if (n == first || w->islands.woken[i].a != w->islands.woken[n - 1].a ||
+            w->islands.woken[i].b != w->islands.woken[n - 1].b)
+            w->islands.woken[n++] = w->islands.woken[i];
+    w->islands.woken_count = n;
     return kyu_islands_flush_woken(w);
 }
 
 // Calls visit for every live contact: the cache, the islands woken since the last step, and the
 // sleeping islands. The one walk over every contact list, for readers outside the step.
 void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ctx) {
-    for (int k = 0; k < w->contact_count; k++)
-        if (kyu_contact_live(w, &w->contacts[k])) visit(w, &w->contacts[k], ctx);
-    for (int k = 0; k < w->woken_count; k++)
-        if (kyu_contact_live(w, &w->woken[k])) visit(w, &w->woken[k], ctx);
-    for (int id = 0; id < w->island_high; id++) {
-        const sleep_island *isl = &w->islands[id];
+    for (int k = 0; k < w->contacts.count; k++)
+        if (kyu_contact_live(w, &w->contacts.list[k])) visit(w, &w->contacts.list[k], ctx);
+    for (int k = 0; k < w->islands.woken_count; k++)
+        if (kyu_contact_live(w, &w->islands.woken[k])) visit(w, &w->islands.woken[k], ctx);
+    for (int id = 0; id < w->islands.high; id++) {
+        const sleep_island *isl = &w->islands.list[id];
         if (isl->body_count == 0) continue;
         uint32_t b0 = isl->bodies[0]; // a freed record's bodies are awake or in another record
         if (!w->bodies.alive[b0] || w->bodies.awake[b0] || w->bodies.island[b0] != (uint32_t)id) continue;
@@ -871,8 +878,8 @@ void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ct
 static int push_out(kyu_world *w, contact *c) {
     if (c->sensor) return 0;
     body_store *s = &w->bodies;
-    if (is_collider(c->b) && w->colliders[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) {
-        const collider *col = &w->colliders[c->b & ~KYU_COLLIDER_BIT];
+    if (is_collider(c->b) && w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) {
+        const collider *col = &w->colliders.list[c->b & ~KYU_COLLIDER_BIT];
         vec3s p =
             kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a], kyu_body_slop(w, c->a));
         int moved = memcmp(&p, &s->pos[c->a], sizeof p) != 0;
@@ -905,9 +912,9 @@ static void final_gaps_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = x->w;
     for (int sl = begin; sl < end; sl++) {
         float worst = 0.0f;
-        for (int i = kyu_slice_start(w->contact_count, x->slices, sl);
-             i < kyu_slice_start(w->contact_count, x->slices, sl + 1); i++) {
-            contact *c = &w->contacts[i];
+        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++) {
+            contact *c = &w->contacts.list[i];
             c->gap = contact_geometry(w, c, &c->normal);
             if (!c->sensor && -c->gap > worst) worst = -c->gap;
         }
@@ -919,7 +926,7 @@ int kyu_contacts_escape(kyu_world *w) {
     if (partition(w)) return -1;
     for (int it = 0; it < w->def.solver_iterations; it++)
         if (!domain_pass_run(w, push_out)) break; // nothing moved: neither would a pass after it
-    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contact_count)};
+    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contacts.count)};
     kyu_parallel_for(w, x.slices, 1, final_gaps_task, &x);
     float worst = kyu_islands_max_overlap(w); // the true deepest, asleep or awake
     for (int sl = 0; sl < x.slices; sl++) worst = kyu_maxf(worst, x.worst[sl]);

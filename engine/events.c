@@ -20,7 +20,7 @@ kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c) {
         ev.other = kyu_handle_of(w, c->b, c->gb);
     }
     ev.sensor = c->sensor != 0;
-    ev.step = w->event_step;
+    ev.step = w->events.step;
     return ev;
 }
 
@@ -35,27 +35,27 @@ int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_ev
 // A burst (a pile landing: 100,000 begins in one step) leaves large arrays behind; they give most of
 // it back once a step reports less than half of what they hold.
 int kyu_events_begin_step(kyu_world *w) {
-    if (w->event_step == 0) {
-        SHRINK(w->begin_events, w->begin_cap, w->begin_count);
-        SHRINK(w->end_events, w->end_cap, w->end_count);
-        SHRINK(w->impact_events, w->impact_cap, w->impact_count);
-        w->begin_count = w->end_count = w->impact_count = 0;
+    if (w->events.step == 0) {
+        SHRINK(w->events.begin, w->events.begin_cap, w->events.begin_count);
+        SHRINK(w->events.end, w->events.end_cap, w->events.end_count);
+        SHRINK(w->events.impacts, w->events.impact_cap, w->events.impact_count);
+        w->events.begin_count = w->events.end_count = w->events.impact_count = 0;
     }
-    w->begin_first = w->begin_count;
+    w->events.begin_first = w->events.begin_count;
     return 0;
 }
 
 // An impact of a and b: an event when it is faster than the restitution threshold.
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach, float t) {
     if (!w->def.enable_impact_events || !(approach > w->def.restitution_threshold)) return 0;
-    if (RESERVE(w->impact_events, w->impact_cap, w->impact_count + 1)) return -1;
+    if (RESERVE(w->events.impacts, w->events.impact_cap, w->events.impact_count + 1)) return -1;
     const body_store *s = &w->bodies;
-    kyu_impact_event *ev = &w->impact_events[w->impact_count++];
+    kyu_impact_event *ev = &w->events.impacts[w->events.impact_count++];
     memset(ev, 0, sizeof *ev);
     ev->body = kyu_handle_of(w, a, s->generation[a]);
     if (b & KYU_COLLIDER_BIT) {
         uint32_t k = b & ~KYU_COLLIDER_BIT;
-        ev->collider = (kyu_collider_id){k + 1, w->id, w->colliders[k].generation};
+        ev->collider = (kyu_collider_id){k + 1, w->id, w->colliders.list[k].generation};
     } else {
         ev->other = kyu_handle_of(w, b, s->generation[b]);
     }
@@ -63,21 +63,21 @@ int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float appro
     ev->point = glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a]));
     ev->approach_speed = approach;
     ev->time = t;
-    ev->step = w->event_step;
+    ev->step = w->events.step;
     return 0;
 }
 
 const kyu_contact_event *kyu_world_begin_events(const kyu_world *w, int *count) {
-    if (count) *count = w ? w->begin_count : 0;
-    return w && w->begin_count ? w->begin_events : NULL;
+    if (count) *count = w ? w->events.begin_count : 0;
+    return w && w->events.begin_count ? w->events.begin : NULL;
 }
 
 const kyu_contact_event *kyu_world_end_events(const kyu_world *w, int *count) {
-    if (count) *count = w ? w->end_count : 0;
-    return w && w->end_count ? w->end_events : NULL;
+    if (count) *count = w ? w->events.end_count : 0;
+    return w && w->events.end_count ? w->events.end : NULL;
 }
 
 const kyu_impact_event *kyu_world_impact_events(const kyu_world *w, int *count) {
-    if (count) *count = w ? w->impact_count : 0;
-    return w && w->impact_count ? w->impact_events : NULL;
+    if (count) *count = w ? w->events.impact_count : 0;
+    return w && w->events.impact_count ? w->events.impacts : NULL;
 }

@@ -35,12 +35,12 @@ int kyu_collider_slot(const kyu_world *w, kyu_collider_id id, kyu_status *st) {
         *st = KYU_ERR_FOREIGN_HANDLE;
         return -1;
     }
-    if (id.index1 > (uint32_t)w->collider_high) {
+    if (id.index1 > (uint32_t)w->colliders.high) {
         *st = KYU_ERR_STALE_HANDLE;
         return -1;
     }
     int i = (int)(id.index1 - 1);
-    if (!w->colliders[i].alive || w->colliders[i].generation != id.generation) {
+    if (!w->colliders.list[i].alive || w->colliders.list[i].generation != id.generation) {
         *st = KYU_ERR_STALE_HANDLE;
         return -1;
     }

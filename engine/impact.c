@@ -40,9 +40,10 @@ static impact_event heap_pop(event_heap *h) {
 
 // The earliest queued event of either heap (`later` first on an exact tie: any fixed rule would do).
 static impact_event queue_pop(kyu_world *w) {
-    if (w->now.count > 0 && (w->later.count == 0 || earlier(&w->now.ev[0], &w->later.ev[0])))
-        return heap_pop(&w->now);
-    return heap_pop(&w->later);
+    if (w->impacts.now.count > 0 &&
+        (w->impacts.later.count == 0 || earlier(&w->impacts.now.ev[0], &w->impacts.later.ev[0])))
+        return heap_pop(&w->impacts.now);
+    return heap_pop(&w->impacts.later);
 }
 
 // Moves body i along its path to time t; its velocity becomes the velocity there.
@@ -50,10 +51,10 @@ static void advance(kyu_world *w, uint32_t i, float t) {
     body_store *s = &w->bodies;
     vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t);
     if (s->inv_inertia[i] > 0.0f)
-        s->rot[i] = kyu_quat_turn(s->rot[i], s->ang[i], (t - w->t_body[i]) * w->def.fixed_dt);
+        s->rot[i] = kyu_quat_turn(s->rot[i], s->ang[i], (t - w->step.t_body[i]) * w->def.fixed_dt);
     s->pos[i] = p;
     s->vel[i] = v;
-    w->t_body[i] = t;
+    w->step.t_body[i] = t;
 }
 
 // The next impact of body a with partner b after time tau, if any. A pair that approaches slower
@@ -82,22 +83,22 @@ static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip);
 // A body's new path meets sleeping bodies: their islands wake now and join the step at time tau,
 // at rest, so the collision is resolved in this step.
 static int wake_in_path(kyu_world *w, const aabb *box, float tau) {
-    int first = w->woken_bodies_count;
+    int first = w->islands.woken_bodies_count;
     int n = kyu_islands_wake_box(w, box);
     if (n < 0) return -1;
     for (int k = first; k < first + n; k++) {
-        uint32_t b = w->woken_bodies[k];
-        w->t_body[b] = tau;
+        uint32_t b = w->islands.woken_bodies[k];
+        w->step.t_body[b] = tau;
         w->impacts.version[b] = 0;
         w->impacts.limit_t[b] = 1.0f;
-        w->cache_run[b] = -1;           // its contacts are not the solver's this step
-        w->accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
-        w->active[w->active_count++] = b;
-        kyu_broadphase_box(w, b, tau, &w->box[b]);
+        w->contacts.run[b] = -1;             // its contacts are not the solver's this step
+        w->step.accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
+        w->step.active[w->step.active_count++] = b;
+        kyu_broadphase_box(w, b, tau, &w->step.box[b]);
         if (kyu_broadphase_late_insert(w, b)) return -1;
     }
     for (int k = first; k < first + n; k++)
-        if (refresh(w, w->woken_bodies[k], tau, UINT32_MAX)) return -1;
+        if (refresh(w, w->islands.woken_bodies[k], tau, UINT32_MAX)) return -1;
     return 0;
 }
 
@@ -110,15 +111,15 @@ static int box_contains(const aabb *outer, const aabb *inner) {
 // Whether partner b's box (which bounds the rest of its path) meets box nb: if not, a path in nb
 // cannot come near it (both boxes are grown by radius and margin), so no time of impact is needed.
 static int may_meet(const kyu_world *w, const aabb *nb, uint32_t b) {
-    if (b & KYU_COLLIDER_BIT) return kyu_collider_touches_box(&w->colliders[b & ~KYU_COLLIDER_BIT], nb);
-    return kyu_boxes_overlap(nb, &w->box[b]);
+    if (b & KYU_COLLIDER_BIT) return kyu_collider_touches_box(&w->colliders.list[b & ~KYU_COLLIDER_BIT], nb);
+    return kyu_boxes_overlap(nb, &w->step.box[b]);
 }
 
 // Queues a's next impact with partner b after tau, if their boxes can meet.
 static int queue_next(kyu_world *w, uint32_t a, uint32_t b, const aabb *nb, float tau) {
     impact_event ev;
     if (!may_meet(w, nb, b) || !next_impact(w, a, b, tau, &ev)) return 0;
-    return heap_push(ev.t == tau ? &w->now : &w->later, ev);
+    return heap_push(ev.t == tau ? &w->impacts.now : &w->impacts.later, ev);
 }
 
 // Body a changed velocity at tau: make sure its box still bounds the rest of its path, then queue
@@ -126,12 +127,12 @@ static int queue_next(kyu_world *w, uint32_t a, uint32_t b, const aabb *nb, floa
 static int refresh(kyu_world *w, uint32_t a, float tau, uint32_t skip) {
     aabb nb;
     kyu_path_box(w, a, tau, &nb);
-    if (!box_contains(&w->box[a], &nb)) {
-        kyu_broadphase_box(w, a, tau, &w->box[a]);
+    if (!box_contains(&w->step.box[a], &nb)) {
+        kyu_broadphase_box(w, a, tau, &w->step.box[a]);
         w->stats.late_inserts++;
         if (wake_in_path(w, &nb, tau) || kyu_broadphase_late_insert(w, a)) return -1;
     }
-    for (kyu_partner_iter it = kyu_partners(w, a); kyu_next_partner(w, &it);)
+    for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);)
         if (it.partner != skip && queue_next(w, a, it.partner, &nb, tau)) return -1;
     return 0;
 }
@@ -153,16 +154,16 @@ static int is_current(const kyu_world *w, const impact_event *ev) {
 // different gravity fall together with their mass-weighted acceleration.
 static void land(kyu_world *w, uint32_t a, uint32_t b) {
     if (b & KYU_COLLIDER_BIT) {
-        w->accel[a] = glms_vec3_zero();
+        w->step.accel[a] = glms_vec3_zero();
         return;
     }
-    vec3s aa = w->accel[a], ab = w->accel[b];
+    vec3s aa = w->step.accel[a], ab = w->step.accel[b];
     if (glms_vec3_norm2(aa) == 0.0f || glms_vec3_norm2(ab) == 0.0f) {
-        w->accel[a] = w->accel[b] = glms_vec3_zero();
+        w->step.accel[a] = w->step.accel[b] = glms_vec3_zero();
         return;
     }
     float ma = w->bodies.mass[a], mb = w->bodies.mass[b];
-    w->accel[a] = w->accel[b] =
+    w->step.accel[a] = w->step.accel[b] =
         glms_vec3_scale(glms_vec3_add(glms_vec3_scale(aa, ma), glms_vec3_scale(ab, mb)), 1.0f / (ma + mb));
 }
 
@@ -177,15 +178,15 @@ typedef struct pair_now {
 // The relative normal velocity and acceleration of pair (a, b) along p's normal (p->c: b's collider).
 static void pair_closing(const kyu_world *w, uint32_t a, uint32_t b, pair_now *p) {
     const body_store *s = &w->bodies;
-    vec3s vb = p->c ? p->c->velocity : s->vel[b], acc_b = p->c ? glms_vec3_zero() : w->accel[b];
+    vec3s vb = p->c ? p->c->velocity : s->vel[b], acc_b = p->c ? glms_vec3_zero() : w->step.accel[b];
     p->vn = glms_vec3_dot(glms_vec3_sub(s->vel[a], vb), p->n);
-    p->an = glms_vec3_dot(glms_vec3_sub(w->accel[a], acc_b), p->n);
+    p->an = glms_vec3_dot(glms_vec3_sub(w->step.accel[a], acc_b), p->n);
 }
 
 static pair_now pair_at(const kyu_world *w, uint32_t a, uint32_t b, float t, vec3s mesh_normal) {
     const body_store *s = &w->bodies;
     pair_now p;
-    p.c = (b & KYU_COLLIDER_BIT) ? &w->colliders[b & ~KYU_COLLIDER_BIT] : NULL;
+    p.c = (b & KYU_COLLIDER_BIT) ? &w->colliders.list[b & ~KYU_COLLIDER_BIT] : NULL;
     if (p.c) {
         if (p.c->type == KYU_SHAPE_MESH)
             p.n = mesh_normal, p.gap = 0.0f; // the queue found it touching that triangle
@@ -218,12 +219,12 @@ static int respond_now(kyu_world *w, uint32_t a, uint32_t b, float t, const pair
         if (inelastic || (u <= w->def.restitution_threshold && w->gravity_on) ||
             (p->an < 0.0f && 2.0f * e * u < -p->an * ZENO_FRACTION * w->def.fixed_dt))
             e = 0.0f;
-        int recorded = w->impact_count;
+        int recorded = w->events.impact_count;
         if (kyu_impact_record(w, a, b, p->n, u, t)) return -1;
         kyu_impulse j = p->c ? kyu_respond_collider(w, a, p->c, p->n, e) : kyu_respond_pair(w, a, b, p->n, e);
-        if (w->impact_count > recorded) {
-            w->impact_events[recorded].normal_impulse = j.normal;
-            w->impact_events[recorded].tangent_impulse = j.tangent;
+        if (w->events.impact_count > recorded) {
+            w->events.impacts[recorded].normal_impulse = j.normal;
+            w->events.impacts[recorded].tangent_impulse = j.tangent;
         }
         if (e == 0.0f && p->an < 0.0f) land(w, a, b);
     }
@@ -263,15 +264,18 @@ static int resolve(kyu_world *w, const impact_event *ev) {
 enum { CASCADE_PENDING = 1, CASCADE_CHANGED = 2, CASCADE_REACHED = 4 };
 
 static int cascade_push(kyu_world *w, uint32_t i, float tau) {
-    if (w->cascade.flag[i] & CASCADE_PENDING) return 0;
-    if (RESERVE(w->cascade.wave, w->cascade.wave_cap, w->cascade.wave_count + 1)) return -1;
-    if (!(w->cascade.flag[i] & CASCADE_CHANGED)) {
-        if (RESERVE(w->cascade.changed, w->cascade.changed_cap, w->cascade.changed_count + 1)) return -1;
-        w->cascade.changed[w->cascade.changed_count++] = i;
+    if (w->impacts.cascade.flag[i] & CASCADE_PENDING) return 0;
+    if (RESERVE(w->impacts.cascade.wave, w->impacts.cascade.wave_cap, w->impacts.cascade.wave_count + 1))
+        return -1;
+    if (!(w->impacts.cascade.flag[i] & CASCADE_CHANGED)) {
+        if (RESERVE(w->impacts.cascade.changed, w->impacts.cascade.changed_cap,
+                    w->impacts.cascade.changed_count + 1))
+            return -1;
+        w->impacts.cascade.changed[w->impacts.cascade.changed_count++] = i;
     }
-    if (w->t_body[i] < tau) advance(w, i, tau);
-    w->cascade.flag[i] |= CASCADE_PENDING | CASCADE_CHANGED;
-    w->cascade.wave[w->cascade.wave_count++] = i;
+    if (w->step.t_body[i] < tau) advance(w, i, tau);
+    w->impacts.cascade.flag[i] |= CASCADE_PENDING | CASCADE_CHANGED;
+    w->impacts.cascade.wave[w->impacts.cascade.wave_count++] = i;
     return 0;
 }
 
@@ -315,7 +319,7 @@ static int cascade_pair(kyu_world *w, uint32_t i, uint32_t j, float tau, pair_no
         w->impacts.version[i]++, w->impacts.version[j]++, w->stats.impacts++;
         return 1;
     }
-    return respond_now(w, i, j, tau, p, again || (body && (w->cascade.flag[j] & CASCADE_REACHED)));
+    return respond_now(w, i, j, tau, p, again || (body && (w->impacts.cascade.flag[j] & CASCADE_REACHED)));
 }
 
 // The approach below which the cascade leaves a touching pair (i, j) to the contact solver: a tenth
@@ -331,23 +335,25 @@ static float cascade_tol(const kyu_world *w, uint32_t i, uint32_t j, float rest,
 // With `record` (the first sweep) every touching pair is also cached for the sweeps after it:
 // every body stands at tau while the sweeps run, so which pairs touch, and their normals, stay.
 static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep, int record) {
-    int again = sweep || (w->cascade.flag[i] & CASCADE_REACHED) != 0;
+    int again = sweep || (w->impacts.cascade.flag[i] & CASCADE_REACHED) != 0;
     float rest = kyu_rest_speed(w), inv_dt = 1.0f / w->def.fixed_dt;
-    w->cascade.flag[i] |= CASCADE_REACHED;
-    for (kyu_partner_iter it = kyu_partners(w, i); kyu_next_partner(w, &it);) {
+    w->impacts.cascade.flag[i] |= CASCADE_REACHED;
+    for (kyu_partner_iter it = kyu_partners(&w->pairs, i); kyu_next_partner(&w->pairs, &it);) {
         if (w->stats.impacts >= cap) return 0;
         uint32_t j = it.partner;
         if (kyu_pair_is_sensor(w, i, j)) continue;
         int body = !(j & KYU_COLLIDER_BIT);
-        if (!body && w->colliders[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
-        if (body && w->t_body[j] < tau) advance(w, j, tau);
+        if (!body && w->colliders.list[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
+        if (body && w->step.t_body[j] < tau) advance(w, j, tau);
         float tol = cascade_tol(w, i, j, rest, inv_dt);
         if (body && !may_touch(w, i, j, tol, !record)) continue;
         pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
         if (p.gap > kyu_pair_slop(w, i, j)) continue;
         if (record) {
-            if (RESERVE(w->cascade.touch, w->cascade.touch_cap, w->cascade.touch_count + 1)) return -1;
-            w->cascade.touch[w->cascade.touch_count++] = (kyu_touch){j, p.gap, p.n};
+            if (RESERVE(w->impacts.cascade.touch, w->impacts.cascade.touch_cap,
+                        w->impacts.cascade.touch_count + 1))
+                return -1;
+            w->impacts.cascade.touch[w->impacts.cascade.touch_count++] = (kyu_touch){j, p.gap, p.n};
         }
         if (!(p.vn < -tol)) continue;
         int changed = cascade_pair(w, i, j, tau, &p, sweep, again);
@@ -361,14 +367,14 @@ static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep,
 // A later sweep over body k of the list: its cached touching pairs, with this sweep's velocities
 // (the same arithmetic as pair_at, so the same answer as a walk over all its partners).
 static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
-    uint32_t i = w->cascade.changed[k];
+    uint32_t i = w->impacts.cascade.changed[k];
     float rest = kyu_rest_speed(w), inv_dt = 1.0f / w->def.fixed_dt;
-    for (int t = w->cascade.touch_start[k]; t < w->cascade.touch_start[k + 1]; t++) {
+    for (int t = w->impacts.cascade.touch_start[k]; t < w->impacts.cascade.touch_start[k + 1]; t++) {
         if (w->stats.impacts >= cap) return 0;
-        const kyu_touch *c = &w->cascade.touch[t];
+        const kyu_touch *c = &w->impacts.cascade.touch[t];
         uint32_t j = c->partner;
         pair_now p = {.n = c->n, .gap = c->gap};
-        p.c = (j & KYU_COLLIDER_BIT) ? &w->colliders[j & ~KYU_COLLIDER_BIT] : NULL;
+        p.c = (j & KYU_COLLIDER_BIT) ? &w->colliders.list[j & ~KYU_COLLIDER_BIT] : NULL;
         pair_closing(w, i, j, &p);
         if (p.vn < -cascade_tol(w, i, j, rest, inv_dt) && cascade_pair(w, i, j, tau, &p, 1, 1) < 0) return -1;
     }
@@ -384,33 +390,36 @@ static int lower_first(const void *x, const void *y) {
 }
 
 static int sort_lowest_first(kyu_world *w, uint32_t *list, int n) {
-    if (RESERVE(w->cascade.keys, w->cascade.keys_cap, n)) return -1;
+    if (RESERVE(w->impacts.cascade.keys, w->impacts.cascade.keys_cap, n)) return -1;
     for (int k = 0; k < n; k++)
-        w->cascade.keys[k] = (kyu_height_key){-glms_vec3_dot(w->bodies.pos[list[k]], w->down), list[k]};
-    qsort(w->cascade.keys, (size_t)n, sizeof *w->cascade.keys, lower_first);
-    for (int k = 0; k < n; k++) list[k] = w->cascade.keys[k].slot;
+        w->impacts.cascade.keys[k] =
+            (kyu_height_key){-glms_vec3_dot(w->bodies.pos[list[k]], w->down), list[k]};
+    qsort(w->impacts.cascade.keys, (size_t)n, sizeof *w->impacts.cascade.keys, lower_first);
+    for (int k = 0; k < n; k++) list[k] = w->impacts.cascade.keys[k].slot;
     return 0;
 }
 
 // The cascade of the impact of a and b at tau, then every body it changed queues its next impacts.
 static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
-    w->cascade.wave_count = w->cascade.changed_count = 0;
+    w->impacts.cascade.wave_count = w->impacts.cascade.changed_count = 0;
     if (cascade_push(w, a, tau) || (!(b & KYU_COLLIDER_BIT) && cascade_push(w, b, tau))) return -1;
-    for (int head = 0; head < w->cascade.wave_count; head++) { // the wave
-        uint32_t i = w->cascade.wave[head];
-        w->cascade.flag[i] &= (uint8_t)~CASCADE_PENDING;
+    for (int head = 0; head < w->impacts.cascade.wave_count; head++) { // the wave
+        uint32_t i = w->impacts.cascade.wave[head];
+        w->impacts.cascade.flag[i] &= (uint8_t)~CASCADE_PENDING;
         if (cascade_body(w, i, tau, cap, 0, 0)) return -1;
     }
-    if (w->cascade.changed_count > 2) { // what came back: inelastic sweeps, lowest first
-        if (w->gravity_on && sort_lowest_first(w, w->cascade.changed, w->cascade.changed_count)) return -1;
-        int n = w->cascade.changed_count;
-        if (RESERVE(w->cascade.touch_start, w->cascade.touch_start_cap, n + 1)) return -1;
-        w->cascade.touch_count = 0;
+    if (w->impacts.cascade.changed_count > 2) { // what came back: inelastic sweeps, lowest first
+        if (w->gravity_on &&
+            sort_lowest_first(w, w->impacts.cascade.changed, w->impacts.cascade.changed_count))
+            return -1;
+        int n = w->impacts.cascade.changed_count;
+        if (RESERVE(w->impacts.cascade.touch_start, w->impacts.cascade.touch_start_cap, n + 1)) return -1;
+        w->impacts.cascade.touch_count = 0;
         for (int k = 0; k < n; k++) {
-            w->cascade.touch_start[k] = w->cascade.touch_count;
-            if (cascade_body(w, w->cascade.changed[k], tau, cap, 1, 1)) return -1;
+            w->impacts.cascade.touch_start[k] = w->impacts.cascade.touch_count;
+            if (cascade_body(w, w->impacts.cascade.changed[k], tau, cap, 1, 1)) return -1;
         }
-        w->cascade.touch_start[n] = w->cascade.touch_count;
+        w->impacts.cascade.touch_start[n] = w->impacts.cascade.touch_count;
         for (int sweep = 1; sweep < CASCADE_SWEEPS; sweep++) {
             int before = w->stats.impacts;
             for (int k = 0; k < n; k++)
@@ -418,9 +427,10 @@ static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
             if (w->stats.impacts == before) break; // nothing changed: neither would the next sweep
         }
     }
-    for (int k = 0; k < w->cascade.changed_count; k++) w->cascade.flag[w->cascade.changed[k]] = 0;
-    for (int k = 0; k < w->cascade.changed_count; k++)
-        if (refresh(w, w->cascade.changed[k], tau, UINT32_MAX)) return -1;
+    for (int k = 0; k < w->impacts.cascade.changed_count; k++)
+        w->impacts.cascade.flag[w->impacts.cascade.changed[k]] = 0;
+    for (int k = 0; k < w->impacts.cascade.changed_count; k++)
+        if (refresh(w, w->impacts.cascade.changed[k], tau, UINT32_MAX)) return -1;
     return 0;
 }
 
@@ -428,7 +438,7 @@ static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
 // passes through anything; the escape stage and the next step take over from there.
 static void stop_at_next_impacts(kyu_world *w) {
     w->stats.event_cap_hit = 1;
-    while (w->now.count + w->later.count > 0) {
+    while (w->impacts.now.count + w->impacts.later.count > 0) {
         impact_event ev = queue_pop(w);
         if (!is_current(w, &ev)) continue;
         if (ev.t < w->impacts.limit_t[ev.a]) w->impacts.limit_t[ev.a] = ev.t;
@@ -452,7 +462,7 @@ static void first_impacts_task(int begin, int end, int worker, void *ctx) {
     const pair_slices *x = ctx;
     kyu_world *w = x->w;
     for (int c = begin; c < end; c++) {
-        event_chunk *ch = &w->event_chunks[c];
+        event_chunk *ch = &w->impacts.chunks[c];
         int from = kyu_slice_start(x->total, x->slices, c), to = kyu_slice_start(x->total, x->slices, c + 1);
         int s = 0;
         while (x->at[s + 1] <= from && x->at[s + 1] < x->total) s++;
@@ -480,26 +490,27 @@ static int first_impacts(kyu_world *w) {
     for (int s = 0; s < sources; s++) x.at[s + 1] = x.at[s] + kyu_pair_source(w, s).count;
     x.total = x.at[sources];
     int slices = x.slices = kyu_slice_count(x.total);
-    int cap = w->event_chunk_cap;
-    if (RESERVE(w->event_chunks, cap, slices)) return -1;
-    for (int c = w->event_chunk_cap; c < cap; c++) memset(&w->event_chunks[c], 0, sizeof w->event_chunks[c]);
-    w->event_chunk_cap = cap;
-    for (int c = 0; c < slices; c++) w->event_chunks[c].failed = 0;
+    int cap = w->impacts.chunk_cap;
+    if (RESERVE(w->impacts.chunks, cap, slices)) return -1;
+    for (int c = w->impacts.chunk_cap; c < cap; c++)
+        memset(&w->impacts.chunks[c], 0, sizeof w->impacts.chunks[c]);
+    w->impacts.chunk_cap = cap;
+    for (int c = 0; c < slices; c++) w->impacts.chunks[c].failed = 0;
     kyu_parallel_for(w, slices, 1, first_impacts_task, &x);
     int n = 0;
     for (int c = 0; c < slices; c++) {
-        if (w->event_chunks[c].failed) return -1;
-        n += w->event_chunks[c].count;
+        if (w->impacts.chunks[c].failed) return -1;
+        n += w->impacts.chunks[c].count;
     }
-    if (RESERVE(w->later.ev, w->later.cap, n + 1)) return -1;
-    w->later.count = w->now.count = 0;
-    w->later.peak = n;
-    w->now.peak = 0;
+    if (RESERVE(w->impacts.later.ev, w->impacts.later.cap, n + 1)) return -1;
+    w->impacts.later.count = w->impacts.now.count = 0;
+    w->impacts.later.peak = n;
+    w->impacts.now.peak = 0;
     for (int c = 0; c < slices; c++) {
-        const event_chunk *ch = &w->event_chunks[c];
+        const event_chunk *ch = &w->impacts.chunks[c];
         if (ch->count == 0) continue; // its array may never have been allocated
-        memcpy(w->later.ev + w->later.count, ch->ev, (size_t)ch->count * sizeof *ch->ev);
-        w->later.count += ch->count;
+        memcpy(w->impacts.later.ev + w->impacts.later.count, ch->ev, (size_t)ch->count * sizeof *ch->ev);
+        w->impacts.later.count += ch->count;
     }
     return 0;
 }
@@ -521,28 +532,29 @@ static void sift_down(impact_event *h, int n, int i) {
 static void finish_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
-    for (int k = begin; k < end; k++) advance(w, w->active[k], w->impacts.limit_t[w->active[k]]);
+    for (int k = begin; k < end; k++) advance(w, w->step.active[k], w->impacts.limit_t[w->step.active[k]]);
 }
 
 static int resolve_in_order(kyu_world *w) {
     const body_store *s = &w->bodies;
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
         w->impacts.version[i] = 0;
         w->impacts.limit_t[i] = 1.0f;
     }
     if (first_impacts(w)) return -1;
-    for (int i = w->later.count / 2 - 1; i >= 0; i--) sift_down(w->later.ev, w->later.count, i);
+    for (int i = w->impacts.later.count / 2 - 1; i >= 0; i--)
+        sift_down(w->impacts.later.ev, w->impacts.later.count, i);
     impact_event ev;
     int cap = w->def.max_events_per_step > 0 ? w->def.max_events_per_step : 16 * s->count + 1024;
-    while (w->now.count + w->later.count > 0) {
+    while (w->impacts.now.count + w->impacts.later.count > 0) {
         ev = queue_pop(w);
         if (!is_current(w, &ev)) {
             w->stats.stale_events++;
             continue;
         }
         if (w->stats.impacts >= cap) {
-            if (heap_push(&w->later, ev)) return -1;
+            if (heap_push(&w->impacts.later, ev)) return -1;
             stop_at_next_impacts(w);
             break;
         }
@@ -554,15 +566,15 @@ static int resolve_in_order(kyu_world *w) {
                              (!(ev.b & KYU_COLLIDER_BIT) && refresh(w, ev.b, ev.t, ev.a))))
             return -1;
     }
-    kyu_parallel_for(w, w->active_count, 4096, finish_task, w);
+    kyu_parallel_for(w, w->step.active_count, 4096, finish_task, w);
     return 0;
 }
 
 int kyu_impacts_resolve(kyu_world *w) {
-    w->impacts.version = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->impacts.version);
-    w->impacts.limit_t = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->impacts.limit_t);
+    w->impacts.version = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *w->impacts.version);
+    w->impacts.limit_t = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *w->impacts.limit_t);
     int failed = resolve_in_order(w);
-    kyu_arena_reset(&w->arena);
+    kyu_arena_reset(&w->step.arena);
     w->impacts.version = NULL, w->impacts.limit_t = NULL;
     return failed;
 }

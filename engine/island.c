@@ -26,7 +26,7 @@ static aabb rest_box(const kyu_world *w, uint32_t i) {
 // live while its body sleeps with the same epoch; the grid is rebuilt when most entries are dead) --
 
 static int32_t sg_cell(const kyu_world *w, float x) {
-    float c = floorf(x * w->sleep.inv_cell);
+    float c = floorf(x * w->islands.grid.inv_cell);
     return (int32_t)(!(c <= 1048575.0f) ? 1048575.0f : c < -1048575.0f ? -1048575.0f : c); // NaN: defined
 }
 
@@ -64,7 +64,7 @@ static int sg_grow(sleep_grid *g, int needed) {
 }
 
 static int sg_insert(kyu_world *w, uint32_t body) {
-    sleep_grid *g = &w->sleep;
+    sleep_grid *g = &w->islands.grid;
     aabb b = rest_box(w, body);
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
@@ -98,7 +98,7 @@ static int sg_insert(kyu_world *w, uint32_t body) {
 // How many grid cells a sleeping body's entries take (0 for a giant): its share of `live`.
 static int sg_cells_of(const kyu_world *w, uint32_t body) {
     aabb b = rest_box(w, body);
-    float c = 0.99f * w->sleep.cell;
+    float c = 0.99f * w->islands.grid.cell;
     if (b.hi[0] - b.lo[0] <= c && b.hi[1] - b.lo[1] <= c && b.hi[2] - b.lo[2] <= c) return 1;
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
@@ -116,7 +116,7 @@ static int sg_live(const kyu_world *w, const sleep_entry *e) {
 typedef int sg_visit_fn(void *ctx, uint32_t body);
 
 static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, void *ctx) {
-    const sleep_grid *g = &w->sleep;
+    const sleep_grid *g = &w->islands.grid;
     for (int i = 0; i < g->giant_count; i++) {
         uint32_t j = g->giants[i].body;
         aabb rb = rest_box(w, j);
@@ -150,7 +150,7 @@ static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, voi
 
 // Builds the grid from the sleeping bodies (a loaded snapshot's, or to drop dead entries).
 int kyu_islands_rebuild_grid(kyu_world *w) {
-    sleep_grid *g = &w->sleep;
+    sleep_grid *g = &w->islands.grid;
     g->count = g->giant_count = g->live = g->cells = 0;
     if (g->table_size) memset(g->head, 0xff, (size_t)g->table_size * sizeof *g->head);
     for (int i = 0; i < w->bodies.high; i++)
@@ -160,7 +160,7 @@ int kyu_islands_rebuild_grid(kyu_world *w) {
 
 // Rebuilds the grid once dead entries outnumber live ones.
 static int sg_compact(kyu_world *w) {
-    const sleep_grid *g = &w->sleep;
+    const sleep_grid *g = &w->islands.grid;
     if (g->count - g->live <= g->live + 4096) return 0;
     return kyu_islands_rebuild_grid(w);
 }
@@ -168,19 +168,19 @@ static int sg_compact(kyu_world *w) {
 // ---- island records ---------------------------------------------------------------------------
 
 static int island_new(kyu_world *w) {
-    if (w->free_island >= 0) {
-        int id = w->free_island;
-        w->free_island = w->islands[id].next_free;
-        w->islands[id].body_count = w->islands[id].contact_count = 0;
-        w->islands[id].next_free = -1;
+    if (w->islands.free_head >= 0) {
+        int id = w->islands.free_head;
+        w->islands.free_head = w->islands.list[id].next_free;
+        w->islands.list[id].body_count = w->islands.list[id].contact_count = 0;
+        w->islands.list[id].next_free = -1;
         return id;
     }
-    int cap = w->island_cap;
-    if (RESERVE(w->islands, cap, w->island_high + 1)) return -1;
-    for (int i = w->island_cap; i < cap; i++) memset(&w->islands[i], 0, sizeof w->islands[i]);
-    w->island_cap = cap;
-    w->islands[w->island_high].next_free = -1;
-    return w->island_high++;
+    int cap = w->islands.cap;
+    if (RESERVE(w->islands.list, cap, w->islands.high + 1)) return -1;
+    for (int i = w->islands.cap; i < cap; i++) memset(&w->islands.list[i], 0, sizeof w->islands.list[i]);
+    w->islands.cap = cap;
+    w->islands.list[w->islands.high].next_free = -1;
+    return w->islands.high++;
 }
 
 // Wakes the island of sleeping body i: its bodies rejoin the step at rest, its contacts go back to
@@ -189,21 +189,25 @@ static int wake_island_of(kyu_world *w, uint32_t i) {
     body_store *s = &w->bodies;
     if (s->awake[i]) return 0;
     int id = (int)s->island[i];
-    sleep_island *isl = &w->islands[id];
-    if (RESERVE(w->woken, w->woken_cap, w->woken_count + isl->contact_count)) return -1;
-    if (RESERVE(w->woken_bodies, w->woken_bodies_cap, w->woken_bodies_count + isl->body_count)) return -1;
+    sleep_island *isl = &w->islands.list[id];
+    if (RESERVE(w->islands.woken, w->islands.woken_cap, w->islands.woken_count + isl->contact_count))
+        return -1;
+    if (RESERVE(w->islands.woken_bodies, w->islands.woken_bodies_cap,
+                w->islands.woken_bodies_count + isl->body_count))
+        return -1;
     for (int k = 0; k < isl->body_count; k++) {
         uint32_t b = isl->bodies[k];
-        w->sleep.live -= sg_cells_of(w, b);
+        w->islands.grid.live -= sg_cells_of(w, b);
         s->awake[b] = 1;
         s->sleep_timer[b] = 0.0f;
-        w->woken_bodies[w->woken_bodies_count++] = b;
+        w->islands.woken_bodies[w->islands.woken_bodies_count++] = b;
     }
     if (isl->contact_count > 0) // an island of one body at rest in the air has none (and no array)
-        memcpy(w->woken + w->woken_count, isl->contacts, (size_t)isl->contact_count * sizeof *isl->contacts);
-    w->woken_count += isl->contact_count;
-    isl->next_free = w->free_island;
-    w->free_island = id;
+        memcpy(w->islands.woken + w->islands.woken_count, isl->contacts,
+               (size_t)isl->contact_count * sizeof *isl->contacts);
+    w->islands.woken_count += isl->contact_count;
+    isl->next_free = w->islands.free_head;
+    w->islands.free_head = id;
     w->stats.islands_woken++;
     return 0;
 }
@@ -214,23 +218,25 @@ int kyu_wake_body(kyu_world *w, uint32_t i) { return wake_island_of(w, i); }
 // cache. A call that may wake several islands reserves first, so it either fails with nothing
 // changed or wakes them all: waking itself then cannot fail.
 int kyu_islands_reserve_wake(kyu_world *w, int64_t bodies, int64_t contacts) {
-    int64_t woken = w->woken_count + contacts, merged = w->contact_count + woken;
-    if (merged > INT32_MAX / 2 || w->woken_bodies_count + bodies > INT32_MAX / 2) return -1;
-    if (RESERVE(w->woken, w->woken_cap, (int)woken)) return -1;
-    if (RESERVE(w->woken_bodies, w->woken_bodies_cap, w->woken_bodies_count + (int)bodies)) return -1;
-    return RESERVE(w->contacts_new, w->contact_new_cap, (int)merged);
+    int64_t woken = w->islands.woken_count + contacts, merged = w->contacts.count + woken;
+    if (merged > INT32_MAX / 2 || w->islands.woken_bodies_count + bodies > INT32_MAX / 2) return -1;
+    if (RESERVE(w->islands.woken, w->islands.woken_cap, (int)woken)) return -1;
+    if (RESERVE(w->islands.woken_bodies, w->islands.woken_bodies_cap,
+                w->islands.woken_bodies_count + (int)bodies))
+        return -1;
+    return RESERVE(w->contacts.next, w->contacts.next_cap, (int)merged);
 }
 
 // Reserves the room to wake sleeping body i's island (nothing for an awake body).
 int kyu_islands_reserve_wake_of(kyu_world *w, uint32_t i) {
     if (w->bodies.awake[i]) return 0;
-    const sleep_island *isl = &w->islands[w->bodies.island[i]];
+    const sleep_island *isl = &w->islands.list[w->bodies.island[i]];
     return kyu_islands_reserve_wake(w, isl->body_count, isl->contact_count);
 }
 
 // Whether record id is a sleeping island now (freed records keep their lists until reused).
 static int island_asleep(const kyu_world *w, int id) {
-    const sleep_island *isl = &w->islands[id];
+    const sleep_island *isl = &w->islands.list[id];
     if (isl->body_count == 0) return 0;
     uint32_t b0 = isl->bodies[0];
     return w->bodies.alive[b0] && !w->bodies.awake[b0] && w->bodies.island[b0] == (uint32_t)id;
@@ -246,22 +252,22 @@ static int island_names(const sleep_island *isl, uint32_t code) {
 // contacts must all come back to the cache, where the next step drops them).
 int kyu_islands_wake_collider_contacts(kyu_world *w, uint32_t code) {
     int64_t bodies = 0, contacts = 0;
-    for (int id = 0; id < w->island_high; id++)
-        if (island_asleep(w, id) && island_names(&w->islands[id], code))
-            bodies += w->islands[id].body_count, contacts += w->islands[id].contact_count;
+    for (int id = 0; id < w->islands.high; id++)
+        if (island_asleep(w, id) && island_names(&w->islands.list[id], code))
+            bodies += w->islands.list[id].body_count, contacts += w->islands.list[id].contact_count;
     if (kyu_islands_reserve_wake(w, bodies, contacts)) return -1;
-    for (int id = 0; id < w->island_high; id++)
-        if (island_asleep(w, id) && island_names(&w->islands[id], code))
-            (void)wake_island_of(w, w->islands[id].bodies[0]);
+    for (int id = 0; id < w->islands.high; id++)
+        if (island_asleep(w, id) && island_names(&w->islands.list[id], code))
+            (void)wake_island_of(w, w->islands.list[id].bodies[0]);
     return 0;
 }
 
 // Wakes every sleeping body (gravity changed), all or none.
 int kyu_islands_wake_all(kyu_world *w) {
     int64_t bodies = 0, contacts = 0;
-    for (int id = 0; id < w->island_high; id++)
+    for (int id = 0; id < w->islands.high; id++)
         if (island_asleep(w, id))
-            bodies += w->islands[id].body_count, contacts += w->islands[id].contact_count;
+            bodies += w->islands.list[id].body_count, contacts += w->islands.list[id].contact_count;
     if (kyu_islands_reserve_wake(w, bodies, contacts)) return -1;
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i]) (void)wake_island_of(w, (uint32_t)i);
@@ -270,20 +276,21 @@ int kyu_islands_wake_all(kyu_world *w) {
 
 // Woken contacts join the cache, which stays sorted by key.
 int kyu_islands_flush_woken(kyu_world *w) {
-    if (w->woken_count == 0) return 0;
-    kyu_contacts_sort(w->woken, w->woken_count);
-    int n = w->contact_count + w->woken_count;
-    if (RESERVE(w->contacts_new, w->contact_new_cap, n)) return -1;
+    if (w->islands.woken_count == 0) return 0;
+    kyu_contacts_sort(w->islands.woken, w->islands.woken_count);
+    int n = w->contacts.count + w->islands.woken_count;
+    if (RESERVE(w->contacts.next, w->contacts.next_cap, n)) return -1;
     int i = 0, j = 0, k = 0;
-    while (i < w->contact_count || j < w->woken_count) {
-        if (j >= w->woken_count ||
-            (i < w->contact_count && kyu_contact_key(&w->contacts[i]) < kyu_contact_key(&w->woken[j])))
-            w->contacts_new[k++] = w->contacts[i++];
+    while (i < w->contacts.count || j < w->islands.woken_count) {
+        if (j >= w->islands.woken_count ||
+            (i < w->contacts.count &&
+             kyu_contact_key(&w->contacts.list[i]) < kyu_contact_key(&w->islands.woken[j])))
+            w->contacts.next[k++] = w->contacts.list[i++];
         else
-            w->contacts_new[k++] = w->woken[j++];
+            w->contacts.next[k++] = w->islands.woken[j++];
     }
     kyu_contacts_swap(w, n);
-    w->woken_count = 0;
+    w->islands.woken_count = 0;
     return 0;
 }
 
@@ -315,7 +322,7 @@ static int wake_visit(void *ctx, uint32_t j) {
     probe *pr = ctx;
     if (!probe_meets(pr->w, pr, j)) return 0;
     if (!pr->counting) return wake_island_of(pr->w, j);
-    const sleep_island *isl = &pr->w->islands[pr->w->bodies.island[j]];
+    const sleep_island *isl = &pr->w->islands.list[pr->w->bodies.island[j]];
     pr->bodies += isl->body_count; // an island met twice is counted twice: room to spare
     pr->contacts += isl->contact_count;
     return 0;
@@ -347,13 +354,13 @@ static void meets_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     for (int i = begin; i < end; i++) {
-        w->wake.meets[i] = 0;
+        w->step.wake.meets[i] = 0;
         if (!w->bodies.alive[i] || !w->bodies.awake[i]) continue;
         aabb b;
         probe pr;
         path_probe(w, (uint32_t)i, &b, &pr);
         (void)sg_query(w, &b, hit_visit, &pr);
-        w->wake.meets[i] = pr.hit ? 1 : 2;
+        w->step.wake.meets[i] = pr.hit ? 1 : 2;
     }
 }
 
@@ -364,18 +371,18 @@ static void meets_task(int begin, int end, int worker, void *ctx) {
 // become fewer, so a body that met none meets none later).
 static int wake_touched(kyu_world *w) {
     body_store *s = &w->bodies;
-    w->woken_bodies_count = 0;
-    if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
+    w->islands.woken_bodies_count = 0;
+    if (w->islands.grid.live == 0 && w->islands.grid.giant_count == 0) return 0;
     kyu_parallel_for(w, s->high, 1024, meets_task, w);
     for (int i = 0; i < s->high; i++) {
-        if (!s->alive[i] || !s->awake[i] || w->wake.meets[i] == 2) continue;
+        if (!s->alive[i] || !s->awake[i] || w->step.wake.meets[i] == 2) continue;
         aabb b;
         probe pr;
         path_probe(w, (uint32_t)i, &b, &pr);
         if (sg_query(w, &b, wake_visit, &pr)) return -1;
     }
-    for (int c = 0; c < w->collider_high; c++) {
-        const collider *col = &w->colliders[c];
+    for (int c = 0; c < w->colliders.high; c++) {
+        const collider *col = &w->colliders.list[c];
         if (!col->alive || col->motion != KYU_KINEMATIC || glms_vec3_norm2(col->velocity) == 0.0f) continue;
         if (kyu_wake_near_colliders(w, col, NULL)) return -1;
     }
@@ -383,10 +390,10 @@ static int wake_touched(kyu_world *w) {
 }
 
 int kyu_islands_wake_touched(kyu_world *w) {
-    w->wake.meets = kyu_arena_take(&w->arena, (size_t)w->bodies.high * sizeof *w->wake.meets);
+    w->step.wake.meets = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *w->step.wake.meets);
     int failed = wake_touched(w);
-    kyu_arena_reset(&w->arena);
-    w->wake.meets = NULL;
+    kyu_arena_reset(&w->step.arena);
+    w->step.wake.meets = NULL;
     return failed;
 }
 
@@ -417,7 +424,7 @@ static int near_collider(kyu_world *w, const collider *c, probe *pr) {
 
 // Wakes what sleeps near collider a, and near b if not NULL (a collider before and after a move).
 int kyu_wake_near_colliders(kyu_world *w, const collider *a, const collider *b) {
-    if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
+    if (w->islands.grid.live == 0 && w->islands.grid.giant_count == 0) return 0;
     probe pr = {w, {{0}}, {{0}}, -1.0f, 0, 1, 0, 0};
     (void)near_collider(w, a, &pr);
     if (b) (void)near_collider(w, b, &pr);
@@ -427,13 +434,13 @@ int kyu_wake_near_colliders(kyu_world *w, const collider *a, const collider *b) 
 }
 
 // Mid-step: a body's new box meets sleeping bodies: wake their islands now. Returns how many bodies
-// woke (they are listed in w->woken_bodies from `first`), or -1.
+// woke (they are listed in w->islands.woken_bodies from `first`), or -1.
 int kyu_islands_wake_box(kyu_world *w, const aabb *box) {
-    if (w->sleep.live == 0 && w->sleep.giant_count == 0) return 0;
-    int before = w->woken_bodies_count;
+    if (w->islands.grid.live == 0 && w->islands.grid.giant_count == 0) return 0;
+    int before = w->islands.woken_bodies_count;
     probe pr = {w, {{0}}, {{0}}, -1.0f, 0, 0, 0, 0};
     if (sg_query(w, box, wake_visit, &pr)) return -1;
-    return w->woken_bodies_count - before;
+    return w->islands.woken_bodies_count - before;
 }
 
 // ---- falling asleep ---------------------------------------------------------------------------
@@ -450,11 +457,11 @@ static uint32_t find(uint32_t *parent, uint32_t i) {
 // then each island's shortest rest. Returns how many bodies are ready to sleep.
 static int find_resting_islands(kyu_world *w) {
     body_store *s = &w->bodies;
-    uint32_t *parent = w->uf.parent;
-    float *rest = w->uf.rest;
+    uint32_t *parent = w->step.uf.parent;
+    float *rest = w->step.uf.rest;
     int rested = 0; // bodies that have rested long enough; none: no island can sleep (a gas)
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
         // Its speed and its surface's speed from spin (a ball rolling on the spot is not at rest).
         float spin = glms_vec3_norm2(s->ang[i]) * s->radius[i] * s->radius[i];
         int resting = w->def.enable_sleep && s->allow_sleep[i] && !s->sensor[i] &&
@@ -464,22 +471,22 @@ static int find_resting_islands(kyu_world *w) {
         parent[i] = i;
     }
     if (!w->def.enable_sleep || rested == 0) return 0;
-    for (int c = 0; c < w->contact_count; c++) {
-        const contact *ct = &w->contacts[c];
+    for (int c = 0; c < w->contacts.count; c++) {
+        const contact *ct = &w->contacts.list[c];
         if (ct->b & KYU_COLLIDER_BIT) continue;
         if (ct->sensor && !ct->touching) continue; // a sensor overlap keeps the body awake
         uint32_t ra = find(parent, ct->a), rb = find(parent, ct->b);
         if (ra != rb) parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
     }
-    for (int k = 0; k < w->active_count; k++) rest[w->active[k]] = 1e30f;
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k], r = find(parent, i);
+    for (int k = 0; k < w->step.active_count; k++) rest[w->step.active[k]] = 1e30f;
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k], r = find(parent, i);
         if (s->sleep_timer[i] < rest[r]) rest[r] = s->sleep_timer[i];
     }
     int ready = 0;
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
-        w->uf.record[i] = -1;
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
+        w->step.uf.record[i] = -1;
         ready += rest[find(parent, i)] >= w->def.sleep_time;
     }
     return ready;
@@ -487,16 +494,18 @@ static int find_resting_islands(kyu_world *w) {
 
 // The first island to sleep in an empty grid sets its cell: about two diameters of those bodies.
 static void size_sleep_grid(kyu_world *w) {
-    if (w->sleep.table_size != 0 && (w->sleep.live != 0 || w->sleep.giant_count != 0)) return;
+    if (w->islands.grid.table_size != 0 && (w->islands.grid.live != 0 || w->islands.grid.giant_count != 0))
+        return;
     double sum = 0.0;
-    for (int k = 0; k < w->active_count; k++) sum += (double)w->bodies.radius[w->active[k]];
-    double mean = sum / w->active_count;
-    w->sleep.cell =
+    for (int k = 0; k < w->step.active_count; k++) sum += (double)w->bodies.radius[w->step.active[k]];
+    double mean = sum / w->step.active_count;
+    w->islands.grid.cell =
         (float)(4.0 * mean) +
         2.0f * (w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * (float)mean);
-    w->sleep.inv_cell = 1.0f / w->sleep.cell;
-    w->sleep.count = w->sleep.giant_count = w->sleep.live = w->sleep.cells = 0;
-    if (w->sleep.table_size) memset(w->sleep.head, 0xff, (size_t)w->sleep.table_size * sizeof *w->sleep.head);
+    w->islands.grid.inv_cell = 1.0f / w->islands.grid.cell;
+    w->islands.grid.count = w->islands.grid.giant_count = w->islands.grid.live = w->islands.grid.cells = 0;
+    if (w->islands.grid.table_size)
+        memset(w->islands.grid.head, 0xff, (size_t)w->islands.grid.table_size * sizeof *w->islands.grid.head);
 }
 
 // Room for exactly n elements (island records are written once and never grow).
@@ -511,12 +520,12 @@ static int reserve_exact(void **data, int *capacity, int n, size_t elem) {
 
 // Whether active body i is the root of an island that falls asleep now.
 static int sleeping_root(const kyu_world *w, uint32_t i) {
-    return w->uf.parent[i] == i && w->uf.rest[i] >= w->def.sleep_time;
+    return w->step.uf.parent[i] == i && w->step.uf.rest[i] >= w->def.sleep_time;
 }
 
 // Whether body i's island (a root of the union-find) falls asleep now.
 static int root_sleeps(const kyu_world *w, uint32_t i) {
-    return w->uf.rest[find(w->uf.parent, i)] >= w->def.sleep_time;
+    return w->step.uf.rest[find(w->step.uf.parent, i)] >= w->def.sleep_time;
 }
 
 // Whether contact c of a body falling asleep names a body that stays awake (only a non-touching
@@ -529,7 +538,7 @@ static int leaves_island(const kyu_world *w, const contact *c) {
 
 // Room in the sleep grid for the entries of `bodies` more sleeping bodies (insertions cannot fail).
 static int sg_reserve(kyu_world *w, int entries, int giants) {
-    sleep_grid *g = &w->sleep;
+    sleep_grid *g = &w->islands.grid;
     if (RESERVE(g->entries, g->entry_cap, g->count + entries)) return -1;
     if (RESERVE(g->giants, g->giant_cap, g->giant_count + giants)) return -1;
     return sg_grow(g, g->cells + entries);
@@ -538,20 +547,22 @@ static int sg_reserve(kyu_world *w, int entries, int giants) {
 // The islands that fall asleep get their records, counted and sized, with every allocation made
 // before anything changes: -1 leaves every body awake and the cache as it was.
 static int plan_sleep(kyu_world *w, int roots) {
-    int *record = w->uf.record;
+    int *record = w->step.uf.record;
     // The idle half of the contact double buffer holds nothing until the next contact search,
     // which reserves what it needs: it is given back before the records take their room (the step
     // where a big pile falls asleep would otherwise be the step of peak memory).
-    SHRINK(w->contacts_new, w->contact_new_cap, 0);
-    if (reserve_exact((void **)&w->islands, &w->island_cap, w->island_high + roots, sizeof *w->islands))
+    SHRINK(w->contacts.next, w->contacts.next_cap, 0);
+    if (reserve_exact((void **)&w->islands.list, &w->islands.cap, w->islands.high + roots,
+                      sizeof *w->islands.list))
         return -1;
-    for (int i = w->island_high; i < w->island_cap; i++) memset(&w->islands[i], 0, sizeof w->islands[i]);
+    for (int i = w->islands.high; i < w->islands.cap; i++)
+        memset(&w->islands.list[i], 0, sizeof w->islands.list[i]);
     int entries = 0, giants = 0;
-    for (int k = 0; k < w->active_count; k++) { // count each island's bodies
-        uint32_t i = w->active[k], r = find(w->uf.parent, i);
-        if (w->uf.rest[r] < w->def.sleep_time) continue;
+    for (int k = 0; k < w->step.active_count; k++) { // count each island's bodies
+        uint32_t i = w->step.active[k], r = find(w->step.uf.parent, i);
+        if (w->step.uf.rest[r] < w->def.sleep_time) continue;
         if (record[r] < 0) record[r] = island_new(w); // cannot fail: the room is there
-        w->islands[record[r]].body_count++;
+        w->islands.list[record[r]].body_count++;
         int cells = sg_cells_of(w, i);
         entries += cells, giants += cells == 0;
     }
@@ -559,28 +570,28 @@ static int plan_sleep(kyu_world *w, int roots) {
     // with a body outside it (a sensor near a body, not overlapping: it does not link islands) is
     // dropped, not taken along: an island never names a body it does not hold, so removing a body
     // only has to wake its own island to find all its contacts.
-    for (int c = 0; c < w->contact_count; c++) {
-        const contact *ct = &w->contacts[c];
+    for (int c = 0; c < w->contacts.count; c++) {
+        const contact *ct = &w->contacts.list[c];
         if (root_sleeps(w, ct->a) && !leaves_island(w, ct))
-            w->islands[record[find(w->uf.parent, ct->a)]].contact_count++;
+            w->islands.list[record[find(w->step.uf.parent, ct->a)]].contact_count++;
     }
     int failed = sg_reserve(w, entries, giants);
-    for (int k = 0; k < w->active_count && !failed; k++) {
-        uint32_t i = w->active[k];
+    for (int k = 0; k < w->step.active_count && !failed; k++) {
+        uint32_t i = w->step.active[k];
         if (!sleeping_root(w, i)) continue;
-        sleep_island *isl = &w->islands[record[i]];
+        sleep_island *isl = &w->islands.list[record[i]];
         failed = reserve_exact((void **)&isl->bodies, &isl->body_cap, isl->body_count, sizeof *isl->bodies) ||
                  reserve_exact((void **)&isl->contacts, &isl->contact_cap, isl->contact_count,
                                sizeof *isl->contacts);
     }
     if (!failed) return 0;
-    for (int k = 0; k < w->active_count; k++) { // give the records back, unused
-        uint32_t i = w->active[k];
+    for (int k = 0; k < w->step.active_count; k++) { // give the records back, unused
+        uint32_t i = w->step.active[k];
         if (!sleeping_root(w, i) || record[i] < 0) continue;
-        sleep_island *isl = &w->islands[record[i]];
+        sleep_island *isl = &w->islands.list[record[i]];
         isl->body_count = isl->contact_count = 0;
-        isl->next_free = w->free_island;
-        w->free_island = record[i];
+        isl->next_free = w->islands.free_head;
+        w->islands.free_head = record[i];
         record[i] = -1;
     }
     return -1;
@@ -595,19 +606,19 @@ static int update_islands(kyu_world *w) {
     if (sleeping == 0) return 0;
     size_sleep_grid(w);
     int roots = 0;
-    for (int k = 0; k < w->active_count; k++) roots += sleeping_root(w, w->active[k]);
+    for (int k = 0; k < w->step.active_count; k++) roots += sleeping_root(w, w->step.active[k]);
     if (plan_sleep(w, roots)) return -1;
-    const int *record = w->uf.record;
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k];
+    const int *record = w->step.uf.record;
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
         if (!sleeping_root(w, i)) continue;
-        w->islands[record[i]].body_count = w->islands[record[i]].contact_count = 0;
-        w->islands[record[i]].max_overlap = 0.0f;
+        w->islands.list[record[i]].body_count = w->islands.list[record[i]].contact_count = 0;
+        w->islands.list[record[i]].max_overlap = 0.0f;
     }
-    for (int k = 0; k < w->active_count; k++) {
-        uint32_t i = w->active[k], r = find(w->uf.parent, i);
-        if (w->uf.rest[r] < w->def.sleep_time) continue;
-        sleep_island *isl = &w->islands[record[r]];
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k], r = find(w->step.uf.parent, i);
+        if (w->step.uf.rest[r] < w->def.sleep_time) continue;
+        sleep_island *isl = &w->islands.list[record[r]];
         isl->bodies[isl->body_count++] = i;
         s->island[i] = (uint32_t)record[r];
         s->awake[i] = 0;
@@ -618,54 +629,54 @@ static int update_islands(kyu_world *w) {
         (void)inserted;
     }
     int n = 0;
-    for (int c = 0; c < w->contact_count; c++) {
-        const contact *ct = &w->contacts[c];
+    for (int c = 0; c < w->contacts.count; c++) {
+        const contact *ct = &w->contacts.list[c];
         if (s->awake[ct->a]) {
-            w->contacts[n++] = *ct;
+            w->contacts.list[n++] = *ct;
             continue;
         }
         if (leaves_island(w, ct)) continue;
-        sleep_island *isl = &w->islands[s->island[ct->a]];
+        sleep_island *isl = &w->islands.list[s->island[ct->a]];
         if (isl->contact_count == 0) isl->max_overlap = 0.0f;
         if (!ct->sensor && -ct->gap > isl->max_overlap) isl->max_overlap = -ct->gap;
         isl->contacts[isl->contact_count++] = *ct;
     }
-    w->contact_count = n;
-    SHRINK(w->contacts, w->contact_cap, n);
+    w->contacts.count = n;
+    SHRINK(w->contacts.list, w->contacts.cap, n);
     w->stats.bodies_fell_asleep = sleeping;
     return sg_compact(w);
 }
 
 int kyu_islands_update(kyu_world *w) {
     size_t slots = (size_t)w->bodies.high;
-    w->uf.parent = kyu_arena_take(&w->arena, slots * sizeof *w->uf.parent);
-    w->uf.rest = kyu_arena_take(&w->arena, slots * sizeof *w->uf.rest);
-    w->uf.record = kyu_arena_take(&w->arena, slots * sizeof *w->uf.record);
+    w->step.uf.parent = kyu_arena_take(&w->step.arena, slots * sizeof *w->step.uf.parent);
+    w->step.uf.rest = kyu_arena_take(&w->step.arena, slots * sizeof *w->step.uf.rest);
+    w->step.uf.record = kyu_arena_take(&w->step.arena, slots * sizeof *w->step.uf.record);
     int failed = update_islands(w);
-    kyu_arena_reset(&w->arena);
-    w->uf.parent = NULL, w->uf.rest = NULL, w->uf.record = NULL;
+    kyu_arena_reset(&w->step.arena);
+    w->step.uf.parent = NULL, w->step.uf.rest = NULL, w->step.uf.record = NULL;
     return failed;
 }
 
 void kyu_islands_free(kyu_world *w) {
-    for (int i = 0; i < w->island_cap; i++) {
-        kyu_free(w->islands[i].bodies);
-        kyu_free(w->islands[i].contacts);
+    for (int i = 0; i < w->islands.cap; i++) {
+        kyu_free(w->islands.list[i].bodies);
+        kyu_free(w->islands.list[i].contacts);
     }
-    kyu_free(w->islands);
-    kyu_free(w->sleep.key);
-    kyu_free(w->sleep.head);
-    kyu_free(w->sleep.entries);
-    kyu_free(w->sleep.giants);
-    kyu_free(w->woken);
-    kyu_free(w->woken_bodies);
+    kyu_free(w->islands.list);
+    kyu_free(w->islands.grid.key);
+    kyu_free(w->islands.grid.head);
+    kyu_free(w->islands.grid.entries);
+    kyu_free(w->islands.grid.giants);
+    kyu_free(w->islands.woken);
+    kyu_free(w->islands.woken_bodies);
 }
 
 // The deepest overlap among the sleeping islands' contacts.
 float kyu_islands_max_overlap(const kyu_world *w) {
     float worst = 0.0f;
-    for (int id = 0; id < w->island_high; id++)
-        if (island_asleep(w, id)) worst = kyu_maxf(worst, w->islands[id].max_overlap);
+    for (int id = 0; id < w->islands.high; id++)
+        if (island_asleep(w, id)) worst = kyu_maxf(worst, w->islands.list[id].max_overlap);
     return worst;
 }
 

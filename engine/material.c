@@ -24,7 +24,7 @@ static float clamp(float x, float hi) { return x >= 0.0f ? (x <= hi ? x : hi) : 
 
 static void sides(const kyu_world *w, uint32_t a, uint32_t b, int friction, float *vb, uint32_t *mb) {
     if (b & KYU_COLLIDER_BIT) {
-        const collider *c = &w->colliders[b & ~KYU_COLLIDER_BIT];
+        const collider *c = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
         *vb = friction ? c->friction : c->restitution, *mb = c->material;
     } else {
         *vb = friction ? w->bodies.friction[b] : w->bodies.restitution[b], *mb = w->bodies.material[b];
@@ -55,6 +55,7 @@ float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b) {
 }
 
 float kyu_pair_rolling(const kyu_world *w, uint32_t a, uint32_t b) {
-    float rb = (b & KYU_COLLIDER_BIT) ? w->colliders[b & ~KYU_COLLIDER_BIT].rolling : w->bodies.rolling[b];
+    float rb =
+        (b & KYU_COLLIDER_BIT) ? w->colliders.list[b & ~KYU_COLLIDER_BIT].rolling : w->bodies.rolling[b];
     return kyu_maxf(w->bodies.rolling[a], rb);
 }

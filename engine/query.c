@@ -472,8 +472,8 @@ static void cast_visit_body(qctx *x, uint32_t b) {
 // Colliders are few: every one is tested (planes are unbounded anyway).
 static void ray_colliders(qctx *x, int all) {
     if (x->f.skip_colliders) return;
-    for (int i = 0; i < x->w->collider_high; i++) {
-        const collider *c = &x->w->colliders[i];
+    for (int i = 0; i < x->w->colliders.high; i++) {
+        const collider *c = &x->w->colliders.list[i];
         if (!c->alive || !sees(c->category, c->mask, &x->f)) continue;
         double t;
         dv3 n;
@@ -501,8 +501,8 @@ static void ray_colliders(qctx *x, int all) {
 static void cast_colliders(qctx *x) {
     if (x->f.skip_colliders) return;
     vec3s o = fv(x->o), d = fv(x->d);
-    for (int i = 0; i < x->w->collider_high; i++) {
-        const collider *c = &x->w->colliders[i];
+    for (int i = 0; i < x->w->colliders.high; i++) {
+        const collider *c = &x->w->colliders.list[i];
         if (!c->alive || !sees(c->category, c->mask, &x->f)) continue;
         kyu_hit h = c->type == KYU_SHAPE_PLANE
                         ? kyu_sweep_sphere_plane(o, d, (float)x->r, c->normal, c->offset, glms_vec3_zero())
@@ -628,7 +628,7 @@ static kyu_body_id body_handle(const kyu_world *w, uint32_t slot) {
 }
 
 static kyu_collider_id collider_handle(const kyu_world *w, uint32_t i) {
-    return (kyu_collider_id){i + 1, w->id, w->colliders[i].generation};
+    return (kyu_collider_id){i + 1, w->id, w->colliders.list[i].generation};
 }
 
 static kyu_query_hit make_hit(const kyu_world *w, double t, uint32_t id, vec3s point, vec3s normal) {
@@ -963,7 +963,7 @@ kyu_status kyu_body_collider_distance(const kyu_world *w, kyu_body_id body, kyu_
     kyu_status st = body_slot(w, body, "body", &ia);
     if (st == KYU_OK) st = collider_slot(w, cid, &ic);
     if (st != KYU_OK) return st;
-    const collider *c = &w->colliders[ic];
+    const collider *c = &w->colliders.list[ic];
     vec3s p = w->bodies.pos[ia];
     float r = w->bodies.radius[ia];
     if (c->type == KYU_SHAPE_PLANE) {

@@ -93,6 +93,6 @@ kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, ve
         wall = kyu_collider_point_velocity(c, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a])), n);
     side b = {&wall, NULL, 0.0f, 0.0f, 0.0f};
     return respond(body_side(w, a), b, n, e,
-                   kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders)),
+                   kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders.list)),
                    w->def.tangential_restitution);
 }

@@ -151,7 +151,7 @@ static void put_contacts(writer *o, const contact *c, int n) {
 
 // Whether record id holds a sleeping island (a freed record keeps its lists until it is reused).
 static int island_in_use(const kyu_world *w, int id) {
-    const sleep_island *isl = &w->islands[id];
+    const sleep_island *isl = &w->islands.list[id];
     if (isl->body_count == 0) return 0;
     uint32_t b0 = isl->bodies[0];
     return w->bodies.alive[b0] && !w->bodies.awake[b0] && w->bodies.island[b0] == (uint32_t)id;
@@ -160,23 +160,23 @@ static int island_in_use(const kyu_world *w, int id) {
 static void put_world(writer *o, const kyu_world *w) {
     put_def(o, &w->def);
     put(o, &w->accumulator, 8);
-    put_i32(o, w->removed);
+    put_i32(o, w->contacts.removed);
     put_bodies(o, &w->bodies);
-    put_i32(o, w->fresh_count); // created or moved since the last step: contacts still to find
-    put(o, w->fresh, (size_t)w->fresh_count * 4);
-    put_i32(o, w->collider_high);
-    for (int i = 0; i < w->collider_high; i++) put_collider(o, &w->colliders[i]);
-    put_i32(o, w->free_collider_count);
-    put(o, w->free_colliders, (size_t)w->free_collider_count * 4);
-    put_contacts(o, w->contacts, w->contact_count);
-    put_contacts(o, w->woken, w->woken_count);
-    put_f32(o, w->sleep.cell);
+    put_i32(o, w->contacts.fresh_count); // created or moved since the last step: contacts still to find
+    put(o, w->contacts.fresh, (size_t)w->contacts.fresh_count * 4);
+    put_i32(o, w->colliders.high);
+    for (int i = 0; i < w->colliders.high; i++) put_collider(o, &w->colliders.list[i]);
+    put_i32(o, w->colliders.free_count);
+    put(o, w->colliders.free_slots, (size_t)w->colliders.free_count * 4);
+    put_contacts(o, w->contacts.list, w->contacts.count);
+    put_contacts(o, w->islands.woken, w->islands.woken_count);
+    put_f32(o, w->islands.grid.cell);
     int islands = 0;
-    for (int i = 0; i < w->island_high; i++) islands += island_in_use(w, i);
+    for (int i = 0; i < w->islands.high; i++) islands += island_in_use(w, i);
     put_i32(o, islands);
-    for (int i = 0; i < w->island_high; i++) {
+    for (int i = 0; i < w->islands.high; i++) {
         if (!island_in_use(w, i)) continue;
-        const sleep_island *isl = &w->islands[i];
+        const sleep_island *isl = &w->islands.list[i];
         put_i32(o, isl->body_count);
         put(o, isl->bodies, (size_t)isl->body_count * 4);
         put_contacts(o, isl->contacts, isl->contact_count);
@@ -480,7 +480,7 @@ static void get_bodies(reader *r, kyu_world *w) {
 // Every live collider through the checks of kyu_collider_create, built as create builds it (the
 // box frame from its rotation, the mesh tree from its triangles, the plane's offset from its point).
 static void get_collider(reader *r, kyu_world *w, int i) {
-    collider *c = &w->colliders[i];
+    collider *c = &w->colliders.list[i];
     memset(c, 0, sizeof *c);
     c->alive = get_flag(r, "collider", i);
     c->generation = get_u32(r);
@@ -560,34 +560,34 @@ static void get_colliders(reader *r, kyu_world *w) {
     int high = get_count(r, 5, w->def.max_colliders, "colliders");
     if (!r->bad && high == 0 && get_count(r, 4, 0, "free collider slots") == 0) return; // none at all
     if (r->bad) return;
-    w->colliders = kyu_calloc((size_t)high, sizeof *w->colliders);
-    w->free_colliders = kyu_calloc((size_t)high, sizeof *w->free_colliders);
-    if (!w->colliders || !w->free_colliders) {
+    w->colliders.list = kyu_calloc((size_t)high, sizeof *w->colliders.list);
+    w->colliders.free_slots = kyu_calloc((size_t)high, sizeof *w->colliders.free_slots);
+    if (!w->colliders.list || !w->colliders.free_slots) {
         out_of_memory(r);
         return;
     }
-    w->collider_cap = high;
+    w->colliders.cap = high;
     for (int i = 0; i < high && !r->bad; i++) {
         get_collider(r, w, i);
-        w->collider_high = i + 1; // what is built so far is freed by kyu_world_destroy
-        w->collider_count += w->colliders[i].alive;
+        w->colliders.high = i + 1; // what is built so far is freed by kyu_world_destroy
+        w->colliders.count += w->colliders.list[i].alive;
     }
-    w->free_collider_count = get_count(r, 4, high, "free collider slots");
+    w->colliders.free_count = get_count(r, 4, high, "free collider slots");
     uint8_t *listed = r->bad ? NULL : kyu_calloc((size_t)high, 1);
     if (!r->bad && !listed) {
         out_of_memory(r);
         return;
     }
-    for (int k = 0; k < w->free_collider_count && !r->bad; k++) {
+    for (int k = 0; k < w->colliders.free_count && !r->bad; k++) {
         int32_t s = get_i32(r);
-        if (s < 0 || s >= high || w->colliders[s].alive || listed[s])
+        if (s < 0 || s >= high || w->colliders.list[s].alive || listed[s])
             fail(r, "free collider slot %d is out of range, live, or listed twice", s);
         else
-            w->free_colliders[k] = s, listed[s] = 1;
+            w->colliders.free_slots[k] = s, listed[s] = 1;
     }
     kyu_free(listed);
-    if (!r->bad && w->free_collider_count != high - w->collider_count)
-        fail(r, "the free collider slots are not the %d dead slots", high - w->collider_count);
+    if (!r->bad && w->colliders.free_count != high - w->colliders.count)
+        fail(r, "the free collider slots are not the %d dead slots", high - w->colliders.count);
 }
 
 // The side of a contact: a live body or collider with the generation the contact saw, or, while
@@ -595,8 +595,8 @@ static void get_colliders(reader *r, kyu_world *w) {
 static int side_ok(const kyu_world *w, uint32_t x, uint32_t gen, int pending) {
     if (x & KYU_COLLIDER_BIT) {
         uint32_t k = x & ~KYU_COLLIDER_BIT;
-        if (k >= (uint32_t)w->collider_high) return 0;
-        return (w->colliders[k].alive && w->colliders[k].generation == gen) || pending;
+        if (k >= (uint32_t)w->colliders.high) return 0;
+        return (w->colliders.list[k].alive && w->colliders.list[k].generation == gen) || pending;
     }
     if (x >= (uint32_t)w->bodies.high) return 0;
     return (w->bodies.alive[x] && w->bodies.generation[x] == gen) || pending;
@@ -615,7 +615,7 @@ static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, co
         out_of_memory(r);
         return NULL;
     }
-    int pending = island < 0 && w->removed > 0;
+    int pending = island < 0 && w->contacts.removed > 0;
     const body_store *b = &w->bodies;
     for (int i = 0; i < n && !r->bad; i++) {
         contact *c = &cs[i];
@@ -696,12 +696,12 @@ static void check_order(reader *r, const contact *cs, int n, const char *what) {
 
 // The woken contacts join the cache at the next step: no pair may be in both, or twice.
 static void check_woken(reader *r, kyu_world *w) {
-    if (r->bad || w->woken_count == 0) return;
-    kyu_contacts_sort(w->woken, w->woken_count);
-    check_order(r, w->woken, w->woken_count, "woken contact");
-    for (int i = 0, j = 0; i < w->woken_count && !r->bad; i++) {
-        while (j < w->contact_count && by_pair(&w->contacts[j], &w->woken[i])) j++;
-        if (j < w->contact_count && !by_pair(&w->woken[i], &w->contacts[j]))
+    if (r->bad || w->islands.woken_count == 0) return;
+    kyu_contacts_sort(w->islands.woken, w->islands.woken_count);
+    check_order(r, w->islands.woken, w->islands.woken_count, "woken contact");
+    for (int i = 0, j = 0; i < w->islands.woken_count && !r->bad; i++) {
+        while (j < w->contacts.count && by_pair(&w->contacts.list[j], &w->islands.woken[i])) j++;
+        if (j < w->contacts.count && !by_pair(&w->islands.woken[i], &w->contacts.list[j]))
             fail(r, "woken contact %d: the pair is in the cache too", i);
     }
 }
@@ -714,18 +714,18 @@ static void get_islands(reader *r, kyu_world *w) {
     int n = get_count(r, 8, 1 << 30, "islands");
     if (r->bad) return;
     if (n > 0) {
-        w->islands = kyu_calloc((size_t)n, sizeof *w->islands);
-        if (!w->islands) {
+        w->islands.list = kyu_calloc((size_t)n, sizeof *w->islands.list);
+        if (!w->islands.list) {
             out_of_memory(r);
             return;
         }
-        w->island_cap = n;
+        w->islands.cap = n;
     }
     for (int i = 0; i < b->high; i++) b->island[i] = UINT32_MAX;
     for (int id = 0; id < n && !r->bad; id++) {
-        sleep_island *isl = &w->islands[id];
+        sleep_island *isl = &w->islands.list[id];
         isl->next_free = -1;
-        w->island_high = id + 1;
+        w->islands.high = id + 1;
         isl->body_count = get_count(r, 4, 1 << 30, "island bodies");
         isl->bodies = get_array(r, isl->body_count, 4);
         isl->body_cap = isl->bodies ? isl->body_count : 0;
@@ -764,8 +764,8 @@ static void get_islands(reader *r, kyu_world *w) {
         fail(r, "the sleep grid's cell %g is not a positive number", (double)cell);
         return;
     }
-    w->sleep.cell = cell;
-    w->sleep.inv_cell = 1.0f / cell;
+    w->islands.grid.cell = cell;
+    w->islands.grid.inv_cell = 1.0f / cell;
     if (kyu_islands_rebuild_grid(w)) out_of_memory(r);
 }
 
@@ -792,26 +792,28 @@ static kyu_world *build(reader *r, const kyu_world *into) {
         !(w->accumulator >= 0.0 && w->accumulator <= (double)d.max_steps_per_update * (double)d.fixed_dt))
         fail(r, "the accumulator %g is outside [0, max_steps_per_update * fixed_dt]", w->accumulator);
     w->alpha = kyu_alpha_of(w->accumulator, d.fixed_dt);
-    w->removed = get_i32(r);
-    if (!r->bad && w->removed < 0) fail(r, "the count of removals is negative");
+    w->contacts.removed = get_i32(r);
+    if (!r->bad && w->contacts.removed < 0) fail(r, "the count of removals is negative");
     get_bodies(r, w);
     int fresh = get_count(r, 4, 1 << 30, "new bodies");
     if (!r->bad && fresh > 0) {
-        w->fresh = get_array(r, fresh, 4);
-        w->fresh_count = w->fresh_cap = w->fresh ? fresh : 0;
-        for (int k = 0; k < w->fresh_count && !r->bad; k++)
-            if (w->fresh[k] >= (uint32_t)w->bodies.high) fail(r, "new body %u does not exist", w->fresh[k]);
+        w->contacts.fresh = get_array(r, fresh, 4);
+        w->contacts.fresh_count = w->contacts.fresh_cap = w->contacts.fresh ? fresh : 0;
+        for (int k = 0; k < w->contacts.fresh_count && !r->bad; k++)
+            if (w->contacts.fresh[k] >= (uint32_t)w->bodies.high)
+                fail(r, "new body %u does not exist", w->contacts.fresh[k]);
     }
     get_colliders(r, w);
-    w->contacts = get_contacts(r, w, &w->contact_count, -1, "contact");
-    w->contact_cap = w->contact_count;
-    check_order(r, w->contacts, w->contact_count, "contact");
-    w->woken = get_contacts(r, w, &w->woken_count, -1, "woken contact");
-    w->woken_cap = w->woken_count;
+    w->contacts.list = get_contacts(r, w, &w->contacts.count, -1, "contact");
+    w->contacts.cap = w->contacts.count;
+    check_order(r, w->contacts.list, w->contacts.count, "contact");
+    w->islands.woken = get_contacts(r, w, &w->islands.woken_count, -1, "woken contact");
+    w->islands.woken_cap = w->islands.woken_count;
     check_woken(r, w);
     get_islands(r, w);
     if (!r->bad && r->at != r->n) fail(r, "the file has bytes after the last section");
-    if (!r->bad && RESERVE(w->contacts_new, w->contact_new_cap, w->contact_count + w->woken_count + 1))
+    if (!r->bad &&
+        RESERVE(w->contacts.next, w->contacts.next_cap, w->contacts.count + w->islands.woken_count + 1))
         out_of_memory(r);
     if (r->bad) {
         kyu_world_destroy(w);
@@ -827,8 +829,8 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     *into = *loaded;
     into->id = old.id;
     into->pool = old.pool;
-    into->worker_scratch = old.worker_scratch;
-    into->worker_scratch_cap = old.worker_scratch_cap;
+    into->step.worker_scratch = old.step.worker_scratch;
+    into->step.worker_scratch_cap = old.step.worker_scratch_cap;
     into->def.worker_count = old.def.worker_count;
     into->def.yield_when_busy = old.def.yield_when_busy;
     into->def.enqueue_task = old.def.enqueue_task;
@@ -841,8 +843,8 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     // What is left of the old world goes out through `loaded` (with the new world's one-worker scratch).
     kyu_world rest = old;
     rest.pool = NULL;
-    rest.worker_scratch = loaded->worker_scratch;
-    rest.worker_scratch_cap = loaded->worker_scratch_cap;
+    rest.step.worker_scratch = loaded->step.worker_scratch;
+    rest.step.worker_scratch_cap = loaded->step.worker_scratch_cap;
     rest.def.worker_count = 1;
     rest.error = loaded_error;
     *loaded = rest;

@@ -14,23 +14,23 @@
 #include "internal.h"
 
 static float step_seconds(const kyu_world *w, uint32_t i, float t) {
-    return (t - w->t_body[i]) * w->def.fixed_dt;
+    return (t - w->step.t_body[i]) * w->def.fixed_dt;
 }
 
 vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t) {
     float s = step_seconds(w, i, t);
     vec3s p = glms_vec3_add(w->bodies.pos[i], glms_vec3_scale(w->bodies.vel[i], s));
-    return glms_vec3_add(p, glms_vec3_scale(w->accel[i], 0.5f * s * s));
+    return glms_vec3_add(p, glms_vec3_scale(w->step.accel[i], 0.5f * s * s));
 }
 
 vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t) {
-    return glms_vec3_add(w->bodies.vel[i], glms_vec3_scale(w->accel[i], step_seconds(w, i, t)));
+    return glms_vec3_add(w->bodies.vel[i], glms_vec3_scale(w->step.accel[i], step_seconds(w, i, t)));
 }
 
 // Box of the path of body i from time t to the end of the step, grown by radius + margin.
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out) {
     float S = (1.0f - t) * w->def.fixed_dt, grow = w->bodies.radius[i] + kyu_body_margin(w, i);
-    vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t), a = w->accel[i];
+    vec3s p = kyu_pos_at(w, i, t), v = kyu_vel_at(w, i, t), a = w->step.accel[i];
     for (int k = 0; k < 3; k++) {
         float p1 = p.raw[k] + v.raw[k] * S + 0.5f * a.raw[k] * S * S;
         float lo = kyu_minf(p.raw[k], p1), hi = kyu_maxf(p.raw[k], p1);
@@ -76,7 +76,7 @@ typedef struct partner {
 static partner partner_at(const kyu_world *w, uint32_t b, float tau) {
     partner o;
     if (b & KYU_COLLIDER_BIT) {
-        o.col = &w->colliders[b & ~KYU_COLLIDER_BIT];
+        o.col = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
         o.p = glms_vec3_add(o.col->box.center, glms_vec3_scale(o.col->velocity, tau * w->def.fixed_dt));
         o.v = o.col->velocity;
         o.acc = glms_vec3_zero();
@@ -85,7 +85,7 @@ static partner partner_at(const kyu_world *w, uint32_t b, float tau) {
         o.col = NULL;
         o.p = kyu_pos_at(w, b, tau);
         o.v = kyu_vel_at(w, b, tau);
-        o.acc = w->accel[b];
+        o.acc = w->step.accel[b];
         o.r = w->bodies.radius[b];
     }
     return o;
@@ -176,7 +176,7 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     partner o = partner_at(w, b, tau);
     vec3s pa = kyu_pos_at(w, a, tau), va = kyu_vel_at(w, a, tau);
     // Work in the partner's frame: it stands still at o.p (a plane's offset is folded into gap_to).
-    vec3s q0 = pa, dv = glms_vec3_sub(va, o.v), da = glms_vec3_sub(w->accel[a], o.acc);
+    vec3s q0 = pa, dv = glms_vec3_sub(va, o.v), da = glms_vec3_sub(w->step.accel[a], o.acc);
     if (o.col && o.col->type == KYU_SHAPE_MESH) { // triangle by triangle: see engine/shape.c
         float s;
         if (!kyu_mesh_next_contact(o.col, o.p, q0, dv, da, w->bodies.radius[a], S, kyu_body_slop(w, a),

@@ -50,7 +50,7 @@ static int check_bodies(const kyu_world *w, checker *c) {
             if (b->vel[i].x != 0.0f || b->vel[i].y != 0.0f || b->vel[i].z != 0.0f || b->ang[i].x != 0.0f ||
                 b->ang[i].y != 0.0f || b->ang[i].z != 0.0f)
                 return fail_at(c, "body %d: asleep with a velocity or an angular velocity", i);
-            if (b->island[i] >= (uint32_t)w->island_high)
+            if (b->island[i] >= (uint32_t)w->islands.high)
                 return fail_at(c, "body %d: asleep in no island", i);
             // that its island lists it: check_islands (once per body, not a walk of the island per body)
         }
@@ -66,8 +66,8 @@ static int check_bodies(const kyu_world *w, checker *c) {
 
 static int check_colliders(const kyu_world *w, checker *c) {
     int live = 0;
-    for (int i = 0; i < w->collider_high; i++) {
-        const collider *col = &w->colliders[i];
+    for (int i = 0; i < w->colliders.high; i++) {
+        const collider *col = &w->colliders.list[i];
         if (!col->alive) continue;
         live++;
         if (col->generation == 0) return fail_at(c, "collider %d: live with generation 0", i);
@@ -75,9 +75,9 @@ static int check_colliders(const kyu_world *w, checker *c) {
             (col->type == KYU_SHAPE_HULL) != (col->hull_points != NULL))
             return fail_at(c, "collider %d: shape data does not match its type", i);
     }
-    if (live != w->collider_count)
-        return fail_at(c, "%d live colliders, count says %d", live, w->collider_count);
-    if (w->free_collider_count != w->collider_high - w->collider_count)
+    if (live != w->colliders.count)
+        return fail_at(c, "%d live colliders, count says %d", live, w->colliders.count);
+    if (w->colliders.free_count != w->colliders.high - w->colliders.count)
         return fail_at(c, "collider free list length");
     return 0;
 }
@@ -114,17 +114,17 @@ static int check_contacts(const kyu_world *w, checker *c, const contact *cs, int
 // never allocates, so it cannot fail or change what an allocation-failure test counts); NULL in
 // other builds, whose checks then skip what needs them.
 static uint8_t *marks(const kyu_world *w) {
-    if (!w->check_marks) return NULL;
-    memset(w->check_marks, 0, (size_t)w->bodies.high);
-    return w->check_marks;
+    if (!w->step.check_marks) return NULL;
+    memset(w->step.check_marks, 0, (size_t)w->bodies.high);
+    return w->step.check_marks;
 }
 
 static int check_islands(const kyu_world *w, checker *c) {
     const body_store *b = &w->bodies;
     int asleep = 0;
     uint8_t *listed = marks(w); // which bodies an island lists (NULL: not checked)
-    for (int id = 0; id < w->island_high; id++) {
-        const sleep_island *isl = &w->islands[id];
+    for (int id = 0; id < w->islands.high; id++) {
+        const sleep_island *isl = &w->islands.list[id];
         if (isl->body_count == 0) continue;
         uint32_t b0 = isl->bodies[0];
         if (!b->alive[b0] || b->awake[b0] || b->island[b0] != (uint32_t)id) continue; // a freed record
@@ -142,7 +142,7 @@ static int check_islands(const kyu_world *w, checker *c) {
     for (int i = 0; i < b->high; i++) {
         if (!b->alive[i] || b->awake[i]) continue;
         int found = listed && listed[i];
-        const sleep_island *isl = &w->islands[b->island[i]]; // in range: check_bodies
+        const sleep_island *isl = &w->islands.list[b->island[i]]; // in range: check_bodies
         for (int k = 0; k < isl->body_count && !listed && !found; k++)
             found = isl->bodies[k] == (uint32_t)i; // no marks: a walk
         if (!found) return fail_at(c, "body %d: asleep but not listed by its island %u", i, b->island[i]);
@@ -156,10 +156,10 @@ static int check_islands(const kyu_world *w, checker *c) {
 // The bodies and colliders always; the contact lists and the sleeping islands when asked.
 static int check_world(const kyu_world *w, checker *c, int checks) {
     if (check_bodies(w, c) || check_colliders(w, c)) return -1;
-    int pending = w->removed > 0;
+    int pending = w->contacts.removed > 0;
     if ((checks & KYU_CHECK_CONTACTS) &&
-        (check_contacts(w, c, w->contacts, w->contact_count, 1, pending, -1, "contact") ||
-         check_contacts(w, c, w->woken, w->woken_count, 0, pending, -1, "woken contact")))
+        (check_contacts(w, c, w->contacts.list, w->contacts.count, 1, pending, -1, "contact") ||
+         check_contacts(w, c, w->islands.woken, w->islands.woken_count, 0, pending, -1, "woken contact")))
         return -1;
     if ((checks & KYU_CHECK_ISLANDS) && check_islands(w, c)) return -1;
     return 0;
@@ -180,8 +180,8 @@ static int check_step(const kyu_world *w, checker *c, int checks) {
     uint8_t *seen = marks(w);
     if (!seen) return 0; // not a KYU_VALIDATE build: not checked
     int bad = 0;
-    for (int k = 0; k < w->active_count && !bad && (checks & KYU_CHECK_ACTIVE); k++) {
-        uint32_t i = w->active[k];
+    for (int k = 0; k < w->step.active_count && !bad && (checks & KYU_CHECK_ACTIVE); k++) {
+        uint32_t i = w->step.active[k];
         if (i >= (uint32_t)b->high || !b->alive[i] || !b->awake[i])
             bad = fail_at(c, "active %d: body %u is not a live awake body", k, i);
         else if (seen[i]++)
@@ -198,8 +198,9 @@ static int check_step(const kyu_world *w, checker *c, int checks) {
         for (int k = 0; k < g->big_count; k++) seen[g->big[k]] = 1;
         for (int k = 0; k < g->huge_count; k++) seen[g->huge[k]] = 1;
         for (int k = 0; k < g->late_count; k++) seen[g->late[k].body] = 1; // late inserts (woken, re-aimed)
-        for (int k = 0; k < w->active_count && !bad; k++)
-            if (!seen[w->active[k]]) bad = fail_at(c, "awake body %u is not in the grid", w->active[k]);
+        for (int k = 0; k < w->step.active_count && !bad; k++)
+            if (!seen[w->step.active[k]])
+                bad = fail_at(c, "awake body %u is not in the grid", w->step.active[k]);
     }
     return bad;
 }

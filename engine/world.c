@@ -112,14 +112,14 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     if (!w) return KYU_ERR_OUT_OF_MEMORY;
     kyu_world_count_add(1); // kyu_world_destroy takes it back, also on the failures below
     w->def = *def;
-    w->free_island = -1;
+    w->islands.free_head = -1;
     do w->id = atomic_fetch_add(&next_world_id, 1u);
     while (w->id == 0); // 0 is the world of the null handle
     int cap = def->body_capacity < def->max_bodies ? def->body_capacity : def->max_bodies;
-    w->worker_scratch = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch);
-    w->worker_scratch_cap = kyu_calloc((size_t)def->worker_count, sizeof *w->worker_scratch_cap);
+    w->step.worker_scratch = kyu_calloc((size_t)def->worker_count, sizeof *w->step.worker_scratch);
+    w->step.worker_scratch_cap = kyu_calloc((size_t)def->worker_count, sizeof *w->step.worker_scratch_cap);
     w->error = kyu_calloc(1, KYU_ERROR_SIZE);
-    if (!w->worker_scratch || !w->worker_scratch_cap || !w->error ||
+    if (!w->step.worker_scratch || !w->step.worker_scratch_cap || !w->error ||
         kyu_bodies_reserve(w, cap > 0 ? cap : 1) || kyu_pool_create(w)) {
         kyu_world_destroy(w);
         return KYU_ERR_OUT_OF_MEMORY;
@@ -134,52 +134,52 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_query_free(w);
     kyu_bodies_free(&w->bodies);
     kyu_grid_free(&w->grid);
-    for (int i = 0; i < w->collider_high; i++) {
-        kyu_free(w->colliders[i].hull_points);
-        kyu_mesh_destroy(w->colliders[i].mesh);
+    for (int i = 0; i < w->colliders.high; i++) {
+        kyu_free(w->colliders.list[i].hull_points);
+        kyu_mesh_destroy(w->colliders.list[i].mesh);
     }
-    kyu_free(w->colliders);
-    kyu_free(w->free_colliders);
-    kyu_free(w->active);
-    kyu_free(w->t_body);
-    kyu_free(w->accel);
-    kyu_free(w->arena.base);
-    kyu_free(w->box);
-    kyu_free(w->adj_start);
-    kyu_free(w->adj);
-    kyu_free(w->adj_hit);
-    kyu_free(w->late_hit);
-    kyu_free(w->late_head);
-    kyu_free(w->cache_run);
-    kyu_free(w->late_partner);
-    kyu_free(w->late_next);
-    kyu_free(w->pair_a);
-    kyu_free(w->pair_b);
-    kyu_free(w->cascade.flag);
-    kyu_free(w->check_marks);
-    kyu_free(w->cascade.wave);
-    kyu_free(w->cascade.changed);
-    kyu_free(w->cascade.keys);
-    kyu_free(w->cascade.touch);
-    kyu_free(w->cascade.touch_start);
-    kyu_free(w->later.ev);
-    kyu_free(w->now.ev);
-    for (int c = 0; c < w->event_chunk_cap; c++) kyu_free(w->event_chunks[c].ev);
-    kyu_free(w->event_chunks);
+    kyu_free(w->colliders.list);
+    kyu_free(w->colliders.free_slots);
+    kyu_free(w->step.active);
+    kyu_free(w->step.t_body);
+    kyu_free(w->step.accel);
+    kyu_free(w->step.arena.base);
+    kyu_free(w->step.box);
+    kyu_free(w->pairs.adj_start);
+    kyu_free(w->pairs.adj);
+    kyu_free(w->pairs.adj_hit);
+    kyu_free(w->pairs.late_hit);
+    kyu_free(w->pairs.late_head);
+    kyu_free(w->contacts.run);
+    kyu_free(w->pairs.late_partner);
+    kyu_free(w->pairs.late_next);
+    kyu_free(w->pairs.a);
+    kyu_free(w->pairs.b);
+    kyu_free(w->impacts.cascade.flag);
+    kyu_free(w->step.check_marks);
+    kyu_free(w->impacts.cascade.wave);
+    kyu_free(w->impacts.cascade.changed);
+    kyu_free(w->impacts.cascade.keys);
+    kyu_free(w->impacts.cascade.touch);
+    kyu_free(w->impacts.cascade.touch_start);
+    kyu_free(w->impacts.later.ev);
+    kyu_free(w->impacts.now.ev);
+    for (int c = 0; c < w->impacts.chunk_cap; c++) kyu_free(w->impacts.chunks[c].ev);
+    kyu_free(w->impacts.chunks);
     kyu_islands_free(w);
-    kyu_free(w->contacts);
-    kyu_free(w->contacts_new);
-    kyu_free(w->slab);
-    kyu_free(w->solve_order);
-    kyu_free(w->solve_tmp);
-    if (w->worker_scratch)
-        for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->worker_scratch[i]);
-    kyu_free(w->worker_scratch);
-    kyu_free(w->worker_scratch_cap);
-    kyu_free(w->fresh);
-    kyu_free(w->begin_events);
-    kyu_free(w->end_events);
-    kyu_free(w->impact_events);
+    kyu_free(w->contacts.list);
+    kyu_free(w->contacts.next);
+    kyu_free(w->solver.slab);
+    kyu_free(w->solver.order);
+    kyu_free(w->solver.tmp);
+    if (w->step.worker_scratch)
+        for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->step.worker_scratch[i]);
+    kyu_free(w->step.worker_scratch);
+    kyu_free(w->step.worker_scratch_cap);
+    kyu_free(w->contacts.fresh);
+    kyu_free(w->events.begin);
+    kyu_free(w->events.end);
+    kyu_free(w->events.impacts);
     kyu_free(w->error);
     kyu_free(w);
     kyu_world_count_add(-1);
@@ -188,9 +188,9 @@ void kyu_world_destroy(kyu_world *w) {
 // The awake bodies, in slot order: every stage below works on these only.
 static void collect_active(kyu_world *w) {
     const body_store *s = &w->bodies;
-    w->active_count = 0;
+    w->step.active_count = 0;
     for (int i = 0; i < s->high; i++)
-        if (s->alive[i] && s->awake[i]) w->active[w->active_count++] = (uint32_t)i;
+        if (s->alive[i] && s->awake[i]) w->step.active[w->step.active_count++] = (uint32_t)i;
 }
 
 static int by_slot(const void *x, const void *y) {
@@ -200,7 +200,7 @@ static int by_slot(const void *x, const void *y) {
 
 // Bodies woken mid-step were appended to the active list: the contact search wants slot order.
 static void sort_active(kyu_world *w) {
-    qsort(w->active, (size_t)w->active_count, sizeof *w->active, by_slot);
+    qsort(w->step.active, (size_t)w->step.active_count, sizeof *w->step.active, by_slot);
 }
 
 // 1. Forces: gravity and damping change velocities.
@@ -210,7 +210,7 @@ static void forces_task(int begin, int end, int worker, void *ctx) {
     body_store *s = &w->bodies;
     float dt = w->def.fixed_dt;
     for (int k = begin; k < end; k++) {
-        uint32_t i = w->active[k];
+        uint32_t i = w->step.active[k];
         vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
         if (s->damping[i] > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * s->damping[i]));
         s->vel[i] = v;
@@ -224,9 +224,9 @@ static void sweeps_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     for (int k = begin; k < end; k++) {
-        uint32_t i = w->active[k];
-        w->t_body[i] = 0.0f;
-        kyu_broadphase_box(w, i, 0.0f, &w->box[i]);
+        uint32_t i = w->step.active[k];
+        w->step.t_body[i] = 0.0f;
+        kyu_broadphase_box(w, i, 0.0f, &w->step.box[i]);
     }
 }
 
@@ -242,11 +242,12 @@ static double now_ms(void) {
 // inside the serial impact loop, and shrinking them each time cost 0.5 ms of a PILE 100k step.
 static void trim_scratch(kyu_world *w) {
     kyu_broadphase_trim(w);
-    for (int c = 0; c < w->event_chunk_cap; c++)
-        SHRINK(w->event_chunks[c].ev, w->event_chunks[c].cap, w->event_chunks[c].count);
-    SHRINK(w->later.ev, w->later.cap, w->later.peak); // empty now: measured by the most they held
-    SHRINK(w->now.ev, w->now.cap, w->now.peak);
-    SHRINK(w->solve_order, w->solve_order_cap, w->contact_count + 1);
+    for (int c = 0; c < w->impacts.chunk_cap; c++)
+        SHRINK(w->impacts.chunks[c].ev, w->impacts.chunks[c].cap, w->impacts.chunks[c].count);
+    SHRINK(w->impacts.later.ev, w->impacts.later.cap,
+           w->impacts.later.peak); // empty now: measured by the most they held
+    SHRINK(w->impacts.now.ev, w->impacts.now.cap, w->impacts.now.peak);
+    SHRINK(w->solver.order, w->solver.order_cap, w->contacts.count + 1);
 }
 
 // KYU_VALIDATE builds (the sanitizer builds) check the world's invariants after every stage of the
@@ -282,15 +283,15 @@ kyu_status kyu_world_step(kyu_world *w) {
     collect_active(w);
     VALIDATE_AFTER("stage 0 (events, waking, new contacts)",
                    KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS);
-    int awake_at_start = w->active_count;
-    w->stats.awake_bodies = w->active_count;
+    int awake_at_start = w->step.active_count;
+    w->stats.awake_bodies = w->step.active_count;
     double t1 = now_ms();
     if (!fail) kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
-    kyu_parallel_for(w, w->active_count, 1024, forces_task, w); // 1. forces
-    if (!fail) fail = kyu_contacts_solve_velocities(w);         // 2. velocity solve over kept contacts
+    kyu_parallel_for(w, w->step.active_count, 1024, forces_task, w); // 1. forces
+    if (!fail) fail = kyu_contacts_solve_velocities(w);              // 2. velocity solve over kept contacts
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
     VALIDATE_AFTER("stages 1-2 (forces, velocity solve)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
-    kyu_parallel_for(w, w->active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
+    kyu_parallel_for(w, w->step.active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
     kyu_colliders_update_bounds(w);
     double t2 = now_ms();
     if (!fail) fail = kyu_broadphase_build(w); //    candidate pairs
@@ -298,7 +299,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     double t3 = now_ms();
     if (!fail) fail = kyu_impacts_resolve(w); // 4. impacts in time order, response, cascades
     if (!fail) kyu_colliders_advance(w);
-    if (w->active_count != awake_at_start) sort_active(w); // islands woken mid-step joined
+    if (w->step.active_count != awake_at_start) sort_active(w); // islands woken mid-step joined
     VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID | KYU_CHECK_ISLANDS);
     double t4 = now_ms();
     if (!fail) fail = kyu_islands_flush_woken(w);
@@ -321,13 +322,13 @@ kyu_status kyu_world_step(kyu_world *w) {
             w, KYU_ERR_CAPACITY,
             "the broadphase found over %d candidate pairs (pair_capacity_per_body = %d for %d awake "
             "bodies): bodies are packed inside each other; the step stopped before its impacts",
-            w->grid.pair_budget, w->def.pair_capacity_per_body, w->active_count);
+            w->grid.pair_budget, w->def.pair_capacity_per_body, w->step.active_count);
     if (fail == KYU_FAIL_CONTACTS)
         return kyu_fail(w, KYU_ERR_CAPACITY,
                         "over %lld contacts to keep (contact_capacity_per_body = %d for %d awake bodies); "
                         "the step stopped after its impacts",
-                        (long long)w->def.contact_capacity_per_body * w->active_count + 4096,
-                        w->def.contact_capacity_per_body, w->active_count);
+                        (long long)w->def.contact_capacity_per_body * w->step.active_count + 4096,
+                        w->def.contact_capacity_per_body, w->step.active_count);
     if (fail)
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY,
                         "during the step (it stopped part way: see kyu_world_step)");
@@ -358,13 +359,15 @@ kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
         n = (int)(w->accumulator / dt);
     else
         w->accumulator = n * dt;
-    if (n == 0) w->begin_count = w->end_count = w->impact_count = 0; // a frame shorter than a step: no events
+    if (n == 0)
+        w->events.begin_count = w->events.end_count = w->events.impact_count =
+            0; // a frame shorter than a step: no events
     for (int i = 0; i < n; i++) {
         if (i == n - 1)
             memcpy(w->bodies.prev, w->bodies.pos, (size_t)w->bodies.high * sizeof *w->bodies.prev);
-        w->event_step = i; // every step's events of one update are kept, each with its step
+        w->events.step = i; // every step's events of one update are kept, each with its step
         kyu_status st = kyu_world_step(w);
-        w->event_step = 0;
+        w->events.step = 0;
         if (st != KYU_OK) {
             w->accumulator = 0.0; // the failed step's time is not owed again
             w->alpha = 0.0f;

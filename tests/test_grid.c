@@ -98,7 +98,7 @@ static int by_pair(const void *x, const void *y) {
     return *a < *b ? -1 : *a > *b;
 }
 
-// Bodies at rest with no gravity have no impacts, so the boxes of the build stay in w->box through
+// Bodies at rest with no gravity have no impacts, so the boxes of the build stay in w->step.box through
 // the step: after one step the candidate body pairs must be exactly the pairs of those boxes that
 // overlap and that the filter allows, each once (brute force over all pairs of boxes).
 static void expect_pairs_match_brute_force(kyu_world *w) {
@@ -106,7 +106,7 @@ static void expect_pairs_match_brute_force(kyu_world *w) {
     kyu_step_stats st = kyu_world_stats(w);
     ENSURE(st.impacts == 0 && st.late_inserts == 0); // the boxes are the build's
     int n = w->bodies.high, want_n = 0, want_cap = 1024;
-    const aabb *box = w->box;
+    const aabb *box = w->step.box;
     uint64_t *want = malloc((size_t)want_cap * sizeof *want);
     ENSURE(want != NULL);
     for (int i = 0; i < n; i++)

@@ -99,8 +99,8 @@ static void test_next_contact_near_grazing_matches_oracle(void) {
         w->bodies.pos[0] = glms_vec3_add(pb, m), w->bodies.pos[1] = pb;
         w->bodies.vel[0] = dv, w->bodies.vel[1] = v3(0, 0, 0);
         w->bodies.radius[0] = ra, w->bodies.radius[1] = rb;
-        w->accel[0] = da, w->accel[1] = v3(0, 0, 0);
-        w->t_body[0] = w->t_body[1] = 0.0f;
+        w->step.accel[0] = da, w->step.accel[1] = v3(0, 0, 0);
+        w->step.t_body[0] = w->step.t_body[1] = 0.0f;
         m = glms_vec3_sub(w->bodies.pos[0], w->bodies.pos[1]); // as rounded into the bodies
         long double first, least = oracle(m, dv, da, S, R, &first);
         if (fabsl(least - R) < 2e-3L * R || dist_at(m, dv, da, 0) < (1 + 2e-3L) * R) continue; // see above

@@ -51,7 +51,7 @@ static void test_validator_reports_each_broken_invariant(void) {
     ENSURE(valid(w, 0, why, sizeof why));
 
     // A sleeper its island does not list (listed twice in its place).
-    const sleep_island *isl = &w->islands[b->island[4]];
+    const sleep_island *isl = &w->islands.list[b->island[4]];
     ENSURE(isl->body_count >= 2);
     uint32_t keep = isl->bodies[1];
     isl->bodies[1] = isl->bodies[0];
@@ -69,21 +69,21 @@ static void test_validator_reports_each_broken_invariant(void) {
 
     // An awake world: contacts in key order, each awake body on the active list once.
     w = resting_patch(3, false);
-    ENSURE(w != NULL && w->contact_count >= 2);
+    ENSURE(w != NULL && w->contacts.count >= 2);
     ENSURE(valid(w, KYU_CHECK_ACTIVE, why, sizeof why));
-    contact c0 = w->contacts[0];
-    w->contacts[0] = w->contacts[1], w->contacts[1] = c0;
+    contact c0 = w->contacts.list[0];
+    w->contacts.list[0] = w->contacts.list[1], w->contacts.list[1] = c0;
     ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "out of key order"));
-    w->contacts[1] = w->contacts[0], w->contacts[0] = c0;
+    w->contacts.list[1] = w->contacts.list[0], w->contacts.list[0] = c0;
     ENSURE(valid(w, 0, why, sizeof why));
     b = &w->bodies;
     b->pos[2].y = NAN;
     ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "body 2: position or velocity not finite"));
     b->pos[2].y = 0.5f;
 #ifdef KYU_VALIDATE // the checks that need the validator's per-body marks
-    w->active_count--;
+    w->step.active_count--;
     ENSURE(!valid(w, KYU_CHECK_ACTIVE, why, sizeof why) && strstr(why, "awake but not on the active list"));
-    w->active_count++;
+    w->step.active_count++;
     ENSURE(valid(w, KYU_CHECK_ACTIVE, why, sizeof why));
 #endif
     kyu_world_destroy(w);

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// Private to the engine: the colliders' module (collider.c, shape.c, spin.c): static and
+// kinematic shapes by index, their geometry in their own frame, and how their surfaces move.
+#ifndef KYU_COLLIDERS_H
+#define KYU_COLLIDERS_H
+
+#include "common.h"
+
+// A triangle mesh in its collider's frame, with a bounding volume hierarchy (engine/shape.c).
+typedef struct bvh_node {
+    aabb box;
+    int first, count; // a leaf: triangles order[first .. first + count); first < 0: an inner node
+    int left, right;
+} bvh_node;
+
+typedef struct kyu_mesh {
+    vec3s *verts;
+    int32_t *tris;   // 3 per triangle
+    int32_t *across; // 3 per triangle: the triangle across edge k (corners k, k+1), or -1
+    int32_t *order;
+    bvh_node *nodes;
+    int vert_count, tri_count, node_count;
+} kyu_mesh;
+
+typedef struct collider {
+    kyu_shape_type type;
+    kyu_motion motion;
+    kyu_box box;        // the frame of every shape (centre, rotation); half extents for a box
+    versors rotation;   // as the user gave it: box.rotation is made from it (kyu_collider_place)
+    vec3s cap_a, cap_b; // capsule, in the collider's frame
+    float cap_radius;
+    vec3s *hull_points; // hull, in the collider's frame (owned)
+    int hull_count;
+    kyu_mesh *mesh; // mesh (owned)
+    vec3s normal;   // plane
+    float offset;   // plane: normal . x = offset (normal . box.center)
+    vec3s velocity;
+    vec3s angular_velocity; // kinematic: it turns about box.center (the pose turns at the step's end)
+    vec3s surface_velocity; // its surface slides at this (tangential part only): a conveyor belt
+    float restitution, friction, rolling;
+    uint32_t material;
+    void *user;
+    uint32_t category, mask;
+    uint32_t generation;
+    uint8_t alive;
+    aabb bounds; // box: swept over this step (planes are unbounded)
+} collider;
+
+// Colliders, by index (collider.c); removed ones go on a free list.
+typedef struct collider_store {
+    collider *list;
+    int cap, high, count;
+    int *free_slots;
+    int free_count;
+} collider_store;
+
+// collider.c
+kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d);
+void kyu_collider_place(collider *c, vec3s position, versors rotation);
+void kyu_colliders_update_bounds(kyu_world *w);
+void kyu_colliders_advance(kyu_world *w);
+
+// shape.c: every shape but the plane, solved in the collider's frame
+float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
+int kyu_collider_touches_box(const collider *c, const aabb *box);
+kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt);
+void kyu_mesh_destroy(kyu_mesh *m);
+float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal);
+kyu_hit kyu_shape_sweep(const collider *c, vec3s center, vec3s q0, vec3s dq, float r);
+void kyu_shape_local_bounds(const collider *c, aabb *b);
+void kyu_shape_world_bounds(const collider *c, vec3s center, aabb *out);
+int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, vec3s da, float r, float S,
+                          float slop, float threshold, float *s, vec3s *normal, float *gap, float *approach);
+vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop);
+
+// spin.c
+versors kyu_quat_turn(versors q, vec3s angular_velocity, float seconds); // turned, unit
+versors kyu_quat_unit(versors q);
+vec3s kyu_collider_point_velocity(const collider *c, vec3s p, vec3s n);
+int kyu_collider_spins(const collider *c);
+
+#endif

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// Private to the engine: what every module shares (limits, the collider bit, min and max, the one
+// box type, growable arrays, the per-step arena, fixed slices of work, errors). Nothing here is
+// public API.
+#ifndef KYU_COMMON_H
+#define KYU_COMMON_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "kyu/kyu.h"
+
+#define KYU_DEF_COOKIE 0x6b797531u // "kyu1"
+#define KYU_MAX_COORD  1.0e9f      // |position| and |velocity| limit: keeps every product finite
+#define KYU_MAX_RADIUS 1.0e6f
+#define KYU_REACH                                                                                            \
+    1048576.0f // 2^20 radii: how far from the origin, and how far in a step, a body may be (body.c)
+#define KYU_MIN_MASS 1.0e-20f
+#define KYU_MAX_MASS 1.0e20f
+#define KYU_MIN_DT   1.0e-6f // s: fixed_dt bounds (world.h says why)
+#define KYU_MAX_DT   1.0f
+
+// The contact solves run in this many slabs of space at once (a fixed number, so the order of the
+// solve, and the answer, is the same for any worker count); pairs across slabs are solved after.
+#define KYU_SOLVE_DOMAINS 8
+
+// How a stage of the step failed: every stage returns 0 or one of these.
+enum { KYU_FAIL_MEMORY = -1, KYU_FAIL_PAIRS = -2, KYU_FAIL_CONTACTS = -3 };
+
+// A partner in an adjacency list or a contact: a body slot, or a collider index with this bit.
+#define KYU_COLLIDER_BIT 0x80000000u
+
+// min and max of finite floats, inlined: without -ffinite-math-only, fminf and fmaxf are calls into
+// libm, which showed up at 4% of a GAS step.
+static inline float kyu_minf(float a, float b) { return b < a ? b : a; }
+static inline float kyu_maxf(float a, float b) { return b > a ? b : a; }
+
+typedef struct aabb {
+    float lo[3], hi[3];
+} aabb;
+
+// Whether two boxes overlap (touching counts), stopping at the first axis apart: the cheaper form
+// where most tests fail the same way (the boxes of one crowded grid cell).
+static inline int kyu_boxes_overlap(const aabb *a, const aabb *b) {
+    return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] && a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1] &&
+           a->lo[2] <= b->hi[2] && b->lo[2] <= a->hi[2];
+}
+
+// The same answer with all six tests at once (& not &&): one branch on the result, not six on
+// random data, the cheaper form for boxes from all over the world (a body against a cell's list).
+static inline int kyu_boxes_overlap_all(const aabb *a, const aabb *b) {
+    return (a->lo[0] <= b->hi[0]) & (b->lo[0] <= a->hi[0]) & (a->lo[1] <= b->hi[1]) & (b->lo[1] <= a->hi[1]) &
+           (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
+}
+
+// Growable array helpers: grow to at least n elements, never shrink. 0 on success.
+int kyu_reserve(void **data, int *capacity, int n, size_t elem);
+#define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))
+void kyu_shrink(void **data, int *capacity, int n, size_t elem);
+#define SHRINK(arr, cap, n) kyu_shrink((void **)&(arr), &(cap), (n), sizeof *(arr))
+
+// The per-step arena: one block of per-slot scratch that a stage takes at its start and gives back
+// (kyu_arena_reset) at its end. It is as large as the largest stage needs, KYU_ARENA_PER_SLOT bytes
+// a slot (the island pass: parent, rest, record), grown with the body store, so a take never fails.
+typedef struct kyu_arena {
+    unsigned char *base;
+    size_t cap, used;
+} kyu_arena;
+#define KYU_ARENA_PER_SLOT 12
+#define KYU_ARENA_SLACK    64 // room to align up to four takes
+static inline void *kyu_arena_take(kyu_arena *a, size_t bytes) {
+    size_t at = (a->used + 15) & ~(size_t)15;
+    KYU_ASSERT(at + bytes <= a->cap);
+    a->used = at + bytes;
+    return a->base ? a->base + at : NULL; // no bodies yet: nothing is taken (and NULL + 0 is not C)
+}
+static inline void kyu_arena_reset(kyu_arena *a) { a->used = 0; }
+
+// Work whose result depends on how it is split (lists joined in order, sums) runs in fixed slices:
+// their number depends on the item count only, never on the workers, so the answer is the same for
+// any worker count. Slice c of n items is [kyu_slice_start(n, s, c), kyu_slice_start(n, s, c + 1)).
+#define KYU_MAX_SLICES 64
+static inline int kyu_slice_count(int n) {
+    return n / 2048 + 1 < KYU_MAX_SLICES ? n / 2048 + 1 : KYU_MAX_SLICES;
+}
+static inline int kyu_slice_start(int n, int slices, int c) { return (int)((int64_t)n * c / slices); }
+
+// error.c
+#define KYU_ERROR_SIZE 256
+kyu_status kyu_fail(const kyu_world *w, kyu_status status, const char *fmt, ...);
+int kyu_finite3(vec3s v);
+int kyu_bounded3(vec3s v, float limit);
+
+#endif

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Private to the engine: the contact module (escape.c, contact_list.c, material.c): the contact
+// cache kept from step to step, the contact solver's order, and a pair's material.
+#ifndef KYU_CONTACTS_H
+#define KYU_CONTACTS_H
+
+#include "common.h"
+
+// A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
+typedef struct contact {
+    uint32_t a, b;   // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
+    uint32_t ga, gb; // generations of body a and of b (a body or the collider): a removed side
+                     //   is recognised even after its slot is reused (kyu_contact_live)
+    vec3s normal;    // unit, from b to a, as last detected
+    union {
+        float gap;    // signed distance when detected (negative = overlap)
+        float target; // in the velocity solve: the normal velocity to reach (set from the gap,
+    };                //   which is detected again before the step ends)
+    float jn;         // accumulated normal impulse of the velocity solve (warm start)
+    vec3s jt;         // accumulated friction impulse (the pair's friction, restitution and
+                      //   mass are read from the bodies: kyu_contact_friction and the others)
+    vec3s jr;         // accumulated angular impulse of rolling and twisting resistance
+    uint8_t skip;     // excluded from this step's velocity solve (a fast approach: an impact)
+    uint8_t touching; // touched this step: an impact, a gap within the slop, a sensor overlap
+    uint8_t sensor;   // one side is a sensor: events only, no response
+    uint8_t mark;     // scratch: the pair touched last step (contact search), or it is a fast
+                      //   approach to report (velocity solve)
+} contact;
+
+// A contact's key, its pair (a, b): the order of every contact list (contact_list.c).
+static inline uint64_t kyu_contact_key(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
+
+// The contact cache (escape.c, contact_list.c): this step's contacts sorted by pair, and the list
+// the contact search writes the next one into (the two swap).
+typedef struct contact_store {
+    contact *list, *next;
+    int count, cap, next_count, next_cap;
+    int *run;    // per body: where its run of the cache starts this step (-1: none)
+    int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
+    uint32_t *fresh;            // bodies created or teleported since the last step: their contacts are found
+    int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
+} contact_store;
+
+// The contact solver's order (escape.c): contacts by slab of space, then the boundary.
+typedef struct solver_state {
+    uint8_t *slab; // per body: its domain (slab of space) in the contact solves
+    int *order;    // contact indices by domain, then the boundary
+    int order_cap;
+    int *tmp; // scratch of the bottom-up order (bands, then the order: twice the contacts)
+    int tmp_cap;
+    int start[KYU_SOLVE_DOMAINS + 2]; // domain d: order[start[d] .. start[d+1])
+} solver_state;
+
+// contact_list.c: lists sorted by kyu_contact_key; the cache's double buffer
+void kyu_contacts_sort(contact *c, int n);
+void kyu_contacts_swap(kyu_world *w, int n);
+
+// escape.c
+void kyu_contacts_classify(kyu_world *w);
+int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b);
+int kyu_contacts_solve_velocities(kyu_world *w);
+int kyu_contacts_find(kyu_world *w);
+int kyu_contacts_escape(kyu_world *w);
+void kyu_contacts_mark_supported(kyu_world *w);
+int kyu_contact_live(const kyu_world *w, const contact *c);
+float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
+int kyu_contacts_purge(kyu_world *w);
+int kyu_contacts_add_fresh(kyu_world *w);
+typedef void kyu_contact_visit_fn(const kyu_world *w, const contact *c, void *ctx);
+void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ctx);
+float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
+float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
+float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
+void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist);
+
+// material.c: a pair's friction and restitution (b is a body slot or a collider code)
+float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);
+float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b);
+float kyu_pair_rolling(const kyu_world *w, uint32_t a, uint32_t b); // the larger rolling resistance
+
+#endif

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// Private to the engine: the impact module (impact.c, toi.c, response.c): paths and times of
+// impact, the time-ordered queue, the cascade at one instant, and the impulses of one impact.
+#ifndef KYU_IMPACTS_H
+#define KYU_IMPACTS_H
+
+#include "colliders.h"
+
+typedef struct kyu_height_key { // a body's height along gravity, to sort by
+    float height;
+    uint32_t slot;
+} kyu_height_key;
+// A touching pair of the cascade's sweeps: partner, normal (partner to body) and gap, all fixed at
+// the cascade's instant.
+typedef struct kyu_touch {
+    uint32_t partner;
+    float gap;
+    vec3s n;
+} kyu_touch;
+
+// The impact cascade's scratch (engine/impact.c), kept between steps so it is not allocated again.
+typedef struct cascade_state {
+    uint8_t *flag;            // per body: on the wave's list, changed, reached (impact.c's enum)
+    uint32_t *wave, *changed; // the bodies the wave reaches, in order, and the ones it changes
+    int wave_count, wave_cap, changed_count, changed_cap;
+    kyu_height_key *keys; // sorting what a cascade changed, lowest first
+    int keys_cap;
+    kyu_touch *touch; // the touching pairs of the bodies the sweeps visit, cached by the first
+    int *touch_start; //   sweep: body k of the changed list owns [touch_start[k], touch_start[k + 1])
+    int touch_count, touch_cap, touch_start_cap;
+} cascade_state;
+
+// The next contact of a body with a partner (engine/toi.c).
+typedef struct kyu_sweep_contact {
+    float t;        // time of contact, fraction of the step
+    vec3s normal;   // from the partner to the body, at contact
+    float gap;      // signed gap now (at the time asked about)
+    float approach; // closing speed along the normal at contact (> 0 approaching)
+    float accel;    // relative acceleration along the normal (< 0: pressing together)
+} kyu_sweep_contact;
+
+typedef struct impact_event {
+    float t;
+    uint32_t a, b;
+    uint32_t va, vb;
+    vec3s normal; // at the contact (a mesh's triangle: the mesh has no single nearest normal)
+} impact_event;
+
+typedef struct event_heap {
+    impact_event *ev;
+    int count, cap, peak; // peak: the most it held this step
+} event_heap;
+
+// The first impacts of one run of the candidate pairs (kyu_pair_source), in pair order.
+typedef struct event_chunk {
+    impact_event *ev;
+    int count, cap;
+    int failed; // out of memory
+} event_chunk;
+
+// The impact stage (impact.c). The queue is two heaps with one order: events at the instant of the
+// impact being resolved (a touching pair that the impact set closing: the cascade through a stack)
+// go to `now`, which stays small; later events go to `later`.
+typedef struct impact_state {
+    event_heap later, now;
+    struct event_chunk *chunks; // the first impacts of slices of the pair list, in parallel
+    int chunk_cap;
+    cascade_state cascade; // the impact cascade's scratch
+    uint32_t *version;     // per slot, from the step's arena during the stage: bumped on every
+    float *limit_t;        //   velocity change (stale queue entries); where a body stops when the
+                           //   event cap is hit
+} impact_state;
+
+// toi.c
+vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t);
+vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
+void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
+void kyu_broadphase_box(const kyu_world *w, uint32_t i, float t, aabb *out);
+int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out);
+
+// impact.c
+int kyu_impacts_resolve(kyu_world *w);
+
+// When a touching pair (relative normal velocity vn, relative acceleration an along the normal,
+// both positive apart) next presses into each other within [0, S]: at once if it closes now or
+// rests pressed (vn = 0), or when its relative parabola brings it back to where it is (a ball that
+// just bounced lands again at 2 vn / |an|), never (-1) otherwise. A body falling onto what it
+// touches must not sink: this moment is the queue's to handle.
+static inline float kyu_press_time(float vn, float an, float S) {
+    if (vn < 0.0f) return 0.0f;
+    if (!(an < 0.0f)) return -1.0f;
+    float s = 2.0f * vn / -an;
+    return s <= S ? s : -1.0f;
+}
+
+// response.c: the impulse given to body a (normal and tangential parts)
+typedef struct kyu_impulse {
+    float normal;
+    vec3s tangent;
+} kyu_impulse;
+kyu_impulse kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e);
+kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e);
+
+#endif

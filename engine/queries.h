@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+// Private to the engine: the query module (query.c): a grid of every body, rebuilt between steps.
+#ifndef KYU_QUERIES_H
+#define KYU_QUERIES_H
+
+#include "common.h"
+
+// query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
+void kyu_query_invalidate(kyu_world *w);
+void kyu_query_free(kyu_world *w);
+int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, const uint32_t **bodies);
+
+#endif
