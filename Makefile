@@ -83,7 +83,7 @@ TOOL_TEST_DEPS := $(BUILD)/libkyu.so $(BUILD)/tools/bench
 # The library's own objects: only what include/kyu/*.h declares with KYU_API is exported (base.h).
 # -Wdouble-promotion: where the engine computes in double is written out, (double)x, so an
 # accidental float -> double promotion (a double constant, a double local) fails the build.
-LIB_CFLAGS := -DKYU_BUILD -fvisibility=hidden -Wdouble-promotion -Wconversion
+LIB_CFLAGS := -DKYU_BUILD -fvisibility=hidden -Wdouble-promotion -Wconversion -Wcast-qual
 
 $(BUILD)/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h)
 	@mkdir -p $(dir $@)

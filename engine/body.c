@@ -32,7 +32,6 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
                  GROW(b->awake, n) || GROW(b->sleep_timer, n) || GROW(b->island, n) ||
                  GROW(b->sleep_epoch, n) || GROW(w->step.active, n) || GROW(w->solver.slab, n) ||
                  GROW(b->generation, n) || GROW(b->alive, n) || GROW(b->free_slots, n) ||
-                 GROW(w->step.t_body, n) || GROW(w->step.accel, n) || GROW(w->step.box, n) ||
                  GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
                  GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
@@ -40,9 +39,10 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
 #endif
     size_t arena = (size_t)n * KYU_ARENA_PER_SLOT + KYU_ARENA_SLACK;
     unsigned char *base = failed ? NULL : kyu_realloc(w->step.arena.base, arena);
-    if (base)
+    if (base) {
+        kyu_step_give_back_paths(&w->step); // they were in the old block
         w->step.arena.base = base, w->step.arena.cap = arena;
-    else
+    } else
         failed = 1;
     if (failed) return -1;
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);

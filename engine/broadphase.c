@@ -1070,3 +1070,15 @@ void kyu_grid_free(grid *g) {
     kyu_free(g->multi_range);
     memset(g, 0, sizeof *g);
 }
+
+void kyu_pairs_free(pair_store *p) {
+    kyu_free(p->adj_start);
+    kyu_free(p->adj);
+    kyu_free(p->adj_hit);
+    kyu_free(p->late_head);
+    kyu_free(p->late_partner);
+    kyu_free(p->late_hit);
+    kyu_free(p->late_next);
+    kyu_free(p->a);
+    kyu_free(p->b);
+}

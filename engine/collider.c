@@ -372,3 +372,12 @@ void kyu_colliders_advance(kyu_world *w) {
         if (c->type == KYU_SHAPE_PLANE) c->offset = glms_vec3_dot(c->normal, c->box.center);
     }
 }
+
+void kyu_colliders_free(collider_store *c) {
+    for (int i = 0; i < c->high; i++) {
+        kyu_free(c->list[i].hull_points);
+        kyu_mesh_destroy(c->list[i].mesh);
+    }
+    kyu_free(c->list);
+    kyu_free(c->free_slots);
+}

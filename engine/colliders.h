@@ -59,6 +59,7 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d);
 void kyu_collider_place(collider *c, vec3s position, versors rotation);
 void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_colliders_advance(kyu_world *w);
+void kyu_colliders_free(collider_store *c);
 
 // shape.c: every shape but the plane, solved in the collider's frame
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);

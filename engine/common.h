@@ -61,22 +61,27 @@ int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 void kyu_shrink(void **data, int *capacity, int n, size_t elem);
 #define SHRINK(arr, cap, n) kyu_shrink((void **)&(arr), &(cap), (n), sizeof *(arr))
 
-// The per-step arena: one block of per-slot scratch that a stage takes at its start and gives back
-// (kyu_arena_reset) at its end. It is as large as the largest stage needs, KYU_ARENA_PER_SLOT bytes
-// a slot (the island pass: parent, rest, record), grown with the body store, so a take never fails.
+// The per-step arena: one block of per-slot scratch. A stage takes its scratch at its start and
+// gives it back (kyu_arena_reset) at its end; what the step keeps across stages is taken first and
+// kept (kyu_arena_keep: resets return to it) until kyu_arena_clear. It is as large as the most a
+// step holds at once, KYU_ARENA_PER_SLOT bytes a slot (the step's t_body, accel and box, 40 bytes,
+// under the contact search's or the island pass's 12), grown with the body store, so a take never
+// fails.
 typedef struct kyu_arena {
     unsigned char *base;
-    size_t cap, used;
+    size_t cap, used, mark;
 } kyu_arena;
-#define KYU_ARENA_PER_SLOT 12
-#define KYU_ARENA_SLACK    64 // room to align up to four takes
+#define KYU_ARENA_PER_SLOT 52
+#define KYU_ARENA_SLACK    96 // room to align up to six takes
 static inline void *kyu_arena_take(kyu_arena *a, size_t bytes) {
     size_t at = (a->used + 15) & ~(size_t)15;
     KYU_ASSERT(at + bytes <= a->cap);
     a->used = at + bytes;
     return a->base ? a->base + at : NULL; // no bodies yet: nothing is taken (and NULL + 0 is not C)
 }
-static inline void kyu_arena_reset(kyu_arena *a) { a->used = 0; }
+static inline void kyu_arena_reset(kyu_arena *a) { a->used = a->mark; }
+static inline void kyu_arena_keep(kyu_arena *a) { a->mark = a->used; }
+static inline void kyu_arena_clear(kyu_arena *a) { a->used = a->mark = 0; }
 
 // Work whose result depends on how it is split (lists joined in order, sums) runs in fixed slices:
 // their number depends on the item count only, never on the workers, so the answer is the same for

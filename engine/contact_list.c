@@ -24,3 +24,16 @@ void kyu_contacts_swap(kyu_world *w, int n) {
     w->contacts.next_cap = cap;
     w->contacts.count = n;
 }
+
+void kyu_contacts_free(contact_store *c) {
+    kyu_free(c->list);
+    kyu_free(c->next);
+    kyu_free(c->run);
+    kyu_free(c->fresh);
+}
+
+void kyu_solver_free(solver_state *s) {
+    kyu_free(s->slab);
+    kyu_free(s->order);
+    kyu_free(s->tmp);
+}

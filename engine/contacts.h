@@ -54,6 +54,8 @@ typedef struct solver_state {
 // contact_list.c: lists sorted by kyu_contact_key; the cache's double buffer
 void kyu_contacts_sort(contact *c, int n);
 void kyu_contacts_swap(kyu_world *w, int n);
+void kyu_contacts_free(contact_store *c);
+void kyu_solver_free(solver_state *s);
 
 // escape.c
 void kyu_contacts_classify(kyu_world *w);

@@ -20,6 +20,7 @@ kyu_body_id kyu_handle_of(const kyu_world *w, uint32_t slot, uint32_t generation
 kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c);
 int kyu_events_begin_step(kyu_world *w);
 int kyu_event_push(kyu_contact_event **arr, int *count, int *cap, kyu_contact_event ev);
+void kyu_events_free(event_store *e);
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach, float t);
 
 #endif

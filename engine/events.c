@@ -81,3 +81,9 @@ const kyu_impact_event *kyu_world_impact_events(const kyu_world *w, int *count) 
     if (count) *count = w ? w->events.impact_count : 0;
     return w && w->events.impact_count ? w->events.impacts : NULL;
 }
+
+void kyu_events_free(event_store *e) {
+    kyu_free(e->begin);
+    kyu_free(e->end);
+    kyu_free(e->impacts);
+}

@@ -142,6 +142,7 @@ void kyu_broadphase_trim(kyu_world *w);
 int kyu_pair_source_count(const kyu_world *w);
 pair_source kyu_pair_source(const kyu_world *w, int s);
 void kyu_grid_free(grid *g);
+void kyu_pairs_free(pair_store *p);
 
 // A body's partners this step (the pairs the broadphase found, then those added mid-step): the one
 // walk every stage uses.

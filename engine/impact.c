@@ -578,3 +578,16 @@ int kyu_impacts_resolve(kyu_world *w) {
     w->impacts.version = NULL, w->impacts.limit_t = NULL;
     return failed;
 }
+
+void kyu_impacts_free(impact_state *s) {
+    kyu_free(s->later.ev);
+    kyu_free(s->now.ev);
+    for (int c = 0; c < s->chunk_cap; c++) kyu_free(s->chunks[c].ev);
+    kyu_free(s->chunks);
+    kyu_free(s->cascade.flag);
+    kyu_free(s->cascade.wave);
+    kyu_free(s->cascade.changed);
+    kyu_free(s->cascade.keys);
+    kyu_free(s->cascade.touch);
+    kyu_free(s->cascade.touch_start);
+}

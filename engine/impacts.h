@@ -80,6 +80,7 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
 
 // impact.c
 int kyu_impacts_resolve(kyu_world *w);
+void kyu_impacts_free(impact_state *s);
 
 // When a touching pair (relative normal velocity vn, relative acceleration an along the normal,
 // both positive apart) next presses into each other within [0, S]: at once if it closes now or

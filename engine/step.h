@@ -10,12 +10,13 @@
 // stage). Per-slot scratch of one stage is taken from `arena` at the stage's start and given back
 // at its end (NULL outside it): the stages never overlap, so they share the arena's memory, each
 // under names of its own; the arena grows with the body store to what the largest stage takes.
-// The arrays before it are read by several stages (the forces to the contact search), so they are
-// the context's own, not one stage's take.
+// Each awake body's path (t_body, accel, box) is read from the forces to the end of the impacts:
+// taken from the arena before the forces and kept there until the next step begins or the body
+// store grows (world.c, kyu_step_take_paths; NULL outside that).
 typedef struct step_context {
     uint32_t *active; // awake bodies this step, in slot order
     int active_count;
-    float *t_body; // time (fraction of the step) at which pos and vel are valid
+    float *t_body; // stages 1-4: time (fraction of the step) at which pos and vel are valid
     vec3s *accel;  // this step: gravity for a body in free flight, 0 for one the solver held
     aabb *box;     // broadphase box of the rest of this step's motion
     kyu_arena arena;
@@ -39,6 +40,8 @@ typedef struct step_context {
     int *worker_scratch_cap;
     uint8_t *check_marks; // KYU_VALIDATE builds: per body, the validator's scratch (validate.c)
 } step_context;
+void kyu_step_take_paths(kyu_world *w);         // the paths from the arena (world.c)
+void kyu_step_give_back_paths(step_context *s); // the paths leave the arena (world.c)
 
 // threads.c
 int kyu_pool_create(kyu_world *w);

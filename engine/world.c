@@ -128,58 +128,32 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     return KYU_OK;
 }
 
+// The step context's arrays and the workers' scratch (allocated at create and by kyu_bodies_reserve).
+static void step_free(step_context *s, int workers) {
+    kyu_free(s->active);
+    kyu_free(s->arena.base);
+    kyu_free(s->check_marks);
+    if (s->worker_scratch)
+        for (int i = 0; i < workers; i++) kyu_free(s->worker_scratch[i]);
+    kyu_free(s->worker_scratch);
+    kyu_free(s->worker_scratch_cap);
+}
+
+// Each module frees its own state.
 void kyu_world_destroy(kyu_world *w) {
     if (!w) return;
     kyu_pool_destroy(w);
     kyu_query_free(w);
     kyu_bodies_free(&w->bodies);
+    kyu_colliders_free(&w->colliders);
     kyu_grid_free(&w->grid);
-    for (int i = 0; i < w->colliders.high; i++) {
-        kyu_free(w->colliders.list[i].hull_points);
-        kyu_mesh_destroy(w->colliders.list[i].mesh);
-    }
-    kyu_free(w->colliders.list);
-    kyu_free(w->colliders.free_slots);
-    kyu_free(w->step.active);
-    kyu_free(w->step.t_body);
-    kyu_free(w->step.accel);
-    kyu_free(w->step.arena.base);
-    kyu_free(w->step.box);
-    kyu_free(w->pairs.adj_start);
-    kyu_free(w->pairs.adj);
-    kyu_free(w->pairs.adj_hit);
-    kyu_free(w->pairs.late_hit);
-    kyu_free(w->pairs.late_head);
-    kyu_free(w->contacts.run);
-    kyu_free(w->pairs.late_partner);
-    kyu_free(w->pairs.late_next);
-    kyu_free(w->pairs.a);
-    kyu_free(w->pairs.b);
-    kyu_free(w->impacts.cascade.flag);
-    kyu_free(w->step.check_marks);
-    kyu_free(w->impacts.cascade.wave);
-    kyu_free(w->impacts.cascade.changed);
-    kyu_free(w->impacts.cascade.keys);
-    kyu_free(w->impacts.cascade.touch);
-    kyu_free(w->impacts.cascade.touch_start);
-    kyu_free(w->impacts.later.ev);
-    kyu_free(w->impacts.now.ev);
-    for (int c = 0; c < w->impacts.chunk_cap; c++) kyu_free(w->impacts.chunks[c].ev);
-    kyu_free(w->impacts.chunks);
+    kyu_pairs_free(&w->pairs);
+    kyu_impacts_free(&w->impacts);
     kyu_islands_free(w);
-    kyu_free(w->contacts.list);
-    kyu_free(w->contacts.next);
-    kyu_free(w->solver.slab);
-    kyu_free(w->solver.order);
-    kyu_free(w->solver.tmp);
-    if (w->step.worker_scratch)
-        for (int i = 0; i < w->def.worker_count; i++) kyu_free(w->step.worker_scratch[i]);
-    kyu_free(w->step.worker_scratch);
-    kyu_free(w->step.worker_scratch_cap);
-    kyu_free(w->contacts.fresh);
-    kyu_free(w->events.begin);
-    kyu_free(w->events.end);
-    kyu_free(w->events.impacts);
+    kyu_contacts_free(&w->contacts);
+    kyu_solver_free(&w->solver);
+    kyu_events_free(&w->events);
+    step_free(&w->step, w->def.worker_count);
     kyu_free(w->error);
     kyu_free(w);
     kyu_world_count_add(-1);
@@ -230,6 +204,24 @@ static void sweeps_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
+// Each awake body's path this step (its clock, its acceleration, its swept box) is read from the
+// forces to the end of the impacts, and stays readable until the next step (the debug draw and the
+// grid's tests read the boxes the build used): taken from the step's arena after stage 0 and kept
+// there while the later stages take and give back their own scratch above it.
+void kyu_step_take_paths(kyu_world *w) {
+    step_context *s = &w->step;
+    size_t slots = (size_t)w->bodies.high;
+    s->t_body = kyu_arena_take(&s->arena, slots * sizeof *s->t_body);
+    s->accel = kyu_arena_take(&s->arena, slots * sizeof *s->accel);
+    s->box = kyu_arena_take(&s->arena, slots * sizeof *s->box);
+    kyu_arena_keep(&s->arena);
+}
+
+void kyu_step_give_back_paths(step_context *s) {
+    kyu_arena_clear(&s->arena);
+    s->t_body = NULL, s->accel = NULL, s->box = NULL;
+}
+
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -274,6 +266,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     w->gravity_on = kyu_gravity_on(w);
     w->down = w->gravity_on ? glms_vec3_normalize(w->def.gravity) : glms_vec3_zero();
     double t0 = now_ms();
+    kyu_step_give_back_paths(&w->step); // last step's
     // Stages as README's "How a step works" numbers them; 0 readies the step.
     int fail = kyu_events_begin_step(w);           // 0. events, removals, waking, new bodies' contacts
     if (!fail) fail = kyu_contacts_purge(w);       // what was removed leaves the cache (end events)
@@ -283,6 +276,7 @@ kyu_status kyu_world_step(kyu_world *w) {
     collect_active(w);
     VALIDATE_AFTER("stage 0 (events, waking, new contacts)",
                    KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS);
+    kyu_step_take_paths(w);
     int awake_at_start = w->step.active_count;
     w->stats.awake_bodies = w->step.active_count;
     double t1 = now_ms();

@@ -99,6 +99,7 @@ static void test_next_contact_near_grazing_matches_oracle(void) {
         w->bodies.pos[0] = glms_vec3_add(pb, m), w->bodies.pos[1] = pb;
         w->bodies.vel[0] = dv, w->bodies.vel[1] = v3(0, 0, 0);
         w->bodies.radius[0] = ra, w->bodies.radius[1] = rb;
+        if (!w->step.accel) kyu_step_take_paths(w); // the step's arrays, as a step takes them
         w->step.accel[0] = da, w->step.accel[1] = v3(0, 0, 0);
         w->step.t_body[0] = w->step.t_body[1] = 0.0f;
         m = glms_vec3_sub(w->bodies.pos[0], w->bodies.pos[1]); // as rounded into the bodies
