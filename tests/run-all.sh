@@ -8,8 +8,9 @@ units="$1"
 shift
 passed=0 failed=0 skipped=0
 run_part() {
-    out="$(mktemp)"
+    out="$(mktemp)" start=$(date +%s)
     "$@" 2>&1 | tee "$out"
+    echo "-- $(($(date +%s) - start)) s"
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
     if [ -z "$line" ]; then
         echo "FAIL $*: ended without a 'N passed, N failed' line"
