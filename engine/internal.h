@@ -13,6 +13,7 @@
 #include "grid.h"
 #include "impacts.h"
 #include "islands.h"
+#include "pool.h"
 #include "queries.h"
 #include "step.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Private to the engine: the step's module (world.c, threads.c, validate.c): the step context,
-// the worker pool, and the validators that check the world after every stage.
+// Private to the engine: the step's module (world.c, validate.c): the step context and the
+// validators that check the world after every stage.
 #ifndef KYU_STEP_H
 #define KYU_STEP_H
 
@@ -42,11 +42,6 @@ typedef struct step_context {
 } step_context;
 void kyu_step_take_paths(kyu_world *w);         // the paths from the arena (world.c)
 void kyu_step_give_back_paths(step_context *s); // the paths leave the arena (world.c)
-
-// threads.c
-int kyu_pool_create(kyu_world *w);
-void kyu_pool_destroy(kyu_world *w);
-void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task, void *context);
 
 // world.c
 float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of kyu_world_alpha
