@@ -844,7 +844,7 @@ int kyu_contacts_add_fresh(kyu_world *w) {
     }
     // The query grid built for a burst of new bodies (a scene's first step) is not kept: it would
     // stay resident as large as the broadphase. A trickle (a bullet a frame) keeps it for the next.
-    if (w->contacts.fresh_count > w->bodies.count / 8) kyu_query_free(w);
+    if (w->contacts.fresh_count > w->bodies.count / 8) kyu_query_trim(w);
     w->contacts.fresh_count = 0;
     if (w->islands.woken_count == first) return kyu_islands_flush_woken(w); // none (and maybe no array)
     // Two fresh bodies found their pair twice: keep one.

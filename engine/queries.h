@@ -8,6 +8,7 @@
 // query.c: the query structure is rebuilt lazily; every change to bodies or colliders invalidates it.
 void kyu_query_invalidate(kyu_world *w);
 void kyu_query_free(kyu_world *w);
+void kyu_query_trim(kyu_world *w); // gives back the grid's memory (kept for the next rebuild)
 int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, const uint32_t **bodies);
 
 #endif

@@ -940,6 +940,42 @@ static void test_queries_follow_destroy_teleport_and_reuse(void) {
     kyu_world_destroy(w);
 }
 
+// A scene's first step finds the new bodies' contacts with the query grid, then gives the grid's
+// memory back (kyu_query_trim): the queries after it must rebuild and answer as before. Big enough
+// (8,000 bodies) that every array of the grid is past the size the trim keeps.
+static void test_queries_answer_after_the_first_step_gives_the_grid_back(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    enum { SIDE = 20, N = SIDE * SIDE * SIDE };
+    static kyu_body_id ids[N];
+    for (int i = 0; i < N; i++)
+        ids[i] = ball(w,
+                      v3(1.05f * (float)(i % SIDE), 1.05f * (float)(i / SIDE % SIDE),
+                         1.05f * (float)(i / (SIDE * SIDE))),
+                      0.5f);
+    kyu_query_filter f = kyu_query_filter_default();
+    static kyu_body_id got[N];
+    int count = -1;
+    ENSURE(kyu_world_overlap_sphere(w, v3(10, 10, 10), 3.0f, f, got, N, &count) == KYU_OK && count > 0);
+    ENSURE(kyu_world_step(w) == KYU_OK);
+    rng_state = 77;
+    for (int q = 0; q < 50; q++) {
+        vec3s c = rng_vec(-2.0f, 22.0f);
+        float r = rng_uniform(0.0f, 3.0f);
+        ENSURE(kyu_world_overlap_sphere(w, c, r, f, got, N, &count) == KYU_OK);
+        int want = 0;
+        for (int i = 0; i < N; i++) { // slot order, as the query reports them
+            mirror_body b = {.id = ids[i], .r = 0.5f};
+            ENSURE(kyu_body_get_position(w, ids[i], &b.p) == KYU_OK);
+            if (ref_overlap_sphere(&b, c, r)) ENSURE(want < count && body_eq(got[want++], ids[i]));
+        }
+        ENSURE(count == want);
+    }
+    kyu_world_destroy(w);
+}
+
 static void test_sleeping_bodies_are_still_seen(void) {
     kyu_world *w = new_world();
     kyu_collider_def ground = kyu_collider_def_default();
@@ -1111,6 +1147,7 @@ void suite_query(void) {
     RUN_TEST(test_filter_categories_and_masks);
     RUN_TEST(test_ties_go_to_the_lower_slot);
     RUN_TEST(test_queries_follow_destroy_teleport_and_reuse);
+    RUN_TEST(test_queries_answer_after_the_first_step_gives_the_grid_back);
     RUN_TEST(test_sleeping_bodies_are_still_seen);
     RUN_TEST(test_distance_and_time_to_collision_known_values);
     RUN_TEST(test_bad_arguments_are_rejected);
