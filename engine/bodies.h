@@ -5,6 +5,12 @@
 
 #include "common.h"
 
+// A body's drag: linear and angular damping (1/s) and rolling resistance (dimensionless), the
+// parameters most worlds leave at 0.
+typedef struct body_drag {
+    float linear, angular, rolling;
+} body_drag;
+
 // Particles, by slot. Slots of removed bodies go on a free list and are reused.
 typedef struct body_store {
     int capacity;     // slots allocated
@@ -15,9 +21,9 @@ typedef struct body_store {
     vec3s *ang;         // angular velocity, rad/s, world frame
     versors *rot;       // orientation (unit)
     float *inv_inertia; // 1 / (inertia_scale 2/5 m r^2); 0: fixed rotation (it never turns)
-    float *rolling;     // rolling resistance (dimensionless)
-    float *ang_damping; // 1/s
-    float *radius, *inv_mass, *mass, *restitution, *friction, *damping, *gravity_scale;
+    body_drag *drag;    // NULL until a body is created with some drag: every body's is 0 until then, and
+                        //   a world that never sets one spends no memory on it (kyu_body_drag)
+    float *radius, *inv_mass, *mass, *restitution, *friction, *gravity_scale;
     void **user;
     uint32_t *category, *mask, *material;
     int32_t *group;
@@ -37,6 +43,11 @@ static inline int kyu_filter_bodies(const body_store *s, uint32_t a, uint32_t b)
     if (s->group[a] != 0 && s->group[a] == s->group[b]) return s->group[a] > 0;
     return (s->mask[a] & s->category[b]) && (s->mask[b] & s->category[a]);
 }
+
+static inline body_drag kyu_body_drag(const body_store *s, uint32_t i) {
+    return s->drag ? s->drag[i] : (body_drag){0.0f, 0.0f, 0.0f};
+}
+int kyu_bodies_need_drag(body_store *s); // body.c: allocates the drag array (all 0) if none yet
 
 // handle.c: a handle to its slot (-1 and *status when it names none)
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);

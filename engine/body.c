@@ -23,17 +23,16 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     if (slots <= b->capacity) return 0;
     int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
-    int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
-                 GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->rolling, n) ||
-                 GROW(b->ang_damping, n) || GROW(b->inv_mass, n) || GROW(b->mass, n) ||
-                 GROW(b->restitution, n) || GROW(b->friction, n) || GROW(b->damping, n) ||
-                 GROW(b->gravity_scale, n) || GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) ||
-                 GROW(b->material, n) || GROW(b->group, n) || GROW(b->sensor, n) || GROW(b->allow_sleep, n) ||
-                 GROW(b->awake, n) || GROW(b->sleep_timer, n) || GROW(b->island, n) ||
-                 GROW(b->sleep_epoch, n) || GROW(w->step.active, n) || GROW(w->solver.slab, n) ||
-                 GROW(b->generation, n) || GROW(b->alive, n) || GROW(b->free_slots, n) ||
-                 GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
-                 GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+    int failed =
+        GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) || GROW(b->ang, n) ||
+        GROW(b->rot, n) || GROW(b->inv_inertia, n) || (b->drag && GROW(b->drag, n)) || GROW(b->inv_mass, n) ||
+        GROW(b->mass, n) || GROW(b->restitution, n) || GROW(b->friction, n) || GROW(b->gravity_scale, n) ||
+        GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->material, n) ||
+        GROW(b->group, n) || GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->awake, n) ||
+        GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) || GROW(w->step.active, n) ||
+        GROW(w->solver.slab, n) || GROW(b->generation, n) || GROW(b->alive, n) || GROW(b->free_slots, n) ||
+        GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
+        GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->step.check_marks, n + 1);
 #endif
@@ -45,6 +44,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     } else
         failed = 1;
     if (failed) return -1;
+    if (b->drag) memset(b->drag + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->drag);
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
     memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);
@@ -62,14 +62,12 @@ void kyu_bodies_free(body_store *b) {
     kyu_free(b->ang);
     kyu_free(b->rot);
     kyu_free(b->inv_inertia);
-    kyu_free(b->rolling);
-    kyu_free(b->ang_damping);
+    kyu_free(b->drag);
     kyu_free(b->radius);
     kyu_free(b->inv_mass);
     kyu_free(b->mass);
     kyu_free(b->restitution);
     kyu_free(b->friction);
-    kyu_free(b->damping);
     kyu_free(b->gravity_scale);
     kyu_free(b->user);
     kyu_free(b->category);
@@ -86,6 +84,12 @@ void kyu_bodies_free(body_store *b) {
     kyu_free(b->alive);
     kyu_free(b->free_slots);
     memset(b, 0, sizeof *b);
+}
+
+int kyu_bodies_need_drag(body_store *s) {
+    if (s->drag) return 0;
+    s->drag = kyu_calloc((size_t)(s->capacity > 0 ? s->capacity : 1), sizeof *s->drag);
+    return s->drag ? 0 : -1;
 }
 
 // Looks up a handle for a function, or returns its error from the calling function.
@@ -231,6 +235,9 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
         return kyu_fail(w, KYU_ERR_CAPACITY, "max_bodies = %d", w->def.max_bodies);
     if (RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + 1))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing the list of new bodies");
+    body_drag drag = {d->linear_damping, d->angular_damping, d->rolling_resistance};
+    if ((drag.linear != 0.0f || drag.angular != 0.0f || drag.rolling != 0.0f) && kyu_bodies_need_drag(b))
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "the bodies' drag (damping, rolling resistance)");
     int slot;
     if (b->free_count > 0) {
         slot = b->free_slots[--b->free_count];
@@ -249,12 +256,10 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->inv_mass[slot] = 1.0f / d->mass;
     b->restitution[slot] = d->restitution;
     b->friction[slot] = d->friction;
-    b->damping[slot] = d->linear_damping;
     b->ang[slot] = d->angular_velocity;
     b->rot[slot] = kyu_quat_unit(d->rotation);
     b->inv_inertia[slot] = kyu_body_inv_inertia(d->mass, d->radius, d->inertia_scale, d->fixed_rotation);
-    b->rolling[slot] = d->rolling_resistance;
-    b->ang_damping[slot] = d->angular_damping;
+    if (b->drag) b->drag[slot] = drag;
     b->gravity_scale[slot] = d->gravity_scale;
     b->user[slot] = d->user_data;
     b->category[slot] = d->category_bits;

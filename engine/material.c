@@ -55,7 +55,7 @@ float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b) {
 }
 
 float kyu_pair_rolling(const kyu_world *w, uint32_t a, uint32_t b) {
-    float rb =
-        (b & KYU_COLLIDER_BIT) ? w->colliders.list[b & ~KYU_COLLIDER_BIT].rolling : w->bodies.rolling[b];
-    return kyu_maxf(w->bodies.rolling[a], rb);
+    float rb = (b & KYU_COLLIDER_BIT) ? w->colliders.list[b & ~KYU_COLLIDER_BIT].rolling
+                                      : kyu_body_drag(&w->bodies, b).rolling;
+    return kyu_maxf(kyu_body_drag(&w->bodies, a).rolling, rb);
 }

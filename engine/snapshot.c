@@ -79,7 +79,7 @@ static void put_bodies(writer *o, const body_store *b) {
         put_f32(o, b->mass[i]);
         put_f32(o, b->restitution[i]);
         put_f32(o, b->friction[i]);
-        put_f32(o, b->damping[i]);
+        put_f32(o, kyu_body_drag(b, (uint32_t)i).linear);
         put_f32(o, b->gravity_scale[i]);
         put_u32(o, b->category[i]);
         put_u32(o, b->mask[i]);
@@ -92,8 +92,8 @@ static void put_bodies(writer *o, const body_store *b) {
         put_vec(o, b->ang[i]);
         put(o, b->rot[i].raw, 16);
         put_f32(o, b->inv_inertia[i]);
-        put_f32(o, b->rolling[i]);
-        put_f32(o, b->ang_damping[i]);
+        put_f32(o, kyu_body_drag(b, (uint32_t)i).rolling);
+        put_f32(o, kyu_body_drag(b, (uint32_t)i).angular);
     }
     put_f32(o, b->max_radius);
     put_i32(o, b->free_count); // the order of reuse is state: it decides the next body's slot
@@ -443,14 +443,20 @@ static void get_bodies(reader *r, kyu_world *w) {
         refused(r, kyu_body_def_validate(w, &d), "body", i);
         b->pos[i] = p, b->vel[i] = v, b->prev[i] = prev;
         b->radius[i] = d.radius, b->mass[i] = d.mass, b->inv_mass[i] = 1.0f / d.mass;
-        b->restitution[i] = d.restitution, b->friction[i] = d.friction, b->damping[i] = d.linear_damping;
+        b->restitution[i] = d.restitution, b->friction[i] = d.friction;
         b->gravity_scale[i] = d.gravity_scale;
         b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group,
         b->material[i] = d.material;
         b->sensor[i] = d.is_sensor, b->allow_sleep[i] = d.allow_sleep, b->awake[i] = awake;
         b->sleep_timer[i] = timer;
         b->ang[i] = av, b->rot[i] = q, b->inv_inertia[i] = ii;
-        b->rolling[i] = d.rolling_resistance, b->ang_damping[i] = d.angular_damping;
+        body_drag drag = {d.linear_damping, d.angular_damping, d.rolling_resistance};
+        if ((drag.linear != 0.0f || drag.angular != 0.0f || drag.rolling != 0.0f) &&
+            kyu_bodies_need_drag(b)) {
+            fail(r, "out of memory for body %d's drag", i);
+            return;
+        }
+        if (b->drag) b->drag[i] = drag;
         b->count++;
     }
     b->max_radius = get_f32(r);

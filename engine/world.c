@@ -186,10 +186,10 @@ static void forces_task(int begin, int end, int worker, void *ctx) {
     for (int k = begin; k < end; k++) {
         uint32_t i = w->step.active[k];
         vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
-        if (s->damping[i] > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * s->damping[i]));
+        body_drag drag = kyu_body_drag(s, i);
+        if (drag.linear > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * drag.linear));
         s->vel[i] = v;
-        if (s->ang_damping[i] > 0.0f)
-            s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * s->ang_damping[i]));
+        if (drag.angular > 0.0f) s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * drag.angular));
     }
 }
 
