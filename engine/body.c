@@ -23,16 +23,14 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     if (slots <= b->capacity) return 0;
     int n = b->capacity > 0 ? b->capacity : slots > 64 ? slots : 64; // the first reserve: as asked
     while (n < slots) n = n > (1 << 29) ? slots : n * 2;
-    int failed =
-        GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) || GROW(b->ang, n) ||
-        GROW(b->rot, n) || GROW(b->inv_inertia, n) || (b->drag && GROW(b->drag, n)) || GROW(b->inv_mass, n) ||
-        GROW(b->mass, n) || GROW(b->restitution, n) || GROW(b->friction, n) || GROW(b->gravity_scale, n) ||
-        GROW(b->user, n) || GROW(b->category, n) || GROW(b->mask, n) || GROW(b->material, n) ||
-        GROW(b->group, n) || GROW(b->sensor, n) || GROW(b->allow_sleep, n) || GROW(b->awake, n) ||
-        GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) || GROW(w->step.active, n) ||
-        GROW(w->solver.slab, n) || GROW(b->generation, n) || GROW(b->alive, n) || GROW(b->free_slots, n) ||
-        GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
-        GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+    int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
+                 GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->inv_mass, n) ||
+                 GROW(b->mass, n) || GROW(b->kind, n) || GROW(b->user, n) || GROW(b->awake, n) ||
+                 GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) ||
+                 GROW(w->step.active, n) || GROW(w->solver.slab, n) || GROW(b->generation, n) ||
+                 GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(w->pairs.adj_start, n + 1) ||
+                 GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
+                 GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->step.check_marks, n + 1);
 #endif
@@ -44,7 +42,6 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     } else
         failed = 1;
     if (failed) return -1;
-    if (b->drag) memset(b->drag + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->drag);
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
     memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);
@@ -62,20 +59,13 @@ void kyu_bodies_free(body_store *b) {
     kyu_free(b->ang);
     kyu_free(b->rot);
     kyu_free(b->inv_inertia);
-    kyu_free(b->drag);
     kyu_free(b->radius);
     kyu_free(b->inv_mass);
     kyu_free(b->mass);
-    kyu_free(b->restitution);
-    kyu_free(b->friction);
-    kyu_free(b->gravity_scale);
+    kyu_free(b->kind);
+    kyu_free(b->kinds);
+    kyu_free(b->kind_table);
     kyu_free(b->user);
-    kyu_free(b->category);
-    kyu_free(b->mask);
-    kyu_free(b->material);
-    kyu_free(b->group);
-    kyu_free(b->sensor);
-    kyu_free(b->allow_sleep);
     kyu_free(b->awake);
     kyu_free(b->sleep_timer);
     kyu_free(b->island);
@@ -86,10 +76,60 @@ void kyu_bodies_free(body_store *b) {
     memset(b, 0, sizeof *b);
 }
 
-int kyu_bodies_need_drag(body_store *s) {
-    if (s->drag) return 0;
-    s->drag = kyu_calloc((size_t)(s->capacity > 0 ? s->capacity : 1), sizeof *s->drag);
-    return s->drag ? 0 : -1;
+body_kind kyu_body_kind_of_def(const kyu_body_def *d) {
+    body_kind k;
+    memset(&k, 0, sizeof k);
+    k.restitution = d->restitution, k.friction = d->friction, k.gravity_scale = d->gravity_scale;
+    k.linear_damping = d->linear_damping, k.angular_damping = d->angular_damping;
+    k.rolling = d->rolling_resistance;
+    k.category = d->category_bits, k.mask = d->mask_bits, k.material = d->material, k.group = d->group;
+    k.sensor = d->is_sensor ? 1 : 0, k.allow_sleep = d->allow_sleep ? 1 : 0;
+    return k;
+}
+
+// A kind's fields as bits (floats too: 0 and -0 are different kinds, as they may mix differently).
+static int kind_bits(const body_kind *k, uint32_t out[11]) {
+    float f[6] = {k->restitution,    k->friction,        k->gravity_scale,
+                  k->linear_damping, k->angular_damping, k->rolling};
+    memcpy(out, f, sizeof f);
+    out[6] = k->category, out[7] = k->mask, out[8] = k->material, out[9] = (uint32_t)k->group;
+    out[10] = (uint32_t)k->sensor | (uint32_t)k->allow_sleep << 1;
+    return 11;
+}
+
+static uint32_t kind_hash(const body_kind *k) {
+    uint32_t bits[11], h = 2166136261u; // FNV-1a over the words
+    for (int i = 0, n = kind_bits(k, bits); i < n; i++) h = (h ^ bits[i]) * 16777619u;
+    return h;
+}
+
+static int same_kind(const body_kind *x, const body_kind *y) {
+    uint32_t a[11], b[11];
+    kind_bits(x, a), kind_bits(y, b);
+    return memcmp(a, b, sizeof a) == 0;
+}
+
+// The table slot of kind k: its own, or the empty one where it would go.
+static uint32_t *kind_slot(const body_store *s, const body_kind *k) {
+    uint32_t mask = (uint32_t)s->kind_table_size - 1;
+    for (uint32_t h = kind_hash(k) & mask;; h = (h + 1) & mask)
+        if (s->kind_table[h] == 0 || same_kind(&s->kinds[s->kind_table[h] - 1], k)) return &s->kind_table[h];
+}
+
+int kyu_bodies_kind_of(body_store *s, const body_kind *k) {
+    if (s->kind_table_size > 0 && *kind_slot(s, k) != 0) return (int)*kind_slot(s, k) - 1;
+    if (RESERVE(s->kinds, s->kind_cap, s->kind_count + 1)) return -1;
+    if (2 * (s->kind_count + 1) > s->kind_table_size) { // at most half full: rebuilt twice as large
+        int size = s->kind_table_size > 0 ? 2 * s->kind_table_size : 16;
+        uint32_t *table = kyu_calloc((size_t)size, sizeof *table);
+        if (!table) return -1;
+        kyu_free(s->kind_table);
+        s->kind_table = table, s->kind_table_size = size;
+        for (int i = 0; i < s->kind_count; i++) *kind_slot(s, &s->kinds[i]) = (uint32_t)i + 1;
+    }
+    s->kinds[s->kind_count] = *k;
+    *kind_slot(s, k) = (uint32_t)++s->kind_count;
+    return s->kind_count - 1;
 }
 
 // Looks up a handle for a function, or returns its error from the calling function.
@@ -235,9 +275,9 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
         return kyu_fail(w, KYU_ERR_CAPACITY, "max_bodies = %d", w->def.max_bodies);
     if (RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + 1))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing the list of new bodies");
-    body_drag drag = {d->linear_damping, d->angular_damping, d->rolling_resistance};
-    if ((drag.linear != 0.0f || drag.angular != 0.0f || drag.rolling != 0.0f) && kyu_bodies_need_drag(b))
-        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "the bodies' drag (damping, rolling resistance)");
+    body_kind kind = kyu_body_kind_of_def(d);
+    int k = kyu_bodies_kind_of(b, &kind); // a kind no body ends up with is harmless: nothing reads it
+    if (k < 0) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "the table of body kinds");
     int slot;
     if (b->free_count > 0) {
         slot = b->free_slots[--b->free_count];
@@ -254,20 +294,11 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     if (d->radius > b->max_radius) b->max_radius = d->radius;
     b->mass[slot] = d->mass;
     b->inv_mass[slot] = 1.0f / d->mass;
-    b->restitution[slot] = d->restitution;
-    b->friction[slot] = d->friction;
     b->ang[slot] = d->angular_velocity;
     b->rot[slot] = kyu_quat_unit(d->rotation);
     b->inv_inertia[slot] = kyu_body_inv_inertia(d->mass, d->radius, d->inertia_scale, d->fixed_rotation);
-    if (b->drag) b->drag[slot] = drag;
-    b->gravity_scale[slot] = d->gravity_scale;
+    b->kind[slot] = (uint32_t)k;
     b->user[slot] = d->user_data;
-    b->category[slot] = d->category_bits;
-    b->mask[slot] = d->mask_bits;
-    b->material[slot] = d->material;
-    b->group[slot] = d->group;
-    b->sensor[slot] = d->is_sensor ? 1 : 0;
-    b->allow_sleep[slot] = d->allow_sleep ? 1 : 0;
     b->awake[slot] = 1;
     b->sleep_timer[slot] = 0.0f;
     b->generation[slot] = b->generation[slot] + 1;

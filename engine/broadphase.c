@@ -28,9 +28,10 @@ int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b) {
     const body_store *s = &w->bodies;
     if (b & KYU_COLLIDER_BIT) {
         const collider *c = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
-        return (s->mask[a] & c->category) && (c->mask & s->category[a]);
+        const body_kind *ka = kyu_body_kind(s, a);
+        return (ka->mask & c->category) && (c->mask & ka->category);
     }
-    if (s->sensor[a] && s->sensor[b]) return 0;
+    if (kyu_body_kind(s, a)->sensor && kyu_body_kind(s, b)->sensor) return 0;
     return kyu_filter_bodies(s, a, b);
 }
 

@@ -448,8 +448,9 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
             c->gap = contact_geometry(w, c, &c->normal);
             vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
             float vn = glms_vec3_dot(vrel, c->normal),
-                  gb = is_collider(c->b) ? 0.0f : w->bodies.gravity_scale[c->b];
-            float gn = (w->bodies.gravity_scale[c->a] - gb) * glms_vec3_dot(w->def.gravity, c->normal);
+                  gb = is_collider(c->b) ? 0.0f : kyu_body_kind(&w->bodies, c->b)->gravity_scale;
+            float gn = (kyu_body_kind(&w->bodies, c->a)->gravity_scale - gb) *
+                       glms_vec3_dot(w->def.gravity, c->normal);
             float meet = gn < 0.0f ? sqrtf(vn * vn - 2.0f * gn * kyu_maxf(c->gap, 0.0f)) : -vn;
             c->skip = c->sensor || c->gap > kyu_pair_margin(w, c->a, c->b) || meet > rest;
             c->mark = 0;
@@ -526,7 +527,7 @@ static void gravity_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
     for (int k = begin; k < end; k++) {
         uint32_t i = w->step.active[k];
-        w->step.accel[i] = glms_vec3_scale(w->def.gravity, w->bodies.gravity_scale[i]);
+        w->step.accel[i] = glms_vec3_scale(w->def.gravity, kyu_body_kind(&w->bodies, i)->gravity_scale);
     }
 }
 

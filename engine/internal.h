@@ -83,7 +83,8 @@ static inline int kyu_gravity_on(const kyu_world *w) { return glms_vec3_norm2(w-
 // filter: whether a pair may meet at all (a sensor pair never does).
 int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b);
 static inline int kyu_pair_is_sensor(const kyu_world *w, uint32_t a, uint32_t b) {
-    return w->bodies.sensor[a] || (!(b & 0x80000000u) && w->bodies.sensor[b]);
+    return kyu_body_kind(&w->bodies, a)->sensor ||
+           (!(b & 0x80000000u) && kyu_body_kind(&w->bodies, b)->sensor);
 }
 
 #endif

@@ -338,7 +338,8 @@ static int hit_visit(void *ctx, uint32_t j) {
 static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
     const body_store *s = &w->bodies;
     float dt = w->def.fixed_dt;
-    vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
+    vec3s v =
+        glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, kyu_body_kind(s, i)->gravity_scale * dt));
     vec3s p1 = glms_vec3_add(s->pos[i], glms_vec3_scale(v, dt));
     float g = s->radius[i] + kyu_body_margin(w, i);
     for (int k = 0; k < 3; k++) {
@@ -464,7 +465,8 @@ static int find_resting_islands(kyu_world *w) {
         uint32_t i = w->step.active[k];
         // Its speed and its surface's speed from spin (a ball rolling on the spot is not at rest).
         float spin = glms_vec3_norm2(s->ang[i]) * s->radius[i] * s->radius[i];
-        int resting = w->def.enable_sleep && s->allow_sleep[i] && !s->sensor[i] &&
+        int resting = w->def.enable_sleep && kyu_body_kind(s, i)->allow_sleep &&
+                      !kyu_body_kind(s, i)->sensor &&
                       kyu_maxf(glms_vec3_norm2(s->vel[i]), spin) < w->def.sleep_speed * w->def.sleep_speed;
         s->sleep_timer[i] = resting ? s->sleep_timer[i] + w->def.fixed_dt : 0.0f;
         rested += s->sleep_timer[i] >= w->def.sleep_time;

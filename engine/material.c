@@ -27,7 +27,8 @@ static void sides(const kyu_world *w, uint32_t a, uint32_t b, int friction, floa
         const collider *c = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
         *vb = friction ? c->friction : c->restitution, *mb = c->material;
     } else {
-        *vb = friction ? w->bodies.friction[b] : w->bodies.restitution[b], *mb = w->bodies.material[b];
+        const body_kind *k = kyu_body_kind(&w->bodies, b);
+        *vb = friction ? k->friction : k->restitution, *mb = k->material;
     }
     (void)a;
 }
@@ -36,26 +37,25 @@ float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b) {
     float fb;
     uint32_t mb;
     sides(w, a, b, 1, &fb, &mb);
+    const body_kind *ka = kyu_body_kind(&w->bodies, a);
     if (w->def.friction_callback)
-        return clamp(w->def.friction_callback(w->bodies.friction[a], w->bodies.material[a], fb, mb,
-                                              w->def.mix_context),
-                     1e6f);
-    return mix(w->def.friction_mix, w->bodies.friction[a], fb);
+        return clamp(w->def.friction_callback(ka->friction, ka->material, fb, mb, w->def.mix_context), 1e6f);
+    return mix(w->def.friction_mix, ka->friction, fb);
 }
 
 float kyu_pair_restitution(const kyu_world *w, uint32_t a, uint32_t b) {
     float eb;
     uint32_t mb;
     sides(w, a, b, 0, &eb, &mb);
+    const body_kind *ka = kyu_body_kind(&w->bodies, a);
     if (w->def.restitution_callback)
-        return clamp(w->def.restitution_callback(w->bodies.restitution[a], w->bodies.material[a], eb, mb,
-                                                 w->def.mix_context),
+        return clamp(w->def.restitution_callback(ka->restitution, ka->material, eb, mb, w->def.mix_context),
                      1.0f);
-    return mix(w->def.restitution_mix, w->bodies.restitution[a], eb);
+    return mix(w->def.restitution_mix, ka->restitution, eb);
 }
 
 float kyu_pair_rolling(const kyu_world *w, uint32_t a, uint32_t b) {
     float rb = (b & KYU_COLLIDER_BIT) ? w->colliders.list[b & ~KYU_COLLIDER_BIT].rolling
-                                      : kyu_body_drag(&w->bodies, b).rolling;
-    return kyu_maxf(kyu_body_drag(&w->bodies, a).rolling, rb);
+                                      : kyu_body_kind(&w->bodies, b)->rolling;
+    return kyu_maxf(kyu_body_kind(&w->bodies, a)->rolling, rb);
 }

@@ -275,7 +275,7 @@ static void visit_body(qctx *x, uint32_t b) {
     if (q->stamp[b] == q->stamp_now) return;
     q->stamp[b] = q->stamp_now;
     const body_store *s = &x->w->bodies;
-    if ((int)b == x->ignore || !sees(s->category[b], s->mask[b], &x->f)) return;
+    if ((int)b == x->ignore || !sees(kyu_body_kind(s, b)->category, kyu_body_kind(s, b)->mask, &x->f)) return;
     x->fn(x, b);
 }
 

@@ -72,28 +72,29 @@ static void put_bodies(writer *o, const body_store *b) {
         put_u8(o, b->alive[i]);
         put_u32(o, b->generation[i]);
         if (!b->alive[i]) continue;
+        const body_kind *k = kyu_body_kind(b, (uint32_t)i);
         put_vec(o, b->pos[i]);
         put_vec(o, b->vel[i]);
         put_vec(o, b->prev[i]);
         put_f32(o, b->radius[i]);
         put_f32(o, b->mass[i]);
-        put_f32(o, b->restitution[i]);
-        put_f32(o, b->friction[i]);
-        put_f32(o, kyu_body_drag(b, (uint32_t)i).linear);
-        put_f32(o, b->gravity_scale[i]);
-        put_u32(o, b->category[i]);
-        put_u32(o, b->mask[i]);
-        put_i32(o, b->group[i]);
-        put_u32(o, b->material[i]);
-        put_u8(o, b->sensor[i]);
-        put_u8(o, b->allow_sleep[i]);
+        put_f32(o, k->restitution);
+        put_f32(o, k->friction);
+        put_f32(o, k->linear_damping);
+        put_f32(o, k->gravity_scale);
+        put_u32(o, k->category);
+        put_u32(o, k->mask);
+        put_i32(o, k->group);
+        put_u32(o, k->material);
+        put_u8(o, k->sensor);
+        put_u8(o, k->allow_sleep);
         put_u8(o, b->awake[i]);
         put_f32(o, b->sleep_timer[i]);
         put_vec(o, b->ang[i]);
         put(o, b->rot[i].raw, 16);
         put_f32(o, b->inv_inertia[i]);
-        put_f32(o, kyu_body_drag(b, (uint32_t)i).rolling);
-        put_f32(o, kyu_body_drag(b, (uint32_t)i).angular);
+        put_f32(o, k->rolling);
+        put_f32(o, k->angular_damping);
     }
     put_f32(o, b->max_radius);
     put_i32(o, b->free_count); // the order of reuse is state: it decides the next body's slot
@@ -443,20 +444,15 @@ static void get_bodies(reader *r, kyu_world *w) {
         refused(r, kyu_body_def_validate(w, &d), "body", i);
         b->pos[i] = p, b->vel[i] = v, b->prev[i] = prev;
         b->radius[i] = d.radius, b->mass[i] = d.mass, b->inv_mass[i] = 1.0f / d.mass;
-        b->restitution[i] = d.restitution, b->friction[i] = d.friction;
-        b->gravity_scale[i] = d.gravity_scale;
-        b->category[i] = d.category_bits, b->mask[i] = d.mask_bits, b->group[i] = d.group,
-        b->material[i] = d.material;
-        b->sensor[i] = d.is_sensor, b->allow_sleep[i] = d.allow_sleep, b->awake[i] = awake;
-        b->sleep_timer[i] = timer;
-        b->ang[i] = av, b->rot[i] = q, b->inv_inertia[i] = ii;
-        body_drag drag = {d.linear_damping, d.angular_damping, d.rolling_resistance};
-        if ((drag.linear != 0.0f || drag.angular != 0.0f || drag.rolling != 0.0f) &&
-            kyu_bodies_need_drag(b)) {
-            fail(r, "out of memory for body %d's drag", i);
+        body_kind kind = kyu_body_kind_of_def(&d);
+        int k = kyu_bodies_kind_of(b, &kind);
+        if (k < 0) {
+            out_of_memory(r);
             return;
         }
-        if (b->drag) b->drag[i] = drag;
+        b->kind[i] = (uint32_t)k, b->awake[i] = awake;
+        b->sleep_timer[i] = timer;
+        b->ang[i] = av, b->rot[i] = q, b->inv_inertia[i] = ii;
         b->count++;
     }
     b->max_radius = get_f32(r);

@@ -185,11 +185,12 @@ static void forces_task(int begin, int end, int worker, void *ctx) {
     float dt = w->def.fixed_dt;
     for (int k = begin; k < end; k++) {
         uint32_t i = w->step.active[k];
-        vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, s->gravity_scale[i] * dt));
-        body_drag drag = kyu_body_drag(s, i);
-        if (drag.linear > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * drag.linear));
+        const body_kind *kind = kyu_body_kind(s, i);
+        vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, kind->gravity_scale * dt));
+        if (kind->linear_damping > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * kind->linear_damping));
         s->vel[i] = v;
-        if (drag.angular > 0.0f) s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * drag.angular));
+        if (kind->angular_damping > 0.0f)
+            s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * kind->angular_damping));
     }
 }
 

@@ -348,6 +348,53 @@ static void test_damping_follows_its_formula_and_stays_with_its_body(void) {
     kyu_world_destroy(w);
 }
 
+// Bodies share their surface, filter, gravity scale and drag through a table of kinds (each set of
+// values stored once): every body must still bounce with its own restitution and feel its own
+// gravity scale. 240 balls with 120 distinct sets, each set twice and in scattered order, fly
+// against a floor of restitution 0 (the pair takes the larger, the ball's): in a world without
+// gravity each leaves at exactly e times its speed; then, with gravity on, each falls with its own
+// scale.
+static void test_each_body_keeps_its_own_parameters_among_many_kinds(void) {
+    enum { N = 240 };
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    kyu_world *w = make_world_with(wd);
+    ENSURE(w);
+    kyu_collider_def floor = kyu_collider_def_default();
+    floor.restitution = 0.0f;
+    ENSURE(kyu_collider_create(w, &floor, NULL) == KYU_OK);
+    static kyu_body_id ids[N];
+    float e[N], g[N];
+    for (int i = 0; i < N; i++) {
+        int set = (i * 7) % 120; // each of 120 sets twice, not side by side
+        kyu_body_def d = kyu_body_def_default();
+        d.radius = 0.2f;
+        d.position = v3((float)i, 1.0f, 0.0f);
+        d.velocity = v3(0, -3, 0);
+        d.restitution = e[i] = 0.1f + 0.02f * (float)(set % 40);
+        d.friction = 0.1f * (float)(set / 40);
+        d.gravity_scale = g[i] = set % 3 == 0 ? 0.5f : set % 3 == 1 ? 1.0f : 2.0f;
+        d.allow_sleep = false;
+        ENSURE(kyu_body_create(w, &d, &ids[i]) == KYU_OK);
+    }
+    for (int s = 0; s < 30; s++) ENSURE(kyu_world_step(w) == KYU_OK); // 0.3 s to the floor
+    for (int i = 0; i < N; i++) {
+        vec3s v;
+        ENSURE(kyu_body_get_velocity(w, ids[i], &v) == KYU_OK);
+        EXPECT(fabsf(v.y - 3.0f * e[i]) < 1e-5f * 3.0f && v.x == 0.0f && v.z == 0.0f);
+    }
+    ENSURE(kyu_world_set_gravity(w, v3(0, -10, 0)) == KYU_OK);
+    float before[N];
+    for (int i = 0; i < N; i++) before[i] = speed_of(w, ids[i]);
+    ENSURE(kyu_world_step(w) == KYU_OK); // all of them in flight, rising
+    for (int i = 0; i < N; i++) {
+        vec3s v;
+        ENSURE(kyu_body_get_velocity(w, ids[i], &v) == KYU_OK);
+        EXPECT(fabsf(before[i] - v.y - 10.0f * g[i] * wd.fixed_dt) < 1e-5f);
+    }
+    kyu_world_destroy(w);
+}
+
 static void test_body_storage_grows_from_capacity_one_to_5000(void) {
     enum { N = 5000 };
     kyu_world_def wd = kyu_world_def_default();
@@ -388,5 +435,6 @@ void suite_bodies(void) {
     RUN_TEST(test_impulse_changes_velocity_by_impulse_over_mass);
     RUN_TEST(test_max_bodies_is_enforced_and_freed_slot_is_reused);
     RUN_TEST(test_damping_follows_its_formula_and_stays_with_its_body);
+    RUN_TEST(test_each_body_keeps_its_own_parameters_among_many_kinds);
     RUN_TEST(test_body_storage_grows_from_capacity_one_to_5000);
 }
