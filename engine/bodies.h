@@ -40,6 +40,9 @@ typedef struct body_store {
     uint8_t *alive;
     int *free_slots; // slots ready for reuse
     int free_count;
+    int *limbo;       // slots freed since the last step, in order: not reused until the step's start has
+    int limbo_count;  //   dropped the contacts that name them (kyu_contacts_purge), so a contact's
+                      //   slots always name the bodies it was made with (contacts keep no generation)
     body_kind *kinds; // each distinct set of shared parameters once (never removed)
     int kind_count, kind_cap;
     uint32_t *kind_table; // open addressing over kinds by their bits: index + 1, 0 empty
@@ -57,9 +60,16 @@ static inline int kyu_filter_bodies(const body_store *s, uint32_t a, uint32_t b)
     return (ka->mask & kb->category) && (kb->mask & ka->category);
 }
 
+// The generation of the body in slot i that contacts name: the live body's, or, for a slot in limbo,
+// the removed body's (one less: removal bumped it, and the slot has not been reused since).
+static inline uint32_t kyu_body_named_generation(const body_store *s, uint32_t i) {
+    return s->alive[i] ? s->generation[i] : s->generation[i] - 1;
+}
+
 // body.c: a def's shared parameters, and the index of a set (added if new; -1: out of memory)
 body_kind kyu_body_kind_of_def(const kyu_body_def *d);
 int kyu_bodies_kind_of(body_store *s, const body_kind *k);
+void kyu_bodies_release_limbo(body_store *s); // the slots in limbo join the free list
 
 // handle.c: a handle to its slot (-1 and *status when it names none)
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);

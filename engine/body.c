@@ -28,8 +28,8 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
                  GROW(b->mass, n) || GROW(b->kind, n) || GROW(b->user, n) || GROW(b->awake, n) ||
                  GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) ||
                  GROW(w->step.active, n) || GROW(w->solver.slab, n) || GROW(b->generation, n) ||
-                 GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(w->pairs.adj_start, n + 1) ||
-                 GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
+                 GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(b->limbo, n) ||
+                 GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
                  GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->step.check_marks, n + 1);
@@ -73,7 +73,13 @@ void kyu_bodies_free(body_store *b) {
     kyu_free(b->generation);
     kyu_free(b->alive);
     kyu_free(b->free_slots);
+    kyu_free(b->limbo);
     memset(b, 0, sizeof *b);
+}
+
+void kyu_bodies_release_limbo(body_store *s) {
+    for (int k = 0; k < s->limbo_count; k++) s->free_slots[s->free_count++] = s->limbo[k];
+    s->limbo_count = 0;
 }
 
 body_kind kyu_body_kind_of_def(const kyu_body_def *d) {
@@ -324,7 +330,7 @@ kyu_status kyu_body_destroy(kyu_world *w, kyu_body_id id) {
     body_store *b = &w->bodies;
     b->alive[slot] = 0;
     b->generation[slot] = b->generation[slot] + 1;
-    b->free_slots[b->free_count++] = slot;
+    b->limbo[b->limbo_count++] = slot; // free after the next step's start drops its contacts
     b->count--;
     w->contacts.removed++; // its contacts leave at the start of the next step (kyu_contacts_purge)
     kyu_query_invalidate(w);
@@ -521,15 +527,14 @@ bool kyu_body_is_awake(const kyu_world *w, kyu_body_id id) {
 }
 
 typedef struct touching_of {
-    uint32_t slot, generation;
+    uint32_t slot;
     kyu_contact_event *out;
     int capacity, n;
 } touching_of;
 
 static void push_touching(const kyu_world *w, const contact *c, void *ctx) {
     touching_of *x = ctx;
-    int mine = (c->a == x->slot && c->ga == x->generation) ||
-               (!(c->b & KYU_COLLIDER_BIT) && c->b == x->slot && c->gb == x->generation);
+    int mine = c->a == x->slot || (!(c->b & KYU_COLLIDER_BIT) && c->b == x->slot); // live: no slot reuse
     if (!c->touching || !mine) return;
     if (x->n < x->capacity) x->out[x->n] = kyu_contact_event_of(w, c);
     x->n++;
@@ -540,7 +545,7 @@ kyu_status kyu_body_get_contacts(const kyu_world *w, kyu_body_id id, kyu_contact
     BODY_SLOT(w, id, slot);
     if (!total || capacity < 0 || (capacity > 0 && !out))
         return kyu_fail(w, KYU_ERR_NULL, "total is NULL, or out is NULL with capacity > 0");
-    touching_of x = {(uint32_t)slot, w->bodies.generation[slot], out, capacity, 0};
+    touching_of x = {(uint32_t)slot, out, capacity, 0};
     kyu_contacts_each(w, push_touching, &x);
     *total = x.n;
     return KYU_OK;

@@ -166,10 +166,11 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
     // Everything that can fail comes first (room, shape data, waking what it lands on); the slot is
     // taken only after, so a failed create leaves the world as it was.
     if (w->colliders.free_count == 0) {
-        int cap = w->colliders.cap, cap2 = w->colliders.cap;
+        int cap = w->colliders.cap, cap2 = w->colliders.cap, cap3 = w->colliders.cap;
         int failed = RESERVE(w->colliders.list, cap, w->colliders.high + 1) ||
-                     RESERVE(w->colliders.free_slots, cap2, w->colliders.high + 1);
-        w->colliders.cap = cap < cap2 ? cap : cap2;
+                     RESERVE(w->colliders.free_slots, cap2, w->colliders.high + 1) ||
+                     RESERVE(w->colliders.limbo, cap3, w->colliders.high + 1);
+        w->colliders.cap = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
         if (failed) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing collider storage");
     }
     int i = w->colliders.free_count > 0 ? w->colliders.free_slots[w->colliders.free_count - 1]
@@ -238,11 +239,16 @@ kyu_status kyu_collider_destroy(kyu_world *w, kyu_collider_id id) {
     c->mesh = NULL;
     c->alive = 0;
     c->generation++;
-    w->colliders.free_slots[w->colliders.free_count++] = i;
+    w->colliders.limbo[w->colliders.limbo_count++] = i; // reused after the next step's start
     w->colliders.count--;
     w->contacts.removed++;
     kyu_query_invalidate(w);
     return KYU_OK;
+}
+
+void kyu_colliders_release_limbo(collider_store *s) {
+    for (int k = 0; k < s->limbo_count; k++) s->free_slots[s->free_count++] = s->limbo[k];
+    s->limbo_count = 0;
 }
 
 bool kyu_collider_is_valid(const kyu_world *w, kyu_collider_id id) {
@@ -380,4 +386,5 @@ void kyu_colliders_free(collider_store *c) {
     }
     kyu_free(c->list);
     kyu_free(c->free_slots);
+    kyu_free(c->limbo);
 }

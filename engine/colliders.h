@@ -52,10 +52,18 @@ typedef struct collider_store {
     int cap, high, count;
     int *free_slots;
     int free_count;
+    int *limbo; // removed since the last step: reused only after the step's start (as bodies' slots)
+    int limbo_count;
 } collider_store;
+
+// The generation of the collider in index i that contacts name (kyu_body_named_generation).
+static inline uint32_t kyu_collider_named_generation(const collider_store *s, uint32_t i) {
+    return s->list[i].alive ? s->list[i].generation : s->list[i].generation - 1;
+}
 
 // collider.c
 kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d);
+void kyu_colliders_release_limbo(collider_store *s); // the indices in limbo join the free list
 void kyu_collider_place(collider *c, vec3s position, versors rotation);
 void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_colliders_advance(kyu_world *w);

@@ -8,10 +8,10 @@
 
 // A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
 typedef struct contact {
-    uint32_t a, b;   // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT
-    uint32_t ga, gb; // generations of body a and of b (a body or the collider): a removed side
-                     //   is recognised even after its slot is reused (kyu_contact_live)
-    vec3s normal;    // unit, from b to a, as last detected
+    uint32_t a, b; // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT; a
+                   //   removed side's slot is not reused before the contact is dropped (limbo in
+                   //   body_store), so the slots always name the bodies it was made with
+    vec3s normal;  // unit, from b to a, as last detected
     union {
         float gap;    // signed distance when detected (negative = overlap)
         float target; // in the velocity solve: the normal velocity to reach (set from the gap,

@@ -360,9 +360,11 @@ static uint64_t event_key(const kyu_contact_event *e) {
     return (uint64_t)(e->body.index1 - 1) << 32 | b;
 }
 
-static int same_event(const kyu_contact_event *e, const contact *c) {
-    if (e->body.generation != c->ga) return 0;
-    return ((c->b & KYU_COLLIDER_BIT) ? e->collider.generation : e->other.generation) == c->gb;
+static int same_event(const kyu_world *w, const kyu_contact_event *e, const contact *c) {
+    kyu_contact_event now = kyu_contact_event_of(w, c); // the handles the contact names
+    if (e->body.generation != now.body.generation) return 0;
+    return (c->b & KYU_COLLIDER_BIT) ? e->collider.generation == now.collider.generation
+                                     : e->other.generation == now.other.generation;
 }
 
 // Whether the pair began touching in the last step (a begin event), found by binary search: the
@@ -378,7 +380,7 @@ static int pair_is_new(const kyu_world *w, const contact *c) {
             hi = mid;
     }
     return lo < w->events.begin_count && event_key(&w->events.begin[lo]) == key &&
-           same_event(&w->events.begin[lo], c);
+           same_event(w, &w->events.begin[lo], c);
 }
 
 static void draw_pair(const draw_ctx *x, const contact *c) {

@@ -556,12 +556,6 @@ void kyu_contacts_mark_supported(kyu_world *w) {
     kyu_parallel_for(w, w->step.active_count, 4096, take_back_task, w);
 }
 
-static void fill(const kyu_world *w, contact *c) {
-    const body_store *s = &w->bodies;
-    c->ga = s->generation[c->a];
-    c->gb = is_collider(c->b) ? w->colliders.list[c->b & ~KYU_COLLIDER_BIT].generation : s->generation[c->b];
-}
-
 // The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
 // kept last step carry their impulses (warm start) and, for a centre inside a box, their normal.
 // Kept: pairs closer than the margin, and pairs that had an impact this step (they touched, even if
@@ -682,7 +676,6 @@ static void fill_task(int begin, int end, int worker, void *ctx) {
                 c->normal = old->normal;
             }
             c->gap = contact_geometry(w, c, &c->normal);
-            fill(w, c);
             events += c->touching != c->mark;
         }
         for (; in_run(w, o, a); o++) events += w->contacts.list[o].touching;
@@ -758,13 +751,12 @@ int kyu_contacts_find(kyu_world *w) {
 // step, so every reader in between (kyu_body_get_contacts, the debug draw) asks this first.
 int kyu_contact_live(const kyu_world *w, const contact *c) {
     const body_store *s = &w->bodies;
-    if (c->a >= (uint32_t)s->high || !s->alive[c->a] || s->generation[c->a] != c->ga) return 0;
+    if (c->a >= (uint32_t)s->high || !s->alive[c->a]) return 0;
     if (is_collider(c->b)) {
         uint32_t k = c->b & ~KYU_COLLIDER_BIT;
-        return k < (uint32_t)w->colliders.high && w->colliders.list[k].alive &&
-               w->colliders.list[k].generation == c->gb;
+        return k < (uint32_t)w->colliders.high && w->colliders.list[k].alive;
     }
-    return c->b < (uint32_t)s->high && s->alive[c->b] && s->generation[c->b] == c->gb;
+    return c->b < (uint32_t)s->high && s->alive[c->b];
 }
 
 // Drops the contacts of what was removed since the last step, reporting the end of those that
@@ -785,6 +777,9 @@ int kyu_contacts_purge(kyu_world *w) {
     }
     w->contacts.count = n;
     w->contacts.removed = 0;
+    // No contact names a slot in limbo any more: those slots may be reused.
+    kyu_bodies_release_limbo(&w->bodies);
+    kyu_colliders_release_limbo(&w->colliders);
     return 0;
 }
 
@@ -810,7 +805,6 @@ static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
     }
     if (lo < w->contacts.count && w->contacts.list[lo].a == c.a && w->contacts.list[lo].b == c.b) return 0;
     c.sensor = (uint8_t)kyu_pair_is_sensor(w, c.a, c.b);
-    fill(w, &c);
     if (RESERVE(w->islands.woken, w->islands.woken_cap, w->islands.woken_count + 1)) return -1;
     w->islands.woken[w->islands.woken_count++] = c;
     return 0;

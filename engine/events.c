@@ -13,11 +13,12 @@ kyu_body_id kyu_handle_of(const kyu_world *w, uint32_t slot, uint32_t generation
 kyu_contact_event kyu_contact_event_of(const kyu_world *w, const contact *c) {
     kyu_contact_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.body = kyu_handle_of(w, c->a, c->ga);
+    ev.body = kyu_handle_of(w, c->a, kyu_body_named_generation(&w->bodies, c->a));
     if (c->b & KYU_COLLIDER_BIT) {
-        ev.collider = (kyu_collider_id){(c->b & ~KYU_COLLIDER_BIT) + 1, w->id, c->gb};
+        uint32_t k = c->b & ~KYU_COLLIDER_BIT;
+        ev.collider = (kyu_collider_id){k + 1, w->id, kyu_collider_named_generation(&w->colliders, k)};
     } else {
-        ev.other = kyu_handle_of(w, c->b, c->gb);
+        ev.other = kyu_handle_of(w, c->b, kyu_body_named_generation(&w->bodies, c->b));
     }
     ev.sensor = c->sensor != 0;
     ev.step = w->events.step;

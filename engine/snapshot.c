@@ -16,7 +16,7 @@
 #include "internal.h"
 
 #define SNAP_MAGIC   "kyu-snap"
-#define SNAP_VERSION 3u // 3: spin (angular velocity, orientation, rolling resistance)
+#define SNAP_VERSION 4u // 3: spin (angular velocity, orientation, rolling resistance); 4: slots in limbo
 #define SNAP_ORDER   0x01020304u
 #define SNAP_HEADER  32u
 
@@ -99,6 +99,8 @@ static void put_bodies(writer *o, const body_store *b) {
     put_f32(o, b->max_radius);
     put_i32(o, b->free_count); // the order of reuse is state: it decides the next body's slot
     put(o, b->free_slots, (size_t)b->free_count * sizeof *b->free_slots);
+    put_i32(o, b->limbo_count); // removed since the last step: free once the next step begins
+    put(o, b->limbo, (size_t)b->limbo_count * sizeof *b->limbo);
 }
 
 static void put_collider(writer *o, const collider *c) {
@@ -135,13 +137,15 @@ static void put_collider(writer *o, const collider *c) {
 
 // What a contact carries from step to step. Its gap is found again from the positions on load, its
 // sensor flag from its bodies; the solver's scratch (target, skip, mark) is set before it is read.
-static void put_contacts(writer *o, const contact *c, int n) {
+static void put_contacts(writer *o, const kyu_world *w, const contact *c, int n) {
     put_i32(o, n);
     for (int i = 0; i < n; i++, c++) {
         put_u32(o, c->a);
         put_u32(o, c->b);
-        put_u32(o, c->ga);
-        put_u32(o, c->gb);
+        put_u32(o, kyu_body_named_generation(&w->bodies, c->a)); // checked on load
+        put_u32(o, c->b & KYU_COLLIDER_BIT
+                       ? kyu_collider_named_generation(&w->colliders, c->b & ~KYU_COLLIDER_BIT)
+                       : kyu_body_named_generation(&w->bodies, c->b));
         put_vec(o, c->normal);
         put_f32(o, c->jn);
         put_vec(o, c->jt);
@@ -169,8 +173,10 @@ static void put_world(writer *o, const kyu_world *w) {
     for (int i = 0; i < w->colliders.high; i++) put_collider(o, &w->colliders.list[i]);
     put_i32(o, w->colliders.free_count);
     put(o, w->colliders.free_slots, (size_t)w->colliders.free_count * 4);
-    put_contacts(o, w->contacts.list, w->contacts.count);
-    put_contacts(o, w->islands.woken, w->islands.woken_count);
+    put_i32(o, w->colliders.limbo_count);
+    put(o, w->colliders.limbo, (size_t)w->colliders.limbo_count * 4);
+    put_contacts(o, w, w->contacts.list, w->contacts.count);
+    put_contacts(o, w, w->islands.woken, w->islands.woken_count);
     put_f32(o, w->islands.grid.cell);
     int islands = 0;
     for (int i = 0; i < w->islands.high; i++) islands += island_in_use(w, i);
@@ -180,7 +186,7 @@ static void put_world(writer *o, const kyu_world *w) {
         const sleep_island *isl = &w->islands.list[i];
         put_i32(o, isl->body_count);
         put(o, isl->bodies, (size_t)isl->body_count * 4);
-        put_contacts(o, isl->contacts, isl->contact_count);
+        put_contacts(o, w, isl->contacts, isl->contact_count);
     }
 }
 
@@ -462,7 +468,7 @@ static void get_bodies(reader *r, kyu_world *w) {
                  (double)b->radius[i]);
     if (!r->bad && !(b->max_radius >= 0.0f && b->max_radius <= KYU_MAX_RADIUS))
         fail(r, "the largest radius %g is out of range", (double)b->max_radius);
-    // The free list holds every dead slot exactly once.
+    // The free list and the limbo hold every dead slot exactly once between them.
     b->free_count = get_count(r, 4, high, "free body slots");
     for (int k = 0; k < b->free_count && !r->bad; k++) {
         int32_t s = get_i32(r);
@@ -473,10 +479,21 @@ static void get_bodies(reader *r, kyu_world *w) {
         b->free_slots[k] = s;
         b->awake[s] = 2; // marks the dead slot listed (dead slots' flags are unused otherwise)
     }
+    b->limbo_count = get_count(r, 4, high - b->free_count, "body slots removed since the last step");
+    for (int k = 0; k < b->limbo_count && !r->bad; k++) {
+        int32_t s = get_i32(r);
+        if (s < 0 || s >= high || b->alive[s] || b->awake[s] == 2) {
+            fail(r, "body slot %d removed since the last step is out of range, live, or listed twice", s);
+            return;
+        }
+        b->limbo[k] = s;
+        b->awake[s] = 2;
+    }
     if (r->bad) return;
-    if (b->free_count != high - b->count)
+    if (b->free_count + b->limbo_count != high - b->count)
         fail(r, "the free body slots are not the %d dead slots", high - b->count);
     for (int k = 0; k < b->free_count; k++) b->awake[b->free_slots[k]] = 0;
+    for (int k = 0; k < b->limbo_count; k++) b->awake[b->limbo[k]] = 0;
 }
 
 // Every live collider through the checks of kyu_collider_create, built as create builds it (the
@@ -560,11 +577,14 @@ static void get_collider(reader *r, kyu_world *w, int i) {
 
 static void get_colliders(reader *r, kyu_world *w) {
     int high = get_count(r, 5, w->def.max_colliders, "colliders");
-    if (!r->bad && high == 0 && get_count(r, 4, 0, "free collider slots") == 0) return; // none at all
+    if (!r->bad && high == 0 && get_count(r, 4, 0, "free collider slots") == 0 &&
+        get_count(r, 4, 0, "collider slots removed since the last step") == 0)
+        return; // none at all
     if (r->bad) return;
     w->colliders.list = kyu_calloc((size_t)high, sizeof *w->colliders.list);
     w->colliders.free_slots = kyu_calloc((size_t)high, sizeof *w->colliders.free_slots);
-    if (!w->colliders.list || !w->colliders.free_slots) {
+    w->colliders.limbo = kyu_calloc((size_t)high, sizeof *w->colliders.limbo);
+    if (!w->colliders.list || !w->colliders.free_slots || !w->colliders.limbo) {
         out_of_memory(r);
         return;
     }
@@ -587,8 +607,18 @@ static void get_colliders(reader *r, kyu_world *w) {
         else
             w->colliders.free_slots[k] = s, listed[s] = 1;
     }
+    w->colliders.limbo_count = r->bad ? 0
+                                      : get_count(r, 4, high - w->colliders.free_count,
+                                                  "collider slots removed since the last step");
+    for (int k = 0; k < w->colliders.limbo_count && !r->bad; k++) {
+        int32_t s = get_i32(r);
+        if (s < 0 || s >= high || w->colliders.list[s].alive || listed[s])
+            fail(r, "collider slot %d removed since the last step is out of range, live, or listed twice", s);
+        else
+            w->colliders.limbo[k] = s, listed[s] = 1;
+    }
     kyu_free(listed);
-    if (!r->bad && w->colliders.free_count != high - w->colliders.count)
+    if (!r->bad && w->colliders.free_count + w->colliders.limbo_count != high - w->colliders.count)
         fail(r, "the free collider slots are not the %d dead slots", high - w->colliders.count);
 }
 
@@ -598,10 +628,40 @@ static int side_ok(const kyu_world *w, uint32_t x, uint32_t gen, int pending) {
     if (x & KYU_COLLIDER_BIT) {
         uint32_t k = x & ~KYU_COLLIDER_BIT;
         if (k >= (uint32_t)w->colliders.high) return 0;
-        return (w->colliders.list[k].alive && w->colliders.list[k].generation == gen) || pending;
+        return (w->colliders.list[k].alive || pending) &&
+               kyu_collider_named_generation(&w->colliders, k) == gen;
     }
     if (x >= (uint32_t)w->bodies.high) return 0;
-    return (w->bodies.alive[x] && w->bodies.generation[x] == gen) || pending;
+    return (w->bodies.alive[x] || pending) && kyu_body_named_generation(&w->bodies, x) == gen;
+}
+
+// A removed side of a pending contact must be in limbo, not on the free list: a body created before
+// the next step would take a free slot and inherit the contact.
+static void check_dead_sides(reader *r, const kyu_world *w) {
+    if (r->bad || w->contacts.removed == 0) return;
+    uint8_t *body = kyu_calloc((size_t)w->bodies.high + 1, 1),
+            *col = kyu_calloc((size_t)w->colliders.high + 1, 1);
+    if (!body || !col) {
+        kyu_free(body), kyu_free(col);
+        out_of_memory(r);
+        return;
+    }
+    for (int k = 0; k < w->bodies.limbo_count; k++) body[w->bodies.limbo[k]] = 1;
+    for (int k = 0; k < w->colliders.limbo_count; k++) col[w->colliders.limbo[k]] = 1;
+    for (int list = 0; list < 2 && !r->bad; list++) {
+        const contact *cs = list ? w->islands.woken : w->contacts.list;
+        int n = list ? w->islands.woken_count : w->contacts.count;
+        for (int i = 0; i < n && !r->bad; i++) {
+            uint32_t a = cs[i].a, b = cs[i].b, k = b & ~KYU_COLLIDER_BIT;
+            int dead_free = (!w->bodies.alive[a] && !body[a]) ||
+                            ((b & KYU_COLLIDER_BIT) ? !w->colliders.list[k].alive && !col[k]
+                                                    : !w->bodies.alive[b] && !body[b]);
+            if (dead_free)
+                fail(r, "%s %d: names a removed slot that is free for reuse",
+                     list ? "woken contact" : "contact", i);
+        }
+    }
+    kyu_free(body), kyu_free(col);
 }
 
 // A list of contacts, each checked against the bodies and colliders it names: in range, the pair
@@ -623,16 +683,14 @@ static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, co
         contact *c = &cs[i];
         c->a = get_u32(r);
         c->b = get_u32(r);
-        c->ga = get_u32(r);
-        c->gb = get_u32(r);
+        uint32_t ga = get_u32(r), gb = get_u32(r);
         c->normal = get_vec(r);
         c->jn = get_f32(r);
         c->jt = get_vec(r);
         c->jr = get_vec(r);
         c->touching = get_flag(r, what, i);
         if (r->bad) break;
-        if ((c->a & KYU_COLLIDER_BIT) || !side_ok(w, c->a, c->ga, pending) ||
-            !side_ok(w, c->b, c->gb, pending)) {
+        if ((c->a & KYU_COLLIDER_BIT) || !side_ok(w, c->a, ga, pending) || !side_ok(w, c->b, gb, pending)) {
             fail(r, "%s %d: names a body or collider that does not exist", what, i);
             break;
         }
@@ -806,12 +864,16 @@ static kyu_world *build(reader *r, const kyu_world *into) {
                 fail(r, "new body %u does not exist", w->contacts.fresh[k]);
     }
     get_colliders(r, w);
+    if (!r->bad && w->contacts.removed != w->bodies.limbo_count + w->colliders.limbo_count)
+        fail(r, "%d removals since the last step, but %d slots wait to be reused", w->contacts.removed,
+             w->bodies.limbo_count + w->colliders.limbo_count);
     w->contacts.list = get_contacts(r, w, &w->contacts.count, -1, "contact");
     w->contacts.cap = w->contacts.count;
     check_order(r, w->contacts.list, w->contacts.count, "contact");
     w->islands.woken = get_contacts(r, w, &w->islands.woken_count, -1, "woken contact");
     w->islands.woken_cap = w->islands.woken_count;
     check_woken(r, w);
+    check_dead_sides(r, w);
     get_islands(r, w);
     if (!r->bad && r->at != r->n) fail(r, "the file has bytes after the last section");
     if (!r->bad &&

@@ -56,11 +56,18 @@ static int check_bodies(const kyu_world *w, checker *c) {
         }
     }
     if (live != b->count) return fail_at(c, "%d live bodies, count says %d", live, b->count);
-    if (b->free_count != b->high - b->count)
-        return fail_at(c, "%d free slots for %d dead", b->free_count, b->high - b->count);
+    if (b->free_count + b->limbo_count != b->high - b->count)
+        return fail_at(c, "%d free and %d removed slots for %d dead", b->free_count, b->limbo_count,
+                       b->high - b->count);
     for (int k = 0; k < b->free_count; k++)
         if (b->free_slots[k] < 0 || b->free_slots[k] >= b->high || b->alive[b->free_slots[k]])
             return fail_at(c, "free slot %d is %d", k, b->free_slots[k]);
+    for (int k = 0; k < b->limbo_count; k++)
+        if (b->limbo[k] < 0 || b->limbo[k] >= b->high || b->alive[b->limbo[k]])
+            return fail_at(c, "removed slot %d is %d", k, b->limbo[k]);
+    if (w->contacts.removed != b->limbo_count + w->colliders.limbo_count)
+        return fail_at(c, "%d removals, %d slots wait for reuse", w->contacts.removed,
+                       b->limbo_count + w->colliders.limbo_count);
     return 0;
 }
 
@@ -77,7 +84,7 @@ static int check_colliders(const kyu_world *w, checker *c) {
     }
     if (live != w->colliders.count)
         return fail_at(c, "%d live colliders, count says %d", live, w->colliders.count);
-    if (w->colliders.free_count != w->colliders.high - w->colliders.count)
+    if (w->colliders.free_count + w->colliders.limbo_count != w->colliders.high - w->colliders.count)
         return fail_at(c, "collider free list length");
     return 0;
 }

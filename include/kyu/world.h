@@ -152,7 +152,8 @@ KYU_API const kyu_impact_event *kyu_world_impact_events(const kyu_world *world, 
 KYU_API kyu_body_def kyu_body_def_default(void);
 
 /// Adds a particle. Validates every field (finite, radius > 0, mass > 0, restitution in [0, 1],
-/// friction and damping >= 0). Removed slots are reused. `*out` is the null handle on failure.
+/// friction and damping >= 0). A removed body's slot is reused once the next step has begun (the
+/// contacts that named the removed body are dropped then). `*out` is the null handle on failure.
 ///
 /// Reach: positions are floats, resolved to about 6e-8 of their distance from the origin, so a
 /// contact is resolved to a fraction of a radius only near the origin. kyu refuses a body farther
@@ -162,7 +163,8 @@ KYU_API kyu_body_def kyu_body_def_default(void);
 /// For smooth resting contact keep bodies within about 2^16 radii (a float step of r / 256).
 KYU_API kyu_status kyu_body_create(kyu_world *world, const kyu_body_def *def, kyu_body_id *out);
 
-/// Removes a particle. Its handle (and every copy) becomes stale.
+/// Removes a particle. Its handle (and every copy) becomes stale; its slot is reused once the next
+/// step has begun.
 KYU_API kyu_status kyu_body_destroy(kyu_world *world, kyu_body_id body);
 
 /// True when the handle names a live body of this world.
@@ -225,7 +227,8 @@ KYU_API kyu_collider_def kyu_collider_def_default(void);
 /// Adds a static or kinematic collider. Box: half extents > 0, rotation a non-zero quaternion.
 /// Plane: non-zero normal.
 KYU_API kyu_status kyu_collider_create(kyu_world *world, const kyu_collider_def *def, kyu_collider_id *out);
-/// Removes a collider (it wakes what it touched); its handle becomes stale.
+/// Removes a collider (it wakes what it touched); its handle becomes stale, its slot is reused once
+/// the next step has begun.
 KYU_API kyu_status kyu_collider_destroy(kyu_world *world, kyu_collider_id collider);
 /// True when the handle names a live collider of this world.
 KYU_API bool kyu_collider_is_valid(const kyu_world *world, kyu_collider_id collider);
