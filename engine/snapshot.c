@@ -367,6 +367,21 @@ static void get_def(reader *r, kyu_world_def *d) {
     d->tangential_restitution = get_f32(r);
 }
 
+// A list of dead body slots (the free list or the limbo), at most `most` long, each listed once:
+// a listed slot is marked with awake = 2 (dead slots' flags are unused otherwise) until
+// get_bodies clears the marks. Returns how many were read.
+static int get_dead_slots(reader *r, body_store *b, int *out, int most, const char *what) {
+    int n = get_count(r, 4, most, what);
+    for (int k = 0; k < n && !r->bad; k++) {
+        int32_t s = get_i32(r);
+        if (s < 0 || s >= b->high || b->alive[s] || b->awake[s] == 2)
+            fail(r, "%s %d is out of range, live, or listed twice", what, s);
+        else
+            out[k] = s, b->awake[s] = 2;
+    }
+    return r->bad ? 0 : n;
+}
+
 // Every live body through the checks of kyu_body_create (its position and velocity against the
 // state's limit instead: see STATE_LIMIT), and what no def holds: flags, a sleeping body at rest.
 static void get_bodies(reader *r, kyu_world *w) {
@@ -469,26 +484,9 @@ static void get_bodies(reader *r, kyu_world *w) {
     if (!r->bad && !(b->max_radius >= 0.0f && b->max_radius <= KYU_MAX_RADIUS))
         fail(r, "the largest radius %g is out of range", (double)b->max_radius);
     // The free list and the limbo hold every dead slot exactly once between them.
-    b->free_count = get_count(r, 4, high, "free body slots");
-    for (int k = 0; k < b->free_count && !r->bad; k++) {
-        int32_t s = get_i32(r);
-        if (s < 0 || s >= high || b->alive[s] || b->awake[s] == 2) {
-            fail(r, "free body slot %d is out of range, live, or listed twice", s);
-            return;
-        }
-        b->free_slots[k] = s;
-        b->awake[s] = 2; // marks the dead slot listed (dead slots' flags are unused otherwise)
-    }
-    b->limbo_count = get_count(r, 4, high - b->free_count, "body slots removed since the last step");
-    for (int k = 0; k < b->limbo_count && !r->bad; k++) {
-        int32_t s = get_i32(r);
-        if (s < 0 || s >= high || b->alive[s] || b->awake[s] == 2) {
-            fail(r, "body slot %d removed since the last step is out of range, live, or listed twice", s);
-            return;
-        }
-        b->limbo[k] = s;
-        b->awake[s] = 2;
-    }
+    b->free_count = get_dead_slots(r, b, b->free_slots, high, "free body slot");
+    b->limbo_count =
+        get_dead_slots(r, b, b->limbo, high - b->free_count, "body slot removed since the last step");
     if (r->bad) return;
     if (b->free_count + b->limbo_count != high - b->count)
         fail(r, "the free body slots are not the %d dead slots", high - b->count);
@@ -575,6 +573,21 @@ static void get_collider(reader *r, kyu_world *w, int i) {
     kyu_collider_place(c, d.position, d.rotation);
 }
 
+// A list of dead collider slots (the free list or the limbo), as get_dead_slots for bodies; `listed`
+// marks the slots already read.
+static int get_dead_colliders(reader *r, const collider_store *cs, uint8_t *listed, int *out, int most,
+                              const char *what) {
+    int n = r->bad ? 0 : get_count(r, 4, most, what);
+    for (int k = 0; k < n && !r->bad; k++) {
+        int32_t s = get_i32(r);
+        if (s < 0 || s >= cs->high || cs->list[s].alive || listed[s])
+            fail(r, "%s %d is out of range, live, or listed twice", what, s);
+        else
+            out[k] = s, listed[s] = 1;
+    }
+    return r->bad ? 0 : n;
+}
+
 static void get_colliders(reader *r, kyu_world *w) {
     int high = get_count(r, 5, w->def.max_colliders, "colliders");
     if (!r->bad && high == 0 && get_count(r, 4, 0, "free collider slots") == 0 &&
@@ -594,29 +607,15 @@ static void get_colliders(reader *r, kyu_world *w) {
         w->colliders.high = i + 1; // what is built so far is freed by kyu_world_destroy
         w->colliders.count += w->colliders.list[i].alive;
     }
-    w->colliders.free_count = get_count(r, 4, high, "free collider slots");
     uint8_t *listed = r->bad ? NULL : kyu_calloc((size_t)high, 1);
     if (!r->bad && !listed) {
         out_of_memory(r);
         return;
     }
-    for (int k = 0; k < w->colliders.free_count && !r->bad; k++) {
-        int32_t s = get_i32(r);
-        if (s < 0 || s >= high || w->colliders.list[s].alive || listed[s])
-            fail(r, "free collider slot %d is out of range, live, or listed twice", s);
-        else
-            w->colliders.free_slots[k] = s, listed[s] = 1;
-    }
-    w->colliders.limbo_count = r->bad ? 0
-                                      : get_count(r, 4, high - w->colliders.free_count,
-                                                  "collider slots removed since the last step");
-    for (int k = 0; k < w->colliders.limbo_count && !r->bad; k++) {
-        int32_t s = get_i32(r);
-        if (s < 0 || s >= high || w->colliders.list[s].alive || listed[s])
-            fail(r, "collider slot %d removed since the last step is out of range, live, or listed twice", s);
-        else
-            w->colliders.limbo[k] = s, listed[s] = 1;
-    }
+    collider_store *cs = &w->colliders;
+    cs->free_count = get_dead_colliders(r, cs, listed, cs->free_slots, high, "free collider slot");
+    cs->limbo_count = get_dead_colliders(r, cs, listed, cs->limbo, high - cs->free_count,
+                                         "collider slot removed since the last step");
     kyu_free(listed);
     if (!r->bad && w->colliders.free_count + w->colliders.limbo_count != high - w->colliders.count)
         fail(r, "the free collider slots are not the %d dead slots", high - w->colliders.count);
