@@ -776,10 +776,7 @@ int kyu_contacts_purge(kyu_world *w) {
             return -1;
     }
     w->contacts.count = n;
-    w->contacts.removed = 0;
-    // No contact names a slot in limbo any more: those slots may be reused.
-    kyu_bodies_release_limbo(&w->bodies);
-    kyu_colliders_release_limbo(&w->colliders);
+    w->contacts.removed = 0; // no contact names a slot in limbo any more (kyu_world_step frees them)
     return 0;
 }
 

@@ -40,8 +40,14 @@ typedef struct step_context {
     int *worker_scratch_cap;
     uint8_t *check_marks; // KYU_VALIDATE builds: per body, the validator's scratch (validate.c)
 } step_context;
-void kyu_step_take_paths(kyu_world *w);         // the paths from the arena (world.c)
-void kyu_step_give_back_paths(step_context *s); // the paths leave the arena (world.c)
+void kyu_step_take_paths(kyu_world *w); // the paths from the arena (world.c)
+
+// The paths leave the arena: at the next step's start, and when the body store grows the arena
+// (body.c), whose old block held them.
+static inline void kyu_step_give_back_paths(step_context *s) {
+    kyu_arena_clear(&s->arena);
+    s->t_body = NULL, s->accel = NULL, s->box = NULL;
+}
 
 // world.c
 float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of kyu_world_alpha

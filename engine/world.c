@@ -218,11 +218,6 @@ void kyu_step_take_paths(kyu_world *w) {
     kyu_arena_keep(&s->arena);
 }
 
-void kyu_step_give_back_paths(step_context *s) {
-    kyu_arena_clear(&s->arena);
-    s->t_body = NULL, s->accel = NULL, s->box = NULL;
-}
-
 static double now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -269,8 +264,10 @@ kyu_status kyu_world_step(kyu_world *w) {
     double t0 = now_ms();
     kyu_step_give_back_paths(&w->step); // last step's
     // Stages as README's "How a step works" numbers them; 0 readies the step.
-    int fail = kyu_events_begin_step(w);           // 0. events, removals, waking, new bodies' contacts
-    if (!fail) fail = kyu_contacts_purge(w);       // what was removed leaves the cache (end events)
+    int fail = kyu_events_begin_step(w);     // 0. events, removals, waking, new bodies' contacts
+    if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)
+    if (!fail)
+        kyu_bodies_release_limbo(&w->bodies), kyu_colliders_release_limbo(&w->colliders); // its slots free
     if (!fail) fail = kyu_islands_wake_touched(w); //    what awake bodies will touch wakes up (6)
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_add_fresh(w); // new bodies meet what they touch before they move
