@@ -123,7 +123,10 @@ static uint32_t *kind_slot(const body_store *s, const body_kind *k) {
 }
 
 int kyu_bodies_kind_of(body_store *s, const body_kind *k) {
-    if (s->kind_table_size > 0 && *kind_slot(s, k) != 0) return (int)*kind_slot(s, k) - 1;
+    if (s->kind_table_size > 0) {
+        uint32_t found = *kind_slot(s, k);
+        if (found != 0) return (int)found - 1;
+    }
     if (RESERVE(s->kinds, s->kind_cap, s->kind_count + 1)) return -1;
     if (2 * (s->kind_count + 1) > s->kind_table_size) { // at most half full: rebuilt twice as large
         int size = s->kind_table_size > 0 ? 2 * s->kind_table_size : 16;

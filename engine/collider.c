@@ -170,7 +170,8 @@ kyu_status kyu_collider_create(kyu_world *w, const kyu_collider_def *d, kyu_coll
         int failed = RESERVE(w->colliders.list, cap, w->colliders.high + 1) ||
                      RESERVE(w->colliders.free_slots, cap2, w->colliders.high + 1) ||
                      RESERVE(w->colliders.limbo, cap3, w->colliders.high + 1);
-        w->colliders.cap = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
+        int least = cap < cap2 ? cap : cap2; // what all three arrays hold, if one failed to grow
+        w->colliders.cap = least < cap3 ? least : cap3;
         if (failed) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "growing collider storage");
     }
     int i = w->colliders.free_count > 0 ? w->colliders.free_slots[w->colliders.free_count - 1]
