@@ -897,31 +897,105 @@ static int push_out(kyu_world *w, contact *c) {
     return 1;
 }
 
-// Every contact's gap and normal after the escape, and the deepest overlap left in each slice.
+// Every contact's gap and normal after the escape, and the deepest overlap left in each slice. A
+// contact whose bodies the escape did not move keeps what the contact search found, which is what
+// contact_geometry would give again: it reads the two positions and, for a centre inside a box, the
+// kept normal, which the search's answer is, unless the search met such a contact with no normal
+// yet (a gap below -radius against a box): that one is computed again.
+typedef struct final_gaps {
+    contact_slices slices;
+    const uint16_t *moved_in; // per body: the escape pass it last moved in (0: none)
+} final_gaps;
+
+static int escape_moved(const kyu_world *w, const uint16_t *moved_in, const contact *c) {
+    if (moved_in[c->a]) return 1;
+    if (!is_collider(c->b)) return moved_in[c->b] != 0;
+    return w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_BOX && c->gap < -w->bodies.radius[c->a];
+}
+
 static void final_gaps_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
-    contact_slices *x = ctx;
-    kyu_world *w = x->w;
+    final_gaps *x = ctx;
+    kyu_world *w = x->slices.w;
     for (int sl = begin; sl < end; sl++) {
         float worst = 0.0f;
-        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
-             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++) {
+        for (int i = kyu_slice_start(w->contacts.count, x->slices.slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices.slices, sl + 1); i++) {
             contact *c = &w->contacts.list[i];
-            c->gap = contact_geometry(w, c, &c->normal);
+            if (escape_moved(w, x->moved_in, c)) c->gap = contact_geometry(w, c, &c->normal);
             if (!c->sensor && -c->gap > worst) worst = -c->gap;
         }
-        x->worst[sl] = worst;
+        x->slices.worst[sl] = worst;
     }
+}
+
+// The escape's passes skip what cannot move. A contact that pushed nothing in one pass pushes
+// nothing in the next unless one of its bodies moved since it was looked at: its answer depends on
+// the two positions only (a collider stands still through the escape, and the normal a box keeps is
+// not changed here). So each body keeps the pass it last moved in, counted from 1, and a contact
+// left quiet by pass p - 1 is looked at again in pass p only if a body of its moved in pass p - 1
+// (before or after it) or in pass p so far. The passes give the same positions bit for bit as
+// passes over every contact; in a resting heap nearly every contact is quiet after the first.
+typedef struct escape_pass {
+    kyu_world *w;
+    uint16_t pass;                    // this pass, from 1
+    uint16_t *moved_in;               // per body: the pass it last moved in (0: none yet)
+    uint8_t *quiet;                   // per place in the order: pushed nothing when last looked at
+    int moved[KYU_SOLVE_DOMAINS + 1]; // per domain: whether the pass moved a body
+} escape_pass;
+
+static void escape_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    escape_pass *p = ctx;
+    kyu_world *w = p->w;
+    uint16_t since = (uint16_t)(p->pass - 1);
+    for (int d = begin; d < end; d++) {
+        int moved = 0;
+        for (int k = w->solver.start[d]; k < w->solver.start[d + 1]; k++) {
+            contact *c = &w->contacts.list[w->solver.order[k]];
+            int body = !is_collider(c->b);
+            if (p->quiet[k] && p->moved_in[c->a] < since && !(body && p->moved_in[c->b] >= since)) continue;
+            int m = push_out(w, c);
+            p->quiet[k] = (uint8_t)!m;
+            if (!m) continue;
+            moved = 1;
+            p->moved_in[c->a] = p->pass;
+            if (body) p->moved_in[c->b] = p->pass;
+        }
+        p->moved[d] = moved;
+    }
+}
+
+static int escape_passes(kyu_world *w, uint16_t *moved_in) {
+    if (w->def.solver_iterations <= 0) return 0;
+    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, w->contacts.count / (int)sizeof(int) + 1)) return -1;
+    escape_pass p = {.w = w, .quiet = (uint8_t *)w->solver.tmp, .moved_in = moved_in};
+    if (w->contacts.count > 0) memset(p.quiet, 0, (size_t)w->contacts.count);
+    for (int it = 0; it < w->def.solver_iterations; it++) {
+        p.pass = (uint16_t)(it + 1);
+        if (w->contacts.count >= 4096)
+            kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, escape_task, &p);
+        else
+            escape_task(0, KYU_SOLVE_DOMAINS, 0, &p);
+        escape_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
+        int moved = 0;
+        for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= p.moved[d];
+        if (!moved) break; // nothing moved: neither would a pass after it
+    }
+    return 0;
 }
 
 int kyu_contacts_escape(kyu_world *w) {
     if (partition(w)) return -1;
-    for (int it = 0; it < w->def.solver_iterations; it++)
-        if (!domain_pass_run(w, push_out)) break; // nothing moved: neither would a pass after it
-    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contacts.count)};
-    kyu_parallel_for(w, x.slices, 1, final_gaps_task, &x);
+    uint16_t *moved_in = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *moved_in);
+    if (w->bodies.high > 0) memset(moved_in, 0, (size_t)w->bodies.high * sizeof *moved_in);
+    int failed = escape_passes(w, moved_in);
+    final_gaps x = {.slices = {.w = w, .slices = kyu_slice_count(w->contacts.count)}, .moved_in = moved_in};
+    if (!failed) kyu_parallel_for(w, x.slices.slices, 1, final_gaps_task, &x);
+    kyu_arena_reset(&w->step.arena);
+    if (failed) return -1;
     float worst = kyu_islands_max_overlap(w); // the true deepest, asleep or awake
-    for (int sl = 0; sl < x.slices; sl++) worst = kyu_maxf(worst, x.worst[sl]);
+    for (int sl = 0; sl < x.slices.slices; sl++) worst = kyu_maxf(worst, x.slices.worst[sl]);
     w->stats.max_overlap = worst;
     return 0;
 }
