@@ -41,12 +41,20 @@ typedef struct contact_store {
     int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
 } contact_store;
 
+// A contact's coefficients in the velocity solve, set by its warm start: the same for every
+// iteration of the step.
+typedef struct pair_coef {
+    float mass;     // effective mass, 1 / (inverse mass sum)
+    float friction; // the pair's friction
+} pair_coef;
+
 // The contact solver's order (escape.c): contacts by slab of space, then the boundary.
 typedef struct solver_state {
     uint8_t *slab; // per body: its domain (slab of space) in the contact solves
     int *order;    // contact indices by domain, then the boundary
     int order_cap;
-    int *tmp; // scratch of the bottom-up order (bands, then the order: twice the contacts)
+    int *tmp; // scratch of the bottom-up order (bands, then the order: twice the contacts); then
+              //   the velocity solve's pair_coef per place, and the escape's quiet flags
     int tmp_cap;
     int start[KYU_SOLVE_DOMAINS + 2]; // domain d: order[start[d] .. start[d+1])
 } solver_state;

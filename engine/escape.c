@@ -110,18 +110,22 @@ static void apply_spin(kyu_world *w, const contact *c, vec3s impulse, vec3s tang
                                                      s->inv_inertia[b]));
 }
 
-static int warm_one(kyu_world *w, contact *c) {
-    if (c->skip) return 0;
+// Warm start: last step's impulses again. It also sets the contact's place's coefficients for the
+// iterations after it: the pair's effective mass and friction, the same floats every iteration
+// would compute again (friction mixes the two sides' values, or asks the user's callback).
+static void warm_one(kyu_world *w, contact *c, pair_coef *k) {
+    if (c->skip) return;
+    k->mass = kyu_contact_mass(w, c);
+    k->friction = kyu_contact_friction(w, c);
     if (contact_spins(w, c)) {
         // Last step's friction impulse, in the tangent plane of this step's normal: a rolling pair's
         // normal turns, and the part of the old impulse along the new normal would push or pull
         // outside the normal impulse's bound (energy from nothing, a bed that churns for ever).
         c->jt = glms_vec3_sub(c->jt, glms_vec3_scale(c->normal, glms_vec3_dot(c->jt, c->normal)));
         apply_spin(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt), c->jt, c->jr);
-        return 0;
+        return;
     }
     apply(w, c, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
-    return 0;
 }
 
 // The solve of a contact where something turns: the normal impulse as below; friction at the
@@ -151,7 +155,7 @@ static void spin_limits(const kyu_world *w, const contact *c, float mu, float *r
 void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist) {
     spin_limits(w, c, kyu_contact_friction(w, c), roll, twist);
 }
-static void solve_spin(kyu_world *w, contact *c) {
+static void solve_spin(kyu_world *w, contact *c, float mu) {
     body_store *s = &w->bodies;
     uint32_t a = c->a, b = c->b;
     int col = is_collider(b);
@@ -173,7 +177,7 @@ static void solve_spin(kyu_world *w, contact *c) {
                                glms_vec3_scale(wb, col ? 0.0f : rb));
     vec3s vc = glms_vec3_add(vrel, glms_vec3_cross(n, spin));
     vec3s vt = glms_vec3_sub(vc, glms_vec3_scale(n, glms_vec3_dot(vc, n)));
-    float kt = 1.0f / (ia + ib + ra * ra * iia + rb * rb * iib), mu = kyu_contact_friction(w, c);
+    float kt = 1.0f / (ia + ib + ra * ra * iia + rb * rb * iib);
     vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, kt));
     float jt_len = glms_vec3_norm(jt), jt_max = mu * c->jn;
     if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
@@ -197,14 +201,14 @@ static void solve_spin(kyu_world *w, contact *c) {
     c->jr = jr;
 }
 
-static int solve_one(kyu_world *w, contact *c) {
-    if (c->skip) return 0;
+static void solve_one(kyu_world *w, contact *c, pair_coef *coef) {
+    if (c->skip) return;
     if (contact_spins(w, c)) {
-        solve_spin(w, c);
-        return 0;
+        solve_spin(w, c, coef->friction);
+        return;
     }
     vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], other_velocity(w, c->b));
-    float vn = glms_vec3_dot(vrel, c->normal), k = kyu_contact_mass(w, c);
+    float vn = glms_vec3_dot(vrel, c->normal), k = coef->mass;
     float jn = kyu_maxf(c->jn - (vn - c->target) * k, 0.0f);
     float djn = jn - c->jn;
     c->jn = jn;
@@ -213,12 +217,11 @@ static int solve_one(kyu_world *w, contact *c) {
     vrel = glms_vec3_add(vrel, glms_vec3_scale(c->normal, djn / k));
     vec3s vt = glms_vec3_sub(vrel, glms_vec3_scale(c->normal, glms_vec3_dot(vrel, c->normal)));
     vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, k));
-    float jt_len = glms_vec3_norm(jt), jt_max = kyu_contact_friction(w, c) * c->jn;
+    float jt_len = glms_vec3_norm(jt), jt_max = coef->friction * c->jn;
     if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
     impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
     c->jt = jt;
     apply(w, c, impulse);
-    return 0;
 }
 
 static int domain_of(const kyu_world *w, const contact *c) {
@@ -381,39 +384,33 @@ static int partition(kyu_world *w) {
     return 0;
 }
 
-// A solve of one contact; 1 if it moved a body's position (only the escape moves any).
-typedef int contact_fn(kyu_world *w, contact *c);
+// A solve of one contact of the velocity solve, with its place's coefficients (pair_coef).
+typedef void contact_fn(kyu_world *w, contact *c, pair_coef *k);
 
 typedef struct domain_pass {
     kyu_world *w;
     contact_fn *fn;
-    int moved[KYU_SOLVE_DOMAINS + 1]; // per domain: whether fn moved a body
+    pair_coef *coef; // per place in the order (in solver.tmp)
 } domain_pass;
 
 static void domain_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     domain_pass *p = ctx;
     kyu_world *w = p->w;
-    for (int d = begin; d < end; d++) {
-        int moved = 0;
+    for (int d = begin; d < end; d++)
         for (int k = w->solver.start[d]; k < w->solver.start[d + 1]; k++)
-            moved |= p->fn(w, &w->contacts.list[w->solver.order[k]]);
-        p->moved[d] = moved;
-    }
+            p->fn(w, &w->contacts.list[w->solver.order[k]], &p->coef[k]);
 }
 
-// One pass of fn over every contact: the slabs (in parallel when it pays), then the boundary.
-// Returns whether it moved a body.
-static int domain_pass_run(kyu_world *w, contact_fn *fn) {
-    domain_pass p = {.w = w, .fn = fn};
+// One pass of fn over every contact: the slabs (in parallel when it pays), then the boundary. The
+// coefficients live in the solver's scratch from the velocity solve's warm start on.
+static void domain_pass_run(kyu_world *w, contact_fn *fn) {
+    domain_pass p = {.w = w, .fn = fn, .coef = (pair_coef *)(void *)w->solver.tmp};
     if (w->contacts.count >= 4096)
         kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, domain_task, &p);
     else
         domain_task(0, KYU_SOLVE_DOMAINS, 0, &p);
     domain_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
-    int moved = 0;
-    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= p.moved[d];
-    return moved;
 }
 
 // The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.
@@ -492,27 +489,29 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b) {
 // frictionless pile of 17 layers jittered at g dt for ever); here each body stops on what is
 // under it, which has already stopped on what is under that. The upper body only slows: no
 // energy can appear. The impulse counts toward the contact's, so the body is held this step.
-static int shock_one(kyu_world *w, contact *c) {
-    if (c->skip || c->sensor) return 0;
+static void shock_one(kyu_world *w, contact *c, pair_coef *k) {
+    (void)k;
+    if (c->skip || c->sensor) return;
     body_store *s = &w->bodies;
     float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
-    if (!(fabsf(up) > 0.5f) || (up < 0.0f && is_collider(c->b))) return 0;
+    if (!(fabsf(up) > 0.5f) || (up < 0.0f && is_collider(c->b))) return;
     uint32_t upper = up > 0.0f ? c->a : c->b, lower = up > 0.0f ? c->b : c->a;
     vec3s n = up > 0.0f ? c->normal : glms_vec3_negate(c->normal); // from lower to upper
     vec3s v_lower = other_velocity(w, lower);
-    if (glms_vec3_dot(v_lower, n) > 0.0f) return 0; // rising into it: the iterations' business
+    if (glms_vec3_dot(v_lower, n) > 0.0f) return; // rising into it: the iterations' business
     float vn = glms_vec3_dot(glms_vec3_sub(s->vel[upper], v_lower), n); // the contact's vn
-    if (!(vn < c->target)) return 0;
+    if (!(vn < c->target)) return;
     float dv = c->target - vn;
     s->vel[upper] = glms_vec3_add(s->vel[upper], glms_vec3_scale(n, dv));
     c->jn += dv * s->mass[upper];
-    return 0;
 }
 
 int kyu_contacts_solve_velocities(kyu_world *w) {
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
     if (partition(w)) return -1;
+    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 2 * (w->contacts.count + 1))) return -1; // pair_coef
+    _Static_assert(sizeof(pair_coef) == 2 * sizeof(int), "a place's coefficients take two ints of tmp");
     domain_pass_run(w, warm_one);
     for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, solve_one);
     if (w->gravity_on) domain_pass_run(w, shock_one);
@@ -542,11 +541,11 @@ static void take_back_task(int begin, int end, int worker, void *ctx) {
 }
 
 // A contact that pushed holds both its bodies: their gravity stays in the velocity.
-static int support_one(kyu_world *w, contact *c) {
-    if (c->skip || !(c->jn > 0.0f)) return 0;
+static void support_one(kyu_world *w, contact *c, pair_coef *k) {
+    (void)k;
+    if (c->skip || !(c->jn > 0.0f)) return;
     w->step.accel[c->a] = glms_vec3_zero();
     if (!is_collider(c->b)) w->step.accel[c->b] = glms_vec3_zero();
-    return 0;
 }
 
 // Runs after kyu_contacts_solve_velocities, on its domains (the contacts have not changed).
