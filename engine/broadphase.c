@@ -854,6 +854,7 @@ int kyu_broadphase_build(kyu_world *w) {
     w->pairs.count = g->dense_chunks = g->collider_chunks = 0;
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
     for (int e = 0; e < g->late_count; e++) g->multi_rec[g->late[e].body] = -1;
+    SHRINK(g->late, g->late_cap, g->late_count); // held for the peak of a landing step otherwise
     g->late_count = g->late_hashed = g->multi_range_count = 0;
     if (emit_entries(w)) return -1;
     // The multi-cell table holds the big boxes now and the late inserts later in the step.
@@ -1020,6 +1021,18 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
         if (w->colliders.list[k].alive && kyu_collider_touches_box(&w->colliders.list[k], &w->step.box[a]))
             if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
     return 0;
+}
+
+// The impact stage is over: no late insert comes before the next build, which sizes and empties the
+// multi-cell hash table again. A large one is given back meanwhile (the fast bodies of a landing
+// step asked for 16 MB of it in PILE(1,000,000), held through the contact search otherwise). Its
+// entries stay: the next build and the debug draw read them.
+void kyu_broadphase_end_late_inserts(kyu_world *w) {
+    grid *g = &w->grid;
+    int size = g->late_table_size, key_cap = size;
+    GIVE_BACK(g->late_key, key_cap);
+    GIVE_BACK(g->late_head, size);
+    g->late_table_size = key_cap < size ? key_cap : size; // both hold at least this many
 }
 
 // Two arrays that share one capacity (a pair list) shrink together.

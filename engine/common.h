@@ -60,6 +60,9 @@ int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 #define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))
 void kyu_shrink(void **data, int *capacity, int n, size_t elem);
 #define SHRINK(arr, cap, n) kyu_shrink((void **)&(arr), &(cap), (n), sizeof *(arr))
+#define KYU_IDLE_BYTES (1u << 20) // the smallest idle array given back (kyu_give_back)
+void kyu_give_back(void **data, int *capacity, size_t elem);
+#define GIVE_BACK(arr, cap) kyu_give_back((void **)&(arr), &(cap), sizeof *(arr))
 
 // The per-step arena: one block of per-slot scratch. A stage takes its scratch at its start and
 // gives it back (kyu_arena_reset) at its end; what the step keeps across stages is taken first and

@@ -14,7 +14,9 @@ void kyu_contacts_sort(contact *c, int n) {
     if (n > 1) qsort(c, (size_t)n, sizeof *c, by_key);
 }
 
-// The new contact list (contacts_new, n long) becomes the cache; the old buffer is kept for reuse.
+// The new contact list (contacts_new, n long) becomes the cache. The old buffer is idle until the
+// next contact search reserves it again: a large one is given back meanwhile, so the two halves are
+// both resident only while the search fills one from the other.
 void kyu_contacts_swap(kyu_world *w, int n) {
     contact *t = w->contacts.list;
     w->contacts.list = w->contacts.next;
@@ -23,6 +25,7 @@ void kyu_contacts_swap(kyu_world *w, int n) {
     w->contacts.cap = w->contacts.next_cap;
     w->contacts.next_cap = cap;
     w->contacts.count = n;
+    GIVE_BACK(w->contacts.next, w->contacts.next_cap);
 }
 
 void kyu_contacts_free(contact_store *c) {

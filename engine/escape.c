@@ -548,11 +548,14 @@ static void support_one(kyu_world *w, contact *c, pair_coef *k) {
     if (!is_collider(c->b)) w->step.accel[c->b] = glms_vec3_zero();
 }
 
-// Runs after kyu_contacts_solve_velocities, on its domains (the contacts have not changed).
+// Runs after kyu_contacts_solve_velocities, on its domains (the contacts have not changed). Then the
+// order and its scratch are idle until the escape partitions the new contacts: given back if large.
 void kyu_contacts_mark_supported(kyu_world *w) {
     kyu_parallel_for(w, w->step.active_count, 4096, gravity_task, w);
     domain_pass_run(w, support_one);
     kyu_parallel_for(w, w->step.active_count, 4096, take_back_task, w);
+    GIVE_BACK(w->solver.order, w->solver.order_cap);
+    GIVE_BACK(w->solver.tmp, w->solver.tmp_cap);
 }
 
 // The contacts at the end of the step: every candidate pair closer than the margin. Pairs that were
