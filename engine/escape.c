@@ -927,7 +927,8 @@ typedef struct final_gaps {
 static int escape_moved(const kyu_world *w, const uint16_t *moved_in, const contact *c) {
     if (moved_in[c->a]) return 1;
     if (!is_collider(c->b)) return moved_in[c->b] != 0;
-    return w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_BOX && c->gap < -w->bodies.radius[c->a];
+    return w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_BOX &&
+           c->gap < -w->bodies.radius[c->a];
 }
 
 static void final_gaps_task(int begin, int end, int worker, void *ctx) {
