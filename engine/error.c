@@ -69,9 +69,11 @@ void kyu_shrink(void **data, int *capacity, int n, size_t elem) {
 // 1024 elements (a realloc, which for a mapped block is an mremap: glibc's mmap threshold is left
 // alone). A million-body world's peak memory is made of such arrays held through the stages that
 // do not use them; taking one again costs a page fault per 4 KB, a small part of the stage that
-// fills it. An array below KYU_IDLE_BYTES keeps its room.
+// fills it. An array below kyu_idle_bytes (KYU_IDLE_BYTES) keeps its room.
+size_t kyu_idle_bytes = KYU_IDLE_BYTES;
+
 void kyu_give_back(void **data, int *capacity, size_t elem) {
-    if ((size_t)*capacity * elem < KYU_IDLE_BYTES) return;
+    if (*capacity <= 1024 || (size_t)*capacity * elem < kyu_idle_bytes) return;
     void *p = kyu_realloc(*data, 1024 * elem);
     if (!p) return; // keeping the larger array is fine
     *data = p;

@@ -915,10 +915,10 @@ static int push_out(kyu_world *w, contact *c) {
 }
 
 // Every contact's gap and normal after the escape, and the deepest overlap left in each slice. A
-// contact whose bodies the escape did not move keeps what the contact search found, which is what
-// contact_geometry would give again: it reads the two positions and, for a centre inside a box, the
-// kept normal, which the search's answer is, unless the search met such a contact with no normal
-// yet (a gap below -radius against a box): that one is computed again.
+// contact whose bodies the escape did not move keeps the gap and normal the contact search gave it:
+// contact_geometry reads only the two positions and, for a centre inside a box, the contact's
+// normal, which the search already set to the one it keeps. The exception is a contact the search
+// met deep in a box (gap below -radius) with no normal yet: it is computed again.
 typedef struct final_gaps {
     contact_slices slices;
     const uint16_t *moved_in; // per body: the escape pass it last moved in (0: none)

@@ -215,6 +215,74 @@ static void random_operation(model *m) {
     }
 }
 
+// ---- idle arrays given back ---------------------------------------------------------------------
+
+// A pile with fast bodies landing on it: contacts, a velocity solve, an escape, impact cascades, and
+// late inserts into the grid's multi-cell table (the fast bodies' sweeps span several cells).
+static kyu_world *landing_pile(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = 2;
+    wd.enable_sleep = false;
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    kyu_collider_def floor = kyu_collider_def_default(); // the default: a plane through the origin
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.5f;
+    if (kyu_collider_create(w, &floor, NULL) != KYU_OK) return w;
+    for (int i = 0; i < 20; i++)
+        for (int j = 0; j < 20; j++)
+            for (int k = 0; k < 4; k++) { // standing columns
+                bd.position = (vec3s){{(float)i * 1.02f, 0.5f + (float)k, (float)j * 1.02f}};
+                bd.velocity = (vec3s){{0, 0, 0}};
+                if (kyu_body_create(w, &bd, NULL) != KYU_OK) return w;
+            }
+    rng = 99;
+    for (int n = 0; n < 100; n++) { // fast ones from above, some sideways
+        bd.position = (vec3s){{range(0, 19.4f), range(8, 20), range(0, 19.4f)}};
+        bd.velocity = (vec3s){{range(-20, 20), range(-60, -20), range(-20, 20)}};
+        if (kyu_body_create(w, &bd, NULL) != KYU_OK) return w;
+    }
+    return w;
+}
+
+// Giving back the arrays a stage does not use (kyu_give_back: the idle half of the contact cache,
+// the solver's order and scratch, the impact heaps, the late-insert table) changes when memory is
+// resident, never a result: with every array given back (kyu_idle_bytes 0) the same scene steps to
+// the same state hash, step by step, as with none given back; and the arrays were given back.
+static void test_giving_back_idle_arrays_changes_no_result(void) {
+    enum { STEPS = 40 };
+    uint64_t kept[STEPS];
+    int late_inserts = 0, impacts = 0;
+    size_t saved = kyu_idle_bytes;
+    kyu_idle_bytes = SIZE_MAX; // nothing given back
+    kyu_world *w = landing_pile();
+    ENSURE(w && kyu_world_body_count(w) == 1700);
+    for (int s = 0; s < STEPS; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        kept[s] = kyu_world_state_hash(w);
+        late_inserts += kyu_world_stats(w).late_inserts;
+        impacts += kyu_world_stats(w).impacts;
+    }
+    kyu_world_destroy(w);
+    ENSURE(late_inserts > 0 && impacts > 1000); // else the late table and the heaps prove nothing
+    kyu_idle_bytes = 0;                         // everything over 1024 elements given back
+    w = landing_pile();
+    ENSURE(w != NULL);
+    int given_back = 0;
+    for (int s = 0; s < STEPS; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        ENSURE(kyu_world_state_hash(w) == kept[s]);
+        // After a step: the idle half, the heaps and the table (the solver's order is given back
+        // between the velocity solve and the escape, which takes it again).
+        given_back += w->contacts.next_cap <= 1024 && w->impacts.later.cap <= 1024 &&
+                      w->impacts.now.cap <= 1024 && w->grid.late_table_size <= 1024;
+    }
+    ENSURE(given_back == STEPS && w->contacts.count > 1024); // the idle half held more than it kept
+    ENSURE_VALID(w);
+    kyu_world_destroy(w);
+    kyu_idle_bytes = saved;
+}
+
 static void test_random_api_sequences_keep_every_invariant(void) {
     for (uint32_t seed = 1; seed <= 6; seed++) {
         rng = seed;
@@ -836,6 +904,7 @@ static void test_fastest_accepted_balls_never_pass_a_thin_wall(void) {
 
 void suite_robustness(void) {
     RUN_TEST(test_random_api_sequences_keep_every_invariant);
+    RUN_TEST(test_giving_back_idle_arrays_changes_no_result);
     RUN_TEST(test_every_allocation_failure_leaves_the_world_as_promised);
     RUN_TEST(test_counting_allocator_gets_every_block_back_after_destroy);
     RUN_TEST(test_failing_allocator_makes_creation_fail_cleanly);
