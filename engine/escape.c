@@ -395,11 +395,12 @@ typedef struct domain_pass {
 
 // The contacts of a domain are read in the solver's order, scattered over the cache: each is asked
 // for from memory a few places ahead (its bodies' velocities a little later, once it has come), so
-// the solve does not wait for it. A hint only: the same arithmetic in the same order.
+// the solve does not wait for it (the escape, which reads positions, asks for the contact only).
+// A hint only: the same arithmetic in the same order.
 #define AHEAD 16
-static void prefetch_contact(const kyu_world *w, int k, int last) {
+static void prefetch_contact(const kyu_world *w, int k, int last, int velocities) {
     if (k + AHEAD < last) __builtin_prefetch(&w->contacts.list[w->solver.order[k + AHEAD]]);
-    if (k + AHEAD / 2 < last) {
+    if (velocities && k + AHEAD / 2 < last) {
         const contact *c = &w->contacts.list[w->solver.order[k + AHEAD / 2]];
         __builtin_prefetch(&w->bodies.vel[c->a], 1);
         if (!is_collider(c->b)) __builtin_prefetch(&w->bodies.vel[c->b], 1);
@@ -412,20 +413,26 @@ static void domain_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = p->w;
     for (int d = begin; d < end; d++)
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
-            prefetch_contact(w, k, last);
+            prefetch_contact(w, k, last, 1);
             p->fn(w, &w->contacts.list[w->solver.order[k]], &p->coef[k]);
         }
 }
 
-// One pass of fn over every contact: the slabs (in parallel when it pays), then the boundary. The
-// coefficients live in the solver's scratch from the velocity solve's warm start on.
+// A pass of a domain task over every contact: the slabs (in parallel when it pays), then the
+// boundary, which touches bodies of two slabs.
+static void run_domains(kyu_world *w, kyu_task_fn *task, void *ctx) {
+    if (w->contacts.count >= 4096)
+        kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, task, ctx);
+    else
+        task(0, KYU_SOLVE_DOMAINS, 0, ctx);
+    task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, ctx);
+}
+
+// One pass of fn over every contact. The coefficients live in the solver's scratch from the
+// velocity solve's warm start on.
 static void domain_pass_run(kyu_world *w, contact_fn *fn) {
     domain_pass p = {.w = w, .fn = fn, .coef = (pair_coef *)(void *)w->solver.tmp};
-    if (w->contacts.count >= 4096)
-        kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, domain_task, &p);
-    else
-        domain_task(0, KYU_SOLVE_DOMAINS, 0, &p);
-    domain_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
+    run_domains(w, domain_task, &p);
 }
 
 // The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.
@@ -970,7 +977,7 @@ static void escape_task(int begin, int end, int worker, void *ctx) {
     for (int d = begin; d < end; d++) {
         int moved = 0;
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
-            if (k + AHEAD < last) __builtin_prefetch(&w->contacts.list[w->solver.order[k + AHEAD]]);
+            prefetch_contact(w, k, last, 0);
             contact *c = &w->contacts.list[w->solver.order[k]];
             int body = !is_collider(c->b);
             if (p->quiet[k] && p->moved_in[c->a] < since && !(body && p->moved_in[c->b] >= since)) continue;
@@ -992,11 +999,7 @@ static int escape_passes(kyu_world *w, uint16_t *moved_in) {
     if (w->contacts.count > 0) memset(p.quiet, 0, (size_t)w->contacts.count);
     for (int it = 0; it < w->def.solver_iterations; it++) {
         p.pass = (uint16_t)(it + 1);
-        if (w->contacts.count >= 4096)
-            kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, escape_task, &p);
-        else
-            escape_task(0, KYU_SOLVE_DOMAINS, 0, &p);
-        escape_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &p);
+        run_domains(w, escape_task, &p);
         int moved = 0;
         for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= p.moved[d];
         if (!moved) break; // nothing moved: neither would a pass after it
