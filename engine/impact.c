@@ -65,6 +65,9 @@ static void advance(kyu_world *w, uint32_t i, float t) {
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
     kyu_sweep_contact ce;
+    // A slow pair on a straight relative path that the solver holds: whatever the sweep finds
+    // would be dropped below (approach < rest, accel 0), so the sweep is skipped.
+    if (kyu_slow_straight_pair(w, a, b, tau) && kyu_contacts_solver_owns(w, a, b)) return 0;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
     if (ce.approach <= kyu_rest_speed(w) && !(ce.accel < 0.0f) &&
         (ce.gap <= kyu_pair_slop(w, a, b) || kyu_contacts_solver_owns(w, a, b)))

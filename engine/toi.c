@@ -171,6 +171,28 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     return s; // slow convergence (a graze): report the contact a hair early rather than miss it
 }
 
+// Whether pair (a, b) moves on a straight relative path (the same acceleration) slower than a
+// resting pair at time tau: then any contact kyu_next_contact finds has accel 0 and approach
+// -dv . n <= |dv| |n| < rest (|dv| is held under 0.99 rest, far beyond the rounding of a unit normal),
+// so a caller that would drop such a contact as resting can skip the sweep. Not for meshes (their
+// contacts are found triangle by triangle).
+int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau) {
+    vec3s vb, ab;
+    if (b & KYU_COLLIDER_BIT) {
+        const collider *col = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
+        if (col->type == KYU_SHAPE_MESH) return 0;
+        vb = col->velocity;
+        ab = glms_vec3_zero();
+    } else {
+        vb = kyu_vel_at(w, b, tau);
+        ab = w->step.accel[b];
+    }
+    vec3s da = glms_vec3_sub(w->step.accel[a], ab);
+    if (da.x != 0.0f || da.y != 0.0f || da.z != 0.0f) return 0;
+    float rest = kyu_rest_speed(w);
+    return glms_vec3_norm2(glms_vec3_sub(kyu_vel_at(w, a, tau), vb)) < 0.98f * rest * rest;
+}
+
 int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out) {
     float S = (1.0f - tau) * w->def.fixed_dt;
     partner o = partner_at(w, b, tau);
