@@ -46,6 +46,8 @@ typedef struct contact_store {
 typedef struct pair_coef {
     float mass;     // effective mass, 1 / (inverse mass sum)
     float friction; // the pair's friction
+    float inv_a;    // a's inverse mass, or -1 for a contact where something turns (solve_spin)
+    float inv_b;    // b's inverse mass (0 for a collider)
 } pair_coef;
 
 // The contact solver's order (escape.c): contacts by slab of space, then the boundary.

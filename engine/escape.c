@@ -117,7 +117,10 @@ static void warm_one(kyu_world *w, contact *c, pair_coef *k) {
     if (c->skip) return;
     k->mass = kyu_contact_mass(w, c);
     k->friction = kyu_contact_friction(w, c);
+    k->inv_a = w->bodies.inv_mass[c->a];
+    k->inv_b = inv_mass_of(w, c->b);
     if (contact_spins(w, c)) {
+        k->inv_a = -1.0f; // the spin solve reads the bodies itself
         // Last step's friction impulse, in the tangent plane of this step's normal: a rolling pair's
         // normal turns, and the part of the old impulse along the new normal would push or pull
         // outside the normal impulse's bound (energy from nothing, a bed that churns for ever).
@@ -203,7 +206,7 @@ static void solve_spin(kyu_world *w, contact *c, float mu) {
 
 static void solve_one(kyu_world *w, contact *c, pair_coef *coef) {
     if (c->skip) return;
-    if (contact_spins(w, c)) {
+    if (coef->inv_a < 0.0f) {
         solve_spin(w, c, coef->friction);
         return;
     }
@@ -221,7 +224,9 @@ static void solve_one(kyu_world *w, contact *c, pair_coef *coef) {
     if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
     impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
     c->jt = jt;
-    apply(w, c, impulse);
+    body_store *s = &w->bodies; // apply(), with the inverse masses of the warm start
+    s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, coef->inv_a));
+    if (!is_collider(c->b)) s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, coef->inv_b));
 }
 
 static int domain_of(const kyu_world *w, const contact *c) {
@@ -318,22 +323,25 @@ static void height_order_task(int begin, int end, int worker, void *ctx) {
     for (int d = begin; d < end; d++) {
         int first = w->solver.start[d], last = w->solver.start[d + 1];
         if (last - first < 2) continue;
-        float lo = INFINITY, hi = -INFINITY;
+        int *out = w->solver.tmp + w->contacts.count + 1; // the scratch's second half: the heights,
+        float lo = INFINITY, hi = -INFINITY;              //   then the order
         for (int k = first; k < last; k++) {
             float h = contact_height(w, &w->contacts.list[w->solver.order[k]]);
+            memcpy(&out[k], &h, sizeof h);
             lo = kyu_minf(lo, h), hi = kyu_maxf(hi, h);
         }
         float scale = hi > lo ? (float)(HEIGHT_BANDS - 1) / (hi - lo) : 0.0f;
         int count[HEIGHT_BANDS + 1] = {0};
         for (int k = first; k < last; k++) {
-            float f = (contact_height(w, &w->contacts.list[w->solver.order[k]]) - lo) * scale;
+            float h;
+            memcpy(&h, &out[k], sizeof h);
+            float f = (h - lo) * scale;
             w->solver.tmp[k] = !(f >= 0.0f)               ? 0
                                : f >= (float)HEIGHT_BANDS ? HEIGHT_BANDS - 1
                                                           : (int)f; // its band
             count[w->solver.tmp[k] + 1]++;
         }
         for (int b = 0; b < HEIGHT_BANDS; b++) count[b + 1] += count[b];
-        int *out = w->solver.tmp + w->contacts.count + 1; // the scratch's second half: the order
         for (int k = first; k < last; k++) out[first + count[w->solver.tmp[k]]++] = w->solver.order[k];
         memcpy(w->solver.order + first, out + first, (size_t)(last - first) * sizeof *out);
     }
@@ -532,8 +540,8 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
     if (partition(w)) return -1;
-    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 2 * (w->contacts.count + 1))) return -1; // pair_coef
-    _Static_assert(sizeof(pair_coef) == 2 * sizeof(int), "a place's coefficients take two ints of tmp");
+    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 4 * (w->contacts.count + 1))) return -1; // pair_coef
+    _Static_assert(sizeof(pair_coef) == 4 * sizeof(int), "a place's coefficients take four ints of tmp");
     domain_pass_run(w, warm_one);
     for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, solve_one);
     if (w->gravity_on) domain_pass_run(w, shock_one);
