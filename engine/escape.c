@@ -973,6 +973,8 @@ typedef struct escape_pass {
     kyu_world *w;
     uint16_t pass;                    // this pass, from 1
     uint16_t *moved_in;               // per body: the pass it last moved in (0: none yet)
+    uint32_t *pair;                   // per place in the order: its contact's a and b (the first
+                                      //   pass writes them: the later ones skip without the contact)
     uint8_t *quiet;                   // per place in the order: pushed nothing when last looked at
     int moved[KYU_SOLVE_DOMAINS + 1]; // per domain: whether the pass moved a body
 } escape_pass;
@@ -985,26 +987,35 @@ static void escape_task(int begin, int end, int worker, void *ctx) {
     for (int d = begin; d < end; d++) {
         int moved = 0;
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
-            prefetch_contact(w, k, last, 0);
-            contact *c = &w->contacts.list[w->solver.order[k]];
-            int body = !is_collider(c->b);
-            if (p->quiet[k] && p->moved_in[c->a] < since && !(body && p->moved_in[c->b] >= since)) continue;
-            int m = push_out(w, c);
+            uint32_t *ab = &p->pair[2 * k];
+            if (p->pass == 1) {
+                prefetch_contact(w, k, last, 0);
+                const contact *c = &w->contacts.list[w->solver.order[k]];
+                ab[0] = c->a, ab[1] = c->b;
+            } else if (p->quiet[k] && p->moved_in[ab[0]] < since &&
+                       !(!is_collider(ab[1]) && p->moved_in[ab[1]] >= since)) {
+                continue;
+            }
+            int m = push_out(w, &w->contacts.list[w->solver.order[k]]);
             p->quiet[k] = (uint8_t)!m;
             if (!m) continue;
             moved = 1;
-            p->moved_in[c->a] = p->pass;
-            if (body) p->moved_in[c->b] = p->pass;
+            p->moved_in[ab[0]] = p->pass;
+            if (!is_collider(ab[1])) p->moved_in[ab[1]] = p->pass;
         }
         p->moved[d] = moved;
     }
 }
 
+// The scratch holds the pairs (two ints a place), then the quiet flags (a byte a place).
 static int escape_passes(kyu_world *w, uint16_t *moved_in) {
     if (w->def.solver_iterations <= 0) return 0;
-    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, w->contacts.count / (int)sizeof(int) + 1)) return -1;
-    escape_pass p = {.w = w, .quiet = (uint8_t *)w->solver.tmp, .moved_in = moved_in};
-    if (w->contacts.count > 0) memset(p.quiet, 0, (size_t)w->contacts.count);
+    int n = w->contacts.count;
+    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 2 * n + n / (int)sizeof(int) + 1)) return -1;
+    escape_pass p = {.w = w,
+                     .pair = (uint32_t *)(void *)w->solver.tmp,
+                     .quiet = (uint8_t *)(void *)(w->solver.tmp + 2 * n),
+                     .moved_in = moved_in};
     for (int it = 0; it < w->def.solver_iterations; it++) {
         p.pass = (uint16_t)(it + 1);
         run_domains(w, escape_task, &p);
