@@ -177,6 +177,8 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
 // so a caller that would drop such a contact as resting can skip the sweep. Not for meshes (their
 // contacts are found triangle by triangle).
 int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau) {
+    float rest = kyu_rest_speed(w);
+    if (!(rest > 0.0f)) return 0; // without gravity nothing rests
     vec3s vb, ab;
     if (b & KYU_COLLIDER_BIT) {
         const collider *col = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
@@ -189,7 +191,6 @@ int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau
     }
     vec3s da = glms_vec3_sub(w->step.accel[a], ab);
     if (da.x != 0.0f || da.y != 0.0f || da.z != 0.0f) return 0;
-    float rest = kyu_rest_speed(w);
     return glms_vec3_norm2(glms_vec3_sub(kyu_vel_at(w, a, tau), vb)) < 0.98f * rest * rest;
 }
 
