@@ -536,18 +536,6 @@ static void shock_one(kyu_world *w, contact *c, pair_coef *k) {
     c->jn += dv * s->mass[upper];
 }
 
-int kyu_contacts_solve_velocities(kyu_world *w) {
-    // Warm start with last step's impulses (a resting pile starts from its answer), only after
-    // every target is set: a target read after another contact's warm start would see a bounce.
-    if (partition(w)) return -1;
-    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 4 * (w->contacts.count + 1))) return -1; // pair_coef
-    _Static_assert(sizeof(pair_coef) == 4 * sizeof(int), "a place's coefficients take four ints of tmp");
-    domain_pass_run(w, warm_one);
-    for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, solve_one);
-    if (w->gravity_on) domain_pass_run(w, shock_one);
-    return 0;
-}
-
 // A body the solver pushed this step moves in a straight line with its solved velocity (which
 // already holds this step's gravity). Every other body takes its gravity back out of the velocity
 // and flies the exact parabola instead, so free flight and bounces keep their energy.
@@ -578,11 +566,31 @@ static void support_one(kyu_world *w, contact *c, pair_coef *k) {
     if (!is_collider(c->b)) w->step.accel[c->b] = glms_vec3_zero();
 }
 
-// Runs after kyu_contacts_solve_velocities, on its domains (the contacts have not changed). Then the
-// order and its scratch are idle until the escape partitions the new contacts: given back if large.
-void kyu_contacts_mark_supported(kyu_world *w) {
+// The last pass under gravity, which also marks the support: a contact's impulse is final once its
+// shock is applied (no later pass changes it), and the support reads nothing the shock does.
+static void shock_support_one(kyu_world *w, contact *c, pair_coef *k) {
+    shock_one(w, c, k);
+    support_one(w, c, k);
+}
+
+int kyu_contacts_solve_velocities(kyu_world *w) {
+    // Warm start with last step's impulses (a resting pile starts from its answer), only after
+    // every target is set: a target read after another contact's warm start would see a bounce.
+    if (partition(w)) return -1;
+    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 4 * (w->contacts.count + 1))) return -1; // pair_coef
+    _Static_assert(sizeof(pair_coef) == 4 * sizeof(int), "a place's coefficients take four ints of tmp");
+    domain_pass_run(w, warm_one);
+    for (int it = 0; it < w->def.solver_iterations; it++) domain_pass_run(w, solve_one);
+    // Which bodies a contact holds (kyu_contacts_mark_supported), found in the last pass.
     kyu_parallel_for(w, w->step.active_count, 4096, gravity_task, w);
-    domain_pass_run(w, support_one);
+    domain_pass_run(w, w->gravity_on ? shock_support_one : support_one);
+    return 0;
+}
+
+// Runs after kyu_contacts_solve_velocities, whose last pass found which bodies a contact holds:
+// every other body takes its gravity back. Then the solver's order and its scratch are idle until
+// the escape partitions the new contacts: given back if large.
+void kyu_contacts_mark_supported(kyu_world *w) {
     kyu_parallel_for(w, w->step.active_count, 4096, take_back_task, w);
     GIVE_BACK(w->solver.order, w->solver.order_cap);
     GIVE_BACK(w->solver.tmp, w->solver.tmp_cap);
