@@ -8,6 +8,9 @@
 // a particle turned around by an impact still meets everything in its way.
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "internal.h"
 
@@ -496,6 +499,29 @@ static int crowded_cell_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, c
     return 0;
 }
 
+// One box against many (kyu_boxes_overlap_all, the same comparisons): with SSE (every x86-64) the
+// held box is two vectors, set once, and each test is two loads and two comparisons of four lanes:
+// b's lo[0..2], hi[0] <= a's hi[0..2], +inf, and -inf, a's lo[0..2] <= b's lo[2], hi[0..2] (a box's
+// six floats lie in a row). A NaN compares false either way.
+#if defined(__SSE__)
+typedef struct box_lanes {
+    __m128 high, low;
+} box_lanes;
+static inline box_lanes lanes_of(const aabb *a) {
+    return (box_lanes){_mm_setr_ps(a->hi[0], a->hi[1], a->hi[2], INFINITY),
+                       _mm_setr_ps(-INFINITY, a->lo[0], a->lo[1], a->lo[2])};
+}
+static inline int lanes_overlap(const box_lanes *a, const aabb *b) {
+    const float *f = &b->lo[0];
+    __m128 b_low = _mm_loadu_ps(f), b_high = _mm_loadu_ps(f + 2);
+    return _mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(b_low, a->high), _mm_cmple_ps(a->low, b_high))) == 0xF;
+}
+#else
+typedef aabb box_lanes;
+static inline box_lanes lanes_of(const aabb *a) { return *a; }
+static inline int lanes_overlap(const box_lanes *a, const aabb *b) { return kyu_boxes_overlap_all(a, b); }
+#endif
+
 // Pairs of the entries [from, to) of one slice, and of each with the cells ahead of it: its own
 // cell, the next cell of its row, and the three cells (x - 1 .. x + 1) of each of the four rows
 // ahead (the 13 neighbours of AHEAD, read a row at a time, in the same order). In a sparse world
@@ -546,12 +572,34 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
                 pa[k] = e[a].body, pb[k] = e[b].body;
                 k += kyu_boxes_overlap_all(&e[a].box, &e[b].box);
             }
-        for (int r = 0; r < 5; r++)
-            for (uint32_t b = from[r]; b < to[r]; b++)
-                for (uint32_t a = (uint32_t)i; a < end; a++) {
-                    pa[k] = e[a].body, pb[k] = e[b].body;
-                    k += kyu_boxes_overlap_all(&e[a].box, &e[b].box);
+        // The cell's boxes are held as vectors, set once for all their tests (a cell of a pile or a
+        // gas holds one to a few).
+        enum { HELD = 8 };
+        if (n == 1) { // the commonest: one box against every box ahead
+            const box_lanes box = lanes_of(&e[i].box);
+            const uint32_t body = e[i].body;
+            for (int r = 0; r < 5; r++)
+                for (uint32_t b = from[r]; b < to[r]; b++) {
+                    pa[k] = body, pb[k] = e[b].body;
+                    k += lanes_overlap(&box, &e[b].box);
                 }
+        } else if (n <= HELD) {
+            box_lanes held[HELD];
+            for (uint32_t a = (uint32_t)i; a < end; a++) held[a - (uint32_t)i] = lanes_of(&e[a].box);
+            for (int r = 0; r < 5; r++)
+                for (uint32_t b = from[r]; b < to[r]; b++)
+                    for (uint32_t a = (uint32_t)i; a < end; a++) {
+                        pa[k] = e[a].body, pb[k] = e[b].body;
+                        k += lanes_overlap(&held[a - (uint32_t)i], &e[b].box);
+                    }
+        } else {
+            for (int r = 0; r < 5; r++)
+                for (uint32_t b = from[r]; b < to[r]; b++)
+                    for (uint32_t a = (uint32_t)i; a < end; a++) {
+                        pa[k] = e[a].body, pb[k] = e[b].body;
+                        k += kyu_boxes_overlap_all(&e[a].box, &e[b].box);
+                    }
+        }
         for (int p = out->count; p < k; p++) { // lower slot first; the filter drops the rest
             uint32_t lo = pa[p] < pb[p] ? pa[p] : pb[p], hi = pa[p] < pb[p] ? pb[p] : pa[p];
             if (!kyu_pair_allowed(w, lo, hi)) continue;

@@ -40,6 +40,8 @@ static inline float kyu_maxf(float a, float b) { return b > a ? b : a; }
 typedef struct aabb {
     float lo[3], hi[3];
 } aabb;
+_Static_assert(offsetof(aabb, hi) == 3 * sizeof(float) && sizeof(aabb) == 6 * sizeof(float),
+               "a box's six floats lie in a row (read four at a time in broadphase.c)");
 
 // Whether two boxes overlap (touching counts), stopping at the first axis apart: the cheaper form
 // where most tests fail the same way (the boxes of one crowded grid cell).
