@@ -32,6 +32,7 @@ void kyu_contacts_free(contact_store *c) {
     kyu_free(c->list);
     kyu_free(c->next);
     kyu_free(c->run);
+    kyu_free(c->owned);
     kyu_free(c->fresh);
 }
 

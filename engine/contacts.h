@@ -35,7 +35,9 @@ static inline uint64_t kyu_contact_key(const contact *c) { return ((uint64_t)c->
 typedef struct contact_store {
     contact *list, *next;
     int count, cap, next_count, next_cap;
-    int *run;    // per body: where its run of the cache starts this step (-1: none)
+    int *run;        // per body: where its run of the cache starts this step (-1: none)
+    uint64_t *owned; // per contact this step (classify to the impacts): its key, with bit 63 set if
+    int owned_cap;   //   the solver does not hold it (kyu_contacts_solver_owns reads these, in a row)
     int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
     uint32_t *fresh;            // bodies created or teleported since the last step: their contacts are found
     int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
@@ -68,7 +70,7 @@ void kyu_contacts_free(contact_store *c);
 void kyu_solver_free(solver_state *s);
 
 // escape.c
-void kyu_contacts_classify(kyu_world *w);
+int kyu_contacts_classify(kyu_world *w);
 int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b);
 int kyu_contacts_solve_velocities(kyu_world *w);
 int kyu_contacts_find(kyu_world *w);

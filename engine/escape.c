@@ -463,6 +463,8 @@ typedef struct contact_slices {
 // queue's, which finds when it meets along its exact path: one closing fast is an impact (at once
 // if touching), one apart lands when it lands, not sooner (a contact that stopped it at the
 // surface by the end of the step would shift its impact in time and speed).
+#define NOT_HELD (1ull << 63) // in contacts.owned: the solver does not hold the pair (a < 2^31)
+
 static void classify_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     contact_slices *x = ctx;
@@ -481,6 +483,7 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
             float meet = gn < 0.0f ? sqrtf(vn * vn - 2.0f * gn * kyu_maxf(c->gap, 0.0f)) : -vn;
             c->skip = c->sensor || c->gap > kyu_pair_margin(w, c->a, c->b) || meet > rest;
             c->mark = 0;
+            w->contacts.owned[i] = kyu_contact_key(c) | (c->skip ? NOT_HELD : 0);
             if (c->skip) {
                 c->jn = 0.0f;
                 c->jt = c->jr = glms_vec3_zero();
@@ -492,13 +495,15 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
         }
 }
 
-void kyu_contacts_classify(kyu_world *w) {
+int kyu_contacts_classify(kyu_world *w) {
+    if (RESERVE(w->contacts.owned, w->contacts.owned_cap, w->contacts.count + 1)) return -1;
     contact_slices x = {.w = w, .slices = kyu_slice_count(w->contacts.count)};
     kyu_parallel_for(w, x.slices, 1, classify_task, &x);
     for (int k = 0; k < w->step.active_count; k++) w->contacts.run[w->step.active[k]] = -1;
     for (int i = 0; i < w->contacts.count; i++)
         if (i == 0 || w->contacts.list[i - 1].a != w->contacts.list[i].a)
             w->contacts.run[w->contacts.list[i].a] = i;
+    return 0;
 }
 
 // Whether pair (a, b) (either order; b may be a collider) is one the solver holds this step: a
@@ -508,8 +513,10 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b) {
         uint32_t t = a;
         a = b, b = t;
     }
-    for (int k = w->contacts.run[a]; k >= 0 && k < w->contacts.count && w->contacts.list[k].a == a; k++)
-        if (w->contacts.list[k].b == b) return !w->contacts.list[k].skip;
+    const uint64_t *owned = w->contacts.owned;
+    for (int k = w->contacts.run[a]; k >= 0 && k < w->contacts.count && (owned[k] & ~NOT_HELD) >> 32 == a;
+         k++)
+        if ((uint32_t)owned[k] == b) return !(owned[k] & NOT_HELD);
     return 0;
 }
 

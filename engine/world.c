@@ -278,7 +278,8 @@ kyu_status kyu_world_step(kyu_world *w) {
     int awake_at_start = w->step.active_count;
     w->stats.awake_bodies = w->step.active_count;
     double t1 = now_ms();
-    if (!fail) kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
+    if (!fail)
+        fail = kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
     kyu_parallel_for(w, w->step.active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w);              // 2. velocity solve over kept contacts
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
