@@ -57,8 +57,9 @@ typedef struct solver_state {
     uint8_t *slab; // per body: its domain (slab of space) in the contact solves
     int *order;    // contact indices by domain, then the boundary
     int order_cap;
-    int *tmp; // scratch of the bottom-up order (bands, then the order: twice the contacts); then
-              //   the velocity solve's pair_coef per place, and the escape's quiet flags
+    int *tmp; // scratch of the bottom-up order (heights and bands, then the order: twice the
+              //   contacts); then the velocity solve's pair_coef per place (four ints), and the
+              //   escape's pairs (two ints) and quiet flags (a byte) per place
     int tmp_cap;
     int start[KYU_SOLVE_DOMAINS + 2]; // domain d: order[start[d] .. start[d+1])
 } solver_state;

@@ -573,8 +573,9 @@ static void support_one(kyu_world *w, contact *c, pair_coef *k) {
     if (!is_collider(c->b)) w->step.accel[c->b] = glms_vec3_zero();
 }
 
-// The last pass under gravity, which also marks the support: a contact's impulse is final once its
-// shock is applied (no later pass changes it), and the support reads nothing the shock does.
+// The last pass under gravity, which also marks the support: the support reads only the contact's
+// own impulse, final once its shock is applied (no later pass changes it), and the shock reads no
+// acceleration, so the two in one pass give what two passes gave.
 static void shock_support_one(kyu_world *w, contact *c, pair_coef *k) {
     shock_one(w, c, k);
     support_one(w, c, k);
