@@ -236,6 +236,7 @@ static void trim_scratch(kyu_world *w) {
            w->impacts.later.peak); // empty now: measured by the most they held
     SHRINK(w->impacts.now.ev, w->impacts.now.cap, w->impacts.now.peak);
     SHRINK(w->solver.order, w->solver.order_cap, w->contacts.count + 1);
+    SHRINK(w->contacts.owned, w->contacts.owned_cap, w->contacts.count + 1);
 }
 
 // KYU_VALIDATE builds (the sanitizer builds) check the world's invariants after every stage of the
