@@ -68,6 +68,22 @@ static long double oracle(vec3s m, vec3s dv, vec3s da, long double S, long doubl
     return d < best ? d : best;
 }
 
+// A world of two default bodies (slots 0 and 1) whose state the tests then set by hand.
+static kyu_world *two_bodies(const kyu_world_def *wd) {
+    kyu_world *w = NULL;
+    if (kyu_world_create(wd, &w) != KYU_OK) return NULL;
+    kyu_body_def bd = kyu_body_def_default();
+    kyu_body_id id;
+    bd.position = v3(0, 0, 0);
+    kyu_status a = kyu_body_create(w, &bd, &id);
+    bd.position = v3(10, 0, 0);
+    if (a != KYU_OK || kyu_body_create(w, &bd, &id) != KYU_OK) {
+        kyu_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
 // Pairs whose closest approach lies within 3% of touching, straight and curved, over two bodies'
 // own paths: a contact whenever the oracle has one, at the oracle's time. Cases within 0.2%
 // of grazing are left out (float inputs cannot decide them), and counted to show the band was
@@ -76,14 +92,8 @@ static long double oracle(vec3s m, vec3s dv, vec3s da, long double S, long doubl
 static void test_next_contact_near_grazing_matches_oracle(void) {
     kyu_world_def wd = kyu_world_def_default();
     wd.gravity = v3(0, 0, 0);
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-    kyu_body_def bd = kyu_body_def_default();
-    kyu_body_id id;
-    bd.position = v3(0, 0, 0);
-    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
-    bd.position = v3(10, 0, 0);
-    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
+    kyu_world *w = two_bodies(&wd);
+    ENSURE(w != NULL);
     float S = wd.fixed_dt;
     int hits = 0, misses = 0, in_margin_clear = 0, wrong = 0, late = 0;
     for (int c = 0; c < 20000; c++) {
@@ -130,15 +140,9 @@ static void test_next_contact_near_grazing_matches_oracle(void) {
 // Random pairs, sphere-sphere, against a turned box and a tilted plane, from overlapped to apart,
 // at speeds around the rest speed, with equal and unequal accelerations.
 static void test_slow_straight_pairs_meet_slower_than_rest(void) {
-    kyu_world_def wd = kyu_world_def_default();
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-    kyu_body_def bd = kyu_body_def_default();
-    kyu_body_id id;
-    bd.position = v3(0, 0, 0);
-    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
-    bd.position = v3(10, 0, 0);
-    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
+    kyu_world_def wd = kyu_world_def_default(); // gravity on: else nothing rests
+    kyu_world *w = two_bodies(&wd);
+    ENSURE(w != NULL);
     kyu_collider_def cd = kyu_collider_def_default();
     cd.normal = v3(0.3f, 1.0f, -0.2f);
     ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
@@ -148,8 +152,8 @@ static void test_slow_straight_pairs_meet_slower_than_rest(void) {
     cd.half_extents = v3(3.0f, 2.0f, 1.5f);
     cd.rotation = glms_quatv(0.4f, glms_vec3_normalize(v3(1, 2, 3)));
     ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
-    kyu_step_take_paths(w);         // the step's arrays; the test sets the paths' accelerations itself
-    float rest = kyu_rest_speed(w); // gravity on: else nothing rests
+    kyu_step_take_paths(w); // the step's arrays; the test sets the paths' accelerations itself
+    float rest = kyu_rest_speed(w);
     int slow = 0, slow_met = 0, wrong = 0, fast_said_slow = 0;
     for (int c = 0; c < 30000; c++) {
         int kind = c % 3; // 0: a body, 1: the plane, 2: the box
