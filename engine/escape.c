@@ -76,11 +76,16 @@ float kyu_contact_restitution(const kyu_world *w, const contact *c) {
 
 float kyu_contact_friction(const kyu_world *w, const contact *c) { return kyu_pair_friction(w, c->a, c->b); }
 
-static void apply(kyu_world *w, const contact *c, vec3s impulse) {
+// Impulse on a, its opposite on b, through the inverse masses ia and ib (the bodies' own, or the
+// copies a contact's coefficients keep).
+static void apply_masses(kyu_world *w, const contact *c, vec3s impulse, float ia, float ib) {
     body_store *s = &w->bodies;
-    s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, s->inv_mass[c->a]));
-    if (!is_collider(c->b))
-        s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, s->inv_mass[c->b]));
+    s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, ia));
+    if (!is_collider(c->b)) s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, ib));
+}
+
+static void apply(kyu_world *w, const contact *c, vec3s impulse) {
+    apply_masses(w, c, impulse, w->bodies.inv_mass[c->a], inv_mass_of(w, c->b));
 }
 
 // A contact where something turns: either body (not of fixed rotation), or the collider's surface
@@ -224,9 +229,7 @@ static void solve_one(kyu_world *w, contact *c, pair_coef *coef) {
     if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
     impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
     c->jt = jt;
-    body_store *s = &w->bodies; // apply(), with the inverse masses of the warm start
-    s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, coef->inv_a));
-    if (!is_collider(c->b)) s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, coef->inv_b));
+    apply_masses(w, c, impulse, coef->inv_a, coef->inv_b);
 }
 
 static int domain_of(const kyu_world *w, const contact *c) {
