@@ -30,6 +30,15 @@ typedef struct contact {
 // A contact's key, its pair (a, b): the order of every contact list (contact_list.c).
 static inline uint64_t kyu_contact_key(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
 
+// What kyu_contacts_add_fresh found in one slice of the fresh bodies (the slices run at once).
+typedef struct fresh_slice {
+    contact *found; // the new pairs, staged
+    int count, cap;
+    uint32_t *near; // the query's list
+    int near_cap;
+    int failed; // -1 out of memory, KYU_FAIL_CONTACTS over the budget
+} fresh_slice;
+
 // The contact cache (escape.c, contact_list.c): this step's contacts sorted by pair, and the list
 // the contact search writes the next one into (the two swap).
 typedef struct contact_store {
@@ -41,6 +50,8 @@ typedef struct contact_store {
     int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
     uint32_t *fresh;            // bodies created or teleported since the last step: their contacts are found
     int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
+    fresh_slice *fresh_out;     // per slice of them: the pairs found
+    int fresh_out_cap;
 } contact_store;
 
 // A contact's coefficients in the velocity solve, set by its warm start: the same for every

@@ -7,6 +7,7 @@
 // - at the end of a step, the escape: overlap beyond the slop is pushed out along the contact
 //   normal, split by inverse mass (all of it to the particle against a collider). Positions only:
 //   the escape never adds velocity, so it cannot add energy.
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -832,9 +833,9 @@ int kyu_contacts_purge(kyu_world *w) {
 }
 
 // A candidate contact of fresh body f with partner x (a body slot or a collider code), staged in
-// the woken list if they are closer than the margin and not yet a pair. Not touching yet: the
+// the slice's list if they are closer than the margin and not yet a pair. Not touching yet: the
 // step's contact search then reports its begin like any other.
-static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
+static int stage_fresh(const kyu_world *w, uint32_t f, uint32_t x, fresh_slice *out) {
     contact c;
     memset(&c, 0, sizeof c);
     c.a = is_collider(x) || f < x ? f : x;
@@ -853,38 +854,97 @@ static int stage_fresh(kyu_world *w, uint32_t f, uint32_t x) {
     }
     if (lo < w->contacts.count && w->contacts.list[lo].a == c.a && w->contacts.list[lo].b == c.b) return 0;
     c.sensor = (uint8_t)kyu_pair_is_sensor(w, c.a, c.b);
-    if (RESERVE(w->islands.woken, w->islands.woken_cap, w->islands.woken_count + 1)) return -1;
-    w->islands.woken[w->islands.woken_count++] = c;
+    if (RESERVE(out->found, out->cap, out->count + 1)) return -1;
+    out->found[out->count++] = c;
     return 0;
+}
+
+typedef struct fresh_pass {
+    kyu_world *w;
+    int slices;
+    int64_t budget;             // contacts all the slices may stage together
+    atomic_int_fast64_t staged; // what they staged so far
+} fresh_pass;
+
+// The contacts of a slice of the fresh bodies, in its own list: the query grid is only read.
+static void fresh_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    fresh_pass *x = ctx;
+    kyu_world *w = x->w;
+    const body_store *s = &w->bodies;
+    for (int sl = begin; sl < end; sl++) {
+        fresh_slice *out = &w->contacts.fresh_out[sl];
+        out->count = out->failed = 0;
+        for (int k = kyu_slice_start(w->contacts.fresh_count, x->slices, sl);
+             k < kyu_slice_start(w->contacts.fresh_count, x->slices, sl + 1) && !out->failed; k++) {
+            if (atomic_load_explicit(&x->staged, memory_order_relaxed) > x->budget) { // another slice's
+                out->failed = KYU_FAIL_CONTACTS;
+                break;
+            }
+            uint32_t f = w->contacts.fresh[k];
+            if (f >= (uint32_t)s->high || !s->alive[f] || !s->awake[f]) continue;
+            int before = out->count;
+            for (int i = 0; i < w->colliders.high && !out->failed; i++)
+                if (w->colliders.list[i].alive)
+                    out->failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i, out);
+            int n = out->failed ? 0
+                                : kyu_query_bodies_near(w, s->pos[f], s->radius[f] + kyu_body_margin(w, f),
+                                                        &out->near, &out->near_cap);
+            if (n < 0) out->failed = -1;
+            for (int j = 0; j < n && !out->failed; j++)
+                if (out->near[j] != f && s->awake[out->near[j]])
+                    out->failed = stage_fresh(w, f, out->near[j], out);
+            // Every slice stops soon after their sum passes the budget, before more memory is
+            // spent. Whether the search fails depends on the sum alone (kyu_contacts_add_fresh).
+            int64_t added = out->count - before;
+            if (!out->failed &&
+                atomic_fetch_add_explicit(&x->staged, added, memory_order_relaxed) + added > x->budget)
+                out->failed = KYU_FAIL_CONTACTS;
+        }
+    }
 }
 
 // Bodies created or teleported since the last step find their contacts before anything moves, so
 // a ball created on the floor is held by it (and its friction acts) from its first step. Runs at
 // the start of the step, when the woken list is empty: the new pairs go through it into the cache.
+// The fresh bodies are cut into fixed slices that search at once (a scene's first step searches
+// for every body); the lists join in slice order and are sorted by pair, so the result is the
+// same for any worker count.
 int kyu_contacts_add_fresh(kyu_world *w) {
     if (w->contacts.fresh_count == 0) return 0;
-    const body_store *s = &w->bodies;
-    int first = w->islands.woken_count, failed = 0;
-    int64_t budget = (int64_t)w->def.contact_capacity_per_body * w->bodies.count + 4096;
-    for (int k = 0; k < w->contacts.fresh_count && !failed; k++) {
-        if (w->islands.woken_count - first > budget) { // checked before more memory is spent
-            w->islands.woken_count = first;
-            return KYU_FAIL_CONTACTS;
-        }
-        uint32_t f = w->contacts.fresh[k];
-        if (f >= (uint32_t)s->high || !s->alive[f] || !s->awake[f]) continue;
-        for (int i = 0; i < w->colliders.high && !failed; i++)
-            if (w->colliders.list[i].alive) failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i);
-        const uint32_t *near = NULL;
-        int n = failed ? 0 : kyu_query_bodies_near(w, s->pos[f], s->radius[f] + kyu_body_margin(w, f), &near);
-        if (n < 0) failed = 1;
-        for (int j = 0; j < n && !failed; j++)
-            if (near[j] != f && s->awake[near[j]]) failed = stage_fresh(w, f, near[j]);
+    if (kyu_query_ready(w)) return -1;
+    fresh_pass x = {.w = w, .slices = kyu_slice_count(w->contacts.fresh_count)};
+    x.budget = (int64_t)w->def.contact_capacity_per_body * w->bodies.count + 4096;
+    atomic_init(&x.staged, 0);
+    int cap = w->contacts.fresh_out_cap;
+    if (RESERVE(w->contacts.fresh_out, cap, x.slices)) return -1;
+    for (int k = w->contacts.fresh_out_cap; k < cap; k++)
+        memset(&w->contacts.fresh_out[k], 0, sizeof w->contacts.fresh_out[k]);
+    w->contacts.fresh_out_cap = cap;
+    kyu_parallel_for(w, x.slices, 1, fresh_task, &x);
+    int failed = 0;
+    int64_t total = 0;
+    for (int sl = 0; sl < x.slices; sl++) {
+        const fresh_slice *out = &w->contacts.fresh_out[sl];
+        if (out->failed && !failed) failed = out->failed;
+        total += out->count;
     }
-    if (failed) {
-        w->islands.woken_count = first;
-        return -1;
+    if (!failed && total > x.budget) failed = KYU_FAIL_CONTACTS;
+    int first = w->islands.woken_count;
+    if (!failed && RESERVE(w->islands.woken, w->islands.woken_cap, first + (int)total)) failed = -1;
+    for (int sl = 0; sl < x.slices && !failed; sl++) {
+        const fresh_slice *out = &w->contacts.fresh_out[sl];
+        if (out->count == 0) continue; // its array may never have been allocated
+        memcpy(w->islands.woken + w->islands.woken_count, out->found,
+               (size_t)out->count * sizeof *out->found);
+        w->islands.woken_count += out->count;
     }
+    for (int sl = 0; sl < x.slices; sl++) {
+        fresh_slice *out = &w->contacts.fresh_out[sl];
+        GIVE_BACK(out->found, out->cap); // the next burst of new bodies may be a long way off
+        GIVE_BACK(out->near, out->near_cap);
+    }
+    if (failed) return failed;
     // The query grid built for a burst of new bodies (a scene's first step) is not kept: it would
     // stay resident as large as the broadphase. A trickle (a bullet a frame) keeps it for the next.
     if (w->contacts.fresh_count > w->bodies.count / 8) kyu_query_trim(w);

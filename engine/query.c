@@ -262,8 +262,11 @@ struct qctx {
     double best, limit;
     uint32_t best_id;
     vec3s point, normal;
-    int count; // hits or bodies collected into the scratch arrays
-    int fail;  // out of memory while collecting
+    int count;      // hits or bodies collected into the scratch arrays
+    int fail;       // out of memory while collecting
+    int unstamped;  // visits a body in every cell it is in (the grid's stamps are not written)
+    uint32_t **out; // where collect puts bodies: the cache's list, or the caller's
+    int *out_cap;
 };
 
 static int sees(uint32_t category, uint32_t mask, const kyu_query_filter *f) {
@@ -272,6 +275,10 @@ static int sees(uint32_t category, uint32_t mask, const kyu_query_filter *f) {
 
 static void visit_body(qctx *x, uint32_t b) {
     struct kyu_query_cache *q = x->q;
+    if (x->unstamped) { // the caller drops repeats and filters (kyu_query_bodies_near)
+        x->fn(x, b);
+        return;
+    }
     if (q->stamp[b] == q->stamp_now) return;
     q->stamp[b] = q->stamp_now;
     const body_store *s = &x->w->bodies;
@@ -608,6 +615,7 @@ static int prepare(kyu_world *w, kyu_query_filter f, qctx *x) {
     x->f = f;
     x->best = (double)INFINITY;
     x->best_id = UINT32_MAX;
+    x->out = &q->list, x->out_cap = &q->list_cap;
     return 0;
 }
 
@@ -639,6 +647,7 @@ static kyu_status begin(kyu_world *w, kyu_query_filter f, qctx *x) {
     x->f = f;
     x->best = (double)INFINITY;
     x->best_id = UINT32_MAX;
+    x->out = &q->list, x->out_cap = &q->list_cap;
     return KYU_OK;
 }
 
@@ -744,12 +753,11 @@ kyu_status kyu_world_sphere_cast(kyu_world *w, vec3s origin, float radius, vec3s
 // ---- overlaps -----------------------------------------------------------------------------------
 
 static void collect(qctx *x, uint32_t b) {
-    struct kyu_query_cache *q = x->q;
-    if (RESERVE(q->list, q->list_cap, x->count + 1)) {
+    if (RESERVE(*x->out, *x->out_cap, x->count + 1)) {
         x->fail = 1;
         return;
     }
-    q->list[x->count++] = b;
+    (*x->out)[x->count++] = b;
 }
 
 static void sphere_visit_body(qctx *x, uint32_t b) {
@@ -788,11 +796,27 @@ static kyu_status overlap(qctx *x, kyu_body_id *bodies, int capacity, int *out_c
     return KYU_OK;
 }
 
-// For the step (engine/escape.c): the bodies whose spheres meet the sphere (center, radius), in
-// the query module's scratch list until the next query. The count, or -1 out of memory.
-int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, const uint32_t **bodies) {
+// For the step (engine/escape.c): builds the grid if it is out of date. 0, or -1 out of memory.
+int kyu_query_ready(kyu_world *w) {
     qctx x;
-    if (prepare(w, kyu_query_filter_default(), &x)) return -1;
+    return prepare(w, kyu_query_filter_default(), &x);
+}
+
+// For the step (engine/escape.c), once kyu_query_ready has built the grid: the bodies whose
+// spheres meet the sphere (center, radius), each once, in slot order, into *list (grown as
+// needed). It reads the grid and writes nothing else (no stamps: a body met in several cells is
+// dropped after the sort, then the default filter applies), so calls with lists of their own may
+// run at once. The count, or -1 out
+// of memory.
+int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, uint32_t **list, int *cap) {
+    qctx x;
+    memset(&x, 0, sizeof x);
+    x.w = w;
+    x.q = w->query;
+    x.f = kyu_query_filter_default();
+    x.ignore = -1;
+    x.unstamped = 1;
+    x.out = list, x.out_cap = cap;
     x.o = dv(center);
     x.r = (double)radius;
     x.fn = sphere_visit_body;
@@ -802,8 +826,25 @@ int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, const uint32
     }
     visit_huge(&x);
     visit_world_box(&x, x.lo, x.hi);
-    *bodies = x.q->list;
-    return x.fail ? -1 : x.count;
+    if (x.fail) return -1;
+    uint32_t *l = *list;
+    if (x.count > 32) {
+        qsort(l, (size_t)x.count, sizeof *l, slot_order);
+    } else { // insertion sort: usually a few bodies, each in a few cells
+        for (int i = 1; i < x.count; i++) {
+            uint32_t b = l[i];
+            int j = i;
+            for (; j > 0 && l[j - 1] > b; j--) l[j] = l[j - 1];
+            l[j] = b;
+        }
+    }
+    const body_store *s = &w->bodies;
+    int n = 0;
+    for (int i = 0; i < x.count; i++)
+        if ((n == 0 || l[i] != l[n - 1]) &&
+            sees(kyu_body_kind(s, l[i])->category, kyu_body_kind(s, l[i])->mask, &x.f))
+            l[n++] = l[i];
+    return n;
 }
 
 kyu_status kyu_world_overlap_sphere(kyu_world *w, vec3s center, float radius, kyu_query_filter filter,

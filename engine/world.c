@@ -320,7 +320,8 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (fail == KYU_FAIL_CONTACTS)
         return kyu_fail(w, KYU_ERR_CAPACITY,
                         "over %lld contacts to keep (contact_capacity_per_body = %d for %d awake bodies); "
-                        "the step stopped after its impacts",
+                        "the step stopped at a contact search (the new bodies', before anything moved, or "
+                        "the one after the impacts)",
                         (long long)w->def.contact_capacity_per_body * w->step.active_count + 4096,
                         w->def.contact_capacity_per_body, w->step.active_count);
     if (fail)

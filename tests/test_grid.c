@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The broadphase grid's own arithmetic, white box (engine/internal.h): the cell of a coordinate
-// against floor in long double, and the late entries of a body that bounces many times in a step.
+// against floor in long double, the late entries of a body that bounces many times in a step, the
+// candidate pairs against brute force, and the new bodies' first contacts (found with the query
+// grid, in slices at once) against brute force.
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../engine/internal.h"
 #include "test.h"
@@ -203,10 +206,110 @@ static void test_crowded_cell_pairs_match_brute_force(void) {
     kyu_world_destroy(w);
 }
 
+// A scene's new bodies: mixed sizes from a 2 cm bead to a 1.2 m ball and one of 6 m (more cells
+// than the query grid lists a body in), bodies of category 4 that do not see category 2, over a
+// floor; enough of them for several slices of the fresh search.
+static kyu_world *fresh_world(int workers) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = workers;
+    wd.yield_when_busy = false; // every phase split, even on a busy machine
+    wd.contact_capacity_per_body = 256;
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    add_box(w, v3(-30, -1, -30), v3(30, 0, 30), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    lcg = 77;
+    for (int i = 0; i < 6000; i++) {
+        uint32_t cat = 1u << (i % 3);
+        float r = i == 0 ? 6.0f : (float)(0.02 + (i % 5 == 0 ? 1.2 : 0.45) * frand());
+        add_still(w, v3((float)(20 * frand() - 10), (float)(12 * frand()), (float)(20 * frand() - 10)), r,
+                  cat,
+                  cat == 2   ? ~4u
+                  : cat == 4 ? ~2u
+                             : ~0u);
+    }
+    return w;
+}
+
+static int by_contact(const void *x, const void *y) {
+    const contact *a = x, *b = y;
+    uint64_t ka = kyu_contact_key(a), kb = kyu_contact_key(b);
+    return (ka > kb) - (ka < kb);
+}
+
+// Where brute force and the search may disagree by rounding: a gap within 1e-5 of the margin.
+static int near_margin(double gap, double margin) { return fabs(gap - margin) < 1e-5; }
+
+// The new bodies' contacts (kyu_contacts_add_fresh, run on its own as the step's stage 0 runs it)
+// are every allowed pair closer than its margin, each once, body pairs and the floor's (brute force
+// in double over all pairs), and the same, bit for bit, with one worker and with two.
+static void test_fresh_contacts_match_brute_force_for_any_worker_count(void) {
+    contact *found[2] = {NULL, NULL};
+    int count[2] = {0, 0};
+    for (int run = 0; run < 2; run++) {
+        kyu_world *w = fresh_world(run == 0 ? 2 : 1);
+        ENSURE(w != NULL);
+        ENSURE(w->contacts.fresh_count == 6000 && kyu_slice_count(6000) > 1);
+        ENSURE(kyu_contacts_add_fresh(w) == 0);
+        ENSURE(w->contacts.fresh_count == 0);
+        count[run] = w->contacts.count;
+        found[run] = malloc((size_t)(count[run] + 1) * sizeof *found[run]);
+        ENSURE(found[run] != NULL);
+        memcpy(found[run], w->contacts.list, (size_t)count[run] * sizeof *found[run]);
+        if (run == 0) { // brute force, against the two-worker search
+            const body_store *s = &w->bodies;
+            int want = 0, ambiguous = 0, missed = 0;
+            for (uint32_t i = 0; i < (uint32_t)s->high; i++) {
+                double floor_gap = (double)s->pos[i].y - (double)s->radius[i];
+                uint32_t floor = KYU_COLLIDER_BIT;
+                for (uint32_t j = i + 1; j <= (uint32_t)s->high; j++) {
+                    uint32_t b = j < (uint32_t)s->high ? j : floor;
+                    double gap = floor_gap;
+                    if (b != floor) {
+                        double d2 = 0.0;
+                        for (int k = 0; k < 3; k++) {
+                            double d = (double)s->pos[i].raw[k] - (double)s->pos[j].raw[k];
+                            d2 += d * d;
+                        }
+                        gap = sqrt(d2) - (double)s->radius[i] - (double)s->radius[j];
+                    }
+                    if (!kyu_pair_allowed(w, i, b)) continue;
+                    double margin = (double)kyu_pair_margin(w, i, b);
+                    if (near_margin(gap, margin)) {
+                        ambiguous++;
+                        continue;
+                    }
+                    if (!(gap < margin)) continue;
+                    want++;
+                    contact key = {.a = i, .b = b};
+                    if (!bsearch(&key, found[0], (size_t)count[0], sizeof key, by_contact)) missed++;
+                }
+            }
+            int extra = 0; // found, yet brute force says apart (and not by rounding)
+            for (int k = 0; k < count[0]; k++) {
+                const contact *c = &found[0][k];
+                ENSURE(k == 0 || by_contact(&found[0][k - 1], c) < 0); // sorted, each pair once
+                vec3s n = c->normal;
+                double gap = kyu_contact_gap(w, c, &n);
+                extra += !(gap < (double)kyu_pair_margin(w, c->a, c->b)) &&
+                         !near_margin(gap, (double)kyu_pair_margin(w, c->a, c->b));
+            }
+            ENSURE(want > 6000); // a crowded scene: most bodies touch something
+            ENSURE(ambiguous < want / 100);
+            ENSURE(missed == 0);
+            ENSURE(extra == 0);
+        }
+        kyu_world_destroy(w);
+    }
+    ENSURE(count[0] == count[1]);
+    ENSURE(memcmp(found[0], found[1], (size_t)count[0] * sizeof *found[0]) == 0);
+    free(found[0]), free(found[1]);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
     RUN_TEST(test_a_ball_bouncing_many_times_in_one_cell_takes_one_late_entry);
     RUN_TEST(test_sparse_pairs_match_brute_force);
     RUN_TEST(test_crowded_cell_pairs_match_brute_force);
+    RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
 }

@@ -797,19 +797,24 @@ static void test_world_settings_errors_name_the_field_and_value(void) {
 }
 
 // 10^5 bodies created at one point: the first step stops at the pair or contact capacity at once, says so,
-// and takes no more memory than the capacity allows; the world is still valid.
+// and takes no more memory than the capacity allows; the world is still valid. The same with two
+// workers (the new bodies' contact search runs in slices at once, and stops on their sum).
 static void test_bodies_piled_at_one_point_hit_the_pair_capacity(void) {
-    kyu_world_def wd = kyu_world_def_default();
-    wd.body_capacity = 100000;
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-    kyu_body_def bd = kyu_body_def_default();
-    for (int i = 0; i < 100000; i++) ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
-    ENSURE(kyu_world_step(w) == KYU_ERR_CAPACITY);
-    ENSURE(strstr(kyu_world_last_error(w), "capacity_per_body") !=
-           NULL); // pairs or contacts, whichever is met first
-    ENSURE_VALID(w);
-    kyu_world_destroy(w);
+    for (int workers = 1; workers <= 2; workers++) {
+        kyu_world_def wd = kyu_world_def_default();
+        wd.body_capacity = 100000;
+        wd.worker_count = workers;
+        kyu_world *w = NULL;
+        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        kyu_body_def bd = kyu_body_def_default();
+        for (int i = 0; i < 100000; i++) ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+        ENSURE(kyu_world_step(w) == KYU_ERR_CAPACITY);
+        ENSURE(strstr(kyu_world_last_error(w), "contact_capacity_per_body") != NULL); // found first
+        ENSURE_VALID(w);
+        ENSURE(kyu_world_step(w) == KYU_ERR_CAPACITY); // again, from where it stopped
+        ENSURE_VALID(w);
+        kyu_world_destroy(w);
+    }
 }
 
 // ---- no state shared between worlds -------------------------------------------------------------
