@@ -2,7 +2,8 @@
 // The broadphase grid's own arithmetic, white box (engine/internal.h): the cell of a coordinate
 // against floor in long double, the late entries of a body that bounces many times in a step, the
 // candidate pairs against brute force, and the new bodies' first contacts (found with the query
-// grid, in slices at once) against brute force.
+// grid, in slices at once) against brute force; and the axis the contact solves cut their slabs
+// along.
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -305,6 +306,60 @@ static void test_fresh_contacts_match_brute_force_for_any_worker_count(void) {
     free(found[0]), free(found[1]);
 }
 
+// A floor of balls in rows of `along` x `across` (row-major along x when x_first, else along z), at
+// rest, stepped once; returns the world (the solver's slabs are those of the step's escape).
+static kyu_world *rows_world(int nx, int nz, int x_first) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    add_box(w, v3(-100, -1, -100), v3(100, 0, 100), 0.0f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    int outer = x_first ? nz : nx, inner = x_first ? nx : nz;
+    for (int o = 0; o < outer; o++)
+        for (int i = 0; i < inner; i++) {
+            int ix = x_first ? i : o, iz = x_first ? o : i;
+            add_still(w, v3(1.1f * (float)ix, 0.5f, 1.1f * (float)iz), 0.5f, 1, ~0u);
+        }
+    if (kyu_world_step(w) != KYU_OK) {
+        kyu_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+// Whether the solver's slab of every body is the same within each line of bodies along x (line
+// along x) or z.
+static int slabs_constant_along(const kyu_world *w, int nx, int nz, int x_first, int along_x) {
+    int outer = along_x ? nz : nx, inner = along_x ? nx : nz;
+    for (int o = 0; o < outer; o++)
+        for (int i = 1; i < inner; i++) {
+            int ix = along_x ? i : o, iz = along_x ? o : i;
+            int prev_ix = along_x ? i - 1 : o, prev_iz = along_x ? o : i - 1;
+            int slot = x_first ? iz * nx + ix : ix * nz + iz,
+                prev = x_first ? prev_iz * nx + prev_ix : prev_ix * nz + prev_iz;
+            if (w->solver.slab[slot] != w->solver.slab[prev]) return 0;
+        }
+    return 1;
+}
+
+// The slabs are cut across the horizontal axis along which bodies next in memory (slot order) stay
+// in one slab: rows created along x are cut across z, rows created along z across x, as long as
+// that axis is at least half as wide as the widest (a square floor); a strip twice as long as wide
+// is cut across its length whatever the order.
+static void test_solver_slabs_follow_the_bodies_order_in_memory(void) {
+    for (int x_first = 0; x_first <= 1; x_first++) {
+        kyu_world *w = rows_world(40, 40, x_first);
+        ENSURE(w != NULL);
+        ENSURE(slabs_constant_along(w, 40, 40, x_first, x_first));   // the rows stay whole
+        ENSURE(!slabs_constant_along(w, 40, 40, x_first, !x_first)); // the cut is across them
+        kyu_world_destroy(w);
+    }
+    kyu_world *w = rows_world(90, 30, 1); // a strip along x, created along x: still cut across x
+    ENSURE(w != NULL);
+    ENSURE(slabs_constant_along(w, 90, 30, 1, 0));
+    ENSURE(!slabs_constant_along(w, 90, 30, 1, 1));
+    kyu_world_destroy(w);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
@@ -312,4 +367,5 @@ void suite_grid(void) {
     RUN_TEST(test_sparse_pairs_match_brute_force);
     RUN_TEST(test_crowded_cell_pairs_match_brute_force);
     RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
+    RUN_TEST(test_solver_slabs_follow_the_bodies_order_in_memory);
 }

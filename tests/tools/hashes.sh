@@ -31,7 +31,7 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x686a8f6da22fba87
+pile 1000 WORKERS --steps 150|0x28933d2c8068b1eb
 pile 1000 WORKERS --steps 150 --fixed-rotation|0x79368ded6bbc7890
 pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x8f73b3e3ab6f5ad5
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
