@@ -968,7 +968,7 @@ int kyu_contacts_add_fresh(kyu_world *w) {
         if (out->failed && !failed) failed = out->failed;
         total += out->count;
     }
-    if (!failed && total > x.budget) failed = KYU_FAIL_CONTACTS;
+    if (!failed && (total > x.budget || total > INT32_MAX / 2)) failed = KYU_FAIL_CONTACTS; // counts are ints
     int first = w->islands.woken_count;
     if (!failed && RESERVE(w->islands.woken, w->islands.woken_cap, first + (int)total)) failed = -1;
     for (int sl = 0; sl < x.slices && !failed; sl++) {

@@ -806,8 +806,7 @@ int kyu_query_ready(kyu_world *w) {
 // spheres meet the sphere (center, radius), each once, in slot order, into *list (grown as
 // needed). It reads the grid and writes nothing else (no stamps: a body met in several cells is
 // dropped after the sort, then the default filter applies), so calls with lists of their own may
-// run at once. The count, or -1 out
-// of memory.
+// run at once. The count, or -1 out of memory.
 int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, uint32_t **list, int *cap) {
     qctx x;
     memset(&x, 0, sizeof x);
