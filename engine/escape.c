@@ -248,6 +248,7 @@ typedef struct partition_ctx {
     int axis;
     float base, scale;
     float axis_base[3], axis_scale[3];  // the slabs along each axis
+    int candidate[3];                   // whether the slabs may be cut across that axis
     int64_t changes[KYU_MAX_SLICES][3]; // per slice of bodies: slab changes between neighbours
     int at[KYU_MAX_SLICES]
           [KYU_SOLVE_DOMAINS + 1]; // per slice of contacts: its count, then its offset, by domain
@@ -277,8 +278,10 @@ static uint8_t slab_of(float p, float base, float scale) {
     return (uint8_t)(!(f >= 0.0f) ? 0 : f >= (float)KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : (int)f);
 }
 
-// For each axis, how often two bodies next to each other in the active list (slot order, so in
-// memory) fall in different slabs along it.
+// For each axis the slabs may be cut across, how often two bodies next to each other in the
+// active list (slot order, so in memory) fall in different slabs along it, over every
+// CHANGE_SAMPLE-th pair of neighbours (a proportion is all the choice needs).
+#define CHANGE_SAMPLE 4
 static void changes_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     partition_ctx *x = ctx;
@@ -286,12 +289,14 @@ static void changes_task(int begin, int end, int worker, void *ctx) {
     for (int sl = begin; sl < end; sl++) {
         int64_t changes[3] = {0, 0, 0}; // counted in locals (see span_task)
         int first = kyu_slice_start(w->step.active_count, x->slices, sl);
-        for (int k = first > 0 ? first : 1; k < kyu_slice_start(w->step.active_count, x->slices, sl + 1);
-             k++) {
+        first = first > 0 ? first : 1;
+        for (int k = (first + CHANGE_SAMPLE - 1) / CHANGE_SAMPLE * CHANGE_SAMPLE;
+             k < kyu_slice_start(w->step.active_count, x->slices, sl + 1); k += CHANGE_SAMPLE) {
             vec3s p = w->bodies.pos[w->step.active[k]], q = w->bodies.pos[w->step.active[k - 1]];
             for (int d = 0; d < 3; d++)
-                changes[d] += slab_of(p.raw[d], x->axis_base[d], x->axis_scale[d]) !=
-                              slab_of(q.raw[d], x->axis_base[d], x->axis_scale[d]);
+                if (x->candidate[d])
+                    changes[d] += slab_of(p.raw[d], x->axis_base[d], x->axis_scale[d]) !=
+                                  slab_of(q.raw[d], x->axis_base[d], x->axis_scale[d]);
         }
         memcpy(x->changes[sl], changes, sizeof changes);
     }
@@ -395,7 +400,7 @@ static int partition(kyu_world *w) {
     // bodies next to each other in memory most often share a slab: workers then write cache lines
     // of their own (two workers writing one line take turns with it: PILE's rows of bodies, cut
     // across, made the 2-worker solve 1.4x slower). The widest breaks ties.
-    int widest = -1, use[3] = {0, 0, 0};
+    int widest = -1, use[3] = {0, 0, 0}, candidates = 0;
     for (int d = 0; d < 3; d++) {
         x->axis_base[d] = lo[d];
         x->axis_scale[d] = hi[d] > lo[d] ? (float)KYU_SOLVE_DOMAINS / (hi[d] - lo[d]) : 0.0f;
@@ -403,15 +408,17 @@ static int partition(kyu_world *w) {
         if (use[d] && (widest < 0 || hi[d] - lo[d] > hi[widest] - lo[widest])) widest = d;
     }
     if (widest < 0) widest = 0, use[0] = 1;
-    int64_t changes[3] = {0, 0, 0};
-    kyu_parallel_for(w, x->slices, 1, changes_task, x);
-    for (int sl = 0; sl < x->slices; sl++)
-        for (int d = 0; d < 3; d++) changes[d] += x->changes[sl][d];
-    x->axis = widest;
     for (int d = 0; d < 3; d++)
-        if (use[d] && d != widest && hi[d] - lo[d] >= 0.5f * (hi[widest] - lo[widest]) &&
-            changes[d] < changes[x->axis])
-            x->axis = d;
+        candidates += x->candidate[d] = use[d] && hi[d] - lo[d] >= 0.5f * (hi[widest] - lo[widest]);
+    x->axis = widest;
+    if (candidates > 1) {
+        int64_t changes[3] = {0, 0, 0};
+        kyu_parallel_for(w, x->slices, 1, changes_task, x);
+        for (int sl = 0; sl < x->slices; sl++)
+            for (int d = 0; d < 3; d++) changes[d] += x->changes[sl][d];
+        for (int d = 0; d < 3; d++)
+            if (x->candidate[d] && changes[d] < changes[x->axis]) x->axis = d;
+    }
     x->base = x->axis_base[x->axis];
     x->scale = x->axis_scale[x->axis];
     kyu_parallel_for(w, w->step.active_count, 4096, slab_task, x);

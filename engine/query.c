@@ -275,7 +275,8 @@ static int sees(uint32_t category, uint32_t mask, const kyu_query_filter *f) {
 
 static void visit_body(qctx *x, uint32_t b) {
     struct kyu_query_cache *q = x->q;
-    if (x->unstamped) { // the caller drops repeats and filters (kyu_query_bodies_near)
+    if (x->unstamped) { // the caller drops repeats, then filters: once a body, not once a cell
+        //                 (filtering each repeat cost 13% more instructions in a 20k scene's first step)
         x->fn(x, b);
         return;
     }
