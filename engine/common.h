@@ -31,6 +31,7 @@ enum { KYU_FAIL_MEMORY = -1, KYU_FAIL_PAIRS = -2, KYU_FAIL_CONTACTS = -3 };
 
 // A partner in an adjacency list or a contact: a body slot, or a collider index with this bit.
 #define KYU_COLLIDER_BIT 0x80000000u
+static inline int kyu_is_collider(uint32_t b) { return (b & KYU_COLLIDER_BIT) != 0; }
 
 // min and max of finite floats, inlined: without -ffinite-math-only, fminf and fmaxf are calls into
 // libm, which showed up at 4% of a GAS step.

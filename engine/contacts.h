@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Private to the engine: the contact module (escape.c, contact_list.c, material.c): the contact
-// cache kept from step to step, the contact solver's order, and a pair's material.
+// Private to the engine: the contact module (contact.c, contact_list.c, material.c: the cache;
+// solver_slabs.c, contact_solver.c, escape.c: the solver): the contact cache kept from step to
+// step, the contact solver's order, and a pair's material.
 #ifndef KYU_CONTACTS_H
 #define KYU_CONTACTS_H
 
@@ -39,7 +40,7 @@ typedef struct fresh_slice {
     int failed; // -1 out of memory, KYU_FAIL_CONTACTS over the budget
 } fresh_slice;
 
-// The contact cache (escape.c, contact_list.c): this step's contacts sorted by pair, and the list
+// The contact cache (contact.c, contact_list.c): this step's contacts sorted by pair, and the list
 // the contact search writes the next one into (the two swap).
 typedef struct contact_store {
     contact *list, *next;
@@ -63,7 +64,7 @@ typedef struct pair_coef {
     float inv_b;    // b's inverse mass (0 for a collider)
 } pair_coef;
 
-// The contact solver's order (escape.c): contacts by slab of space, then the boundary.
+// The contact solver's order (solver_slabs.c): contacts by slab of space, then the boundary.
 typedef struct solver_state {
     uint8_t *slab; // per body: its domain (slab of space) in the contact solves
     int *order;    // contact indices by domain, then the boundary
@@ -75,20 +76,25 @@ typedef struct solver_state {
     int start[KYU_SOLVE_DOMAINS + 2]; // domain d: order[start[d] .. start[d+1])
 } solver_state;
 
+// The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.
+typedef struct contact_slices {
+    kyu_world *w;
+    int slices;
+    int found[KYU_MAX_SLICES];   // per slice: contacts marked
+    float worst[KYU_MAX_SLICES]; // per slice: the deepest overlap
+} contact_slices;
+
 // contact_list.c: lists sorted by kyu_contact_key; the cache's double buffer
 void kyu_contacts_sort(contact *c, int n);
 void kyu_contacts_swap(kyu_world *w, int n);
 void kyu_contacts_free(contact_store *c);
 void kyu_solver_free(solver_state *s);
 
-// escape.c
-int kyu_contacts_classify(kyu_world *w);
-int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b);
-int kyu_contacts_solve_velocities(kyu_world *w);
+// contact.c: the cache's life (search, begin and end events, new bodies' contacts, purge), and a
+// contact's geometry and material
 int kyu_contacts_find(kyu_world *w);
-int kyu_contacts_escape(kyu_world *w);
-void kyu_contacts_mark_supported(kyu_world *w);
 int kyu_contact_live(const kyu_world *w, const contact *c);
+float kyu_contact_geometry(const kyu_world *w, const contact *c, vec3s *n); // gap; normal, b to a
 float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
 int kyu_contacts_purge(kyu_world *w);
 int kyu_contacts_add_fresh(kyu_world *w);
@@ -97,7 +103,21 @@ void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ct
 float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
 float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
 float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
+
+// solver_slabs.c: the contacts split into domains of space (solver.order, solver.start)
+int kyu_solver_partition(kyu_world *w);
+void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx); // task over domains, then the boundary
+void kyu_solver_prefetch(const kyu_world *w, int k, int last, int velocities);
+
+// contact_solver.c: which contacts are the solver's, the velocity solve, the bodies it holds
+int kyu_contacts_classify(kyu_world *w);
+int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b);
+int kyu_contacts_solve_velocities(kyu_world *w);
+void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist);
+
+// escape.c
+int kyu_contacts_escape(kyu_world *w);
 
 // material.c: a pair's friction and restitution (b is a body slot or a collider code)
 float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);

@@ -80,6 +80,15 @@ static inline float kyu_rest_speed(const kyu_world *w) {
 }
 static inline int kyu_gravity_on(const kyu_world *w) { return glms_vec3_norm2(w->def.gravity) > 0.0f; }
 
+// The other side of a pair (b: a body slot or a collider code): its inverse mass (0 for a collider)
+// and its velocity (a collider's linear velocity).
+static inline float kyu_side_inv_mass(const kyu_world *w, uint32_t b) {
+    return (b & KYU_COLLIDER_BIT) ? 0.0f : w->bodies.inv_mass[b];
+}
+static inline vec3s kyu_side_velocity(const kyu_world *w, uint32_t b) {
+    return (b & KYU_COLLIDER_BIT) ? w->colliders.list[b & ~KYU_COLLIDER_BIT].velocity : w->bodies.vel[b];
+}
+
 // filter: whether a pair may meet at all (a sensor pair never does).
 int kyu_pair_allowed(const kyu_world *w, uint32_t a, uint32_t b);
 static inline int kyu_pair_is_sensor(const kyu_world *w, uint32_t a, uint32_t b) {

@@ -797,13 +797,13 @@ static kyu_status overlap(qctx *x, kyu_body_id *bodies, int capacity, int *out_c
     return KYU_OK;
 }
 
-// For the step (engine/escape.c): builds the grid if it is out of date. 0, or -1 out of memory.
+// For the step (engine/contact.c): builds the grid if it is out of date. 0, or -1 out of memory.
 int kyu_query_ready(kyu_world *w) {
     qctx x;
     return prepare(w, kyu_query_filter_default(), &x);
 }
 
-// For the step (engine/escape.c), once kyu_query_ready has built the grid: the bodies whose
+// For the step (engine/contact.c), once kyu_query_ready has built the grid: the bodies whose
 // spheres meet the sphere (center, radius), each once, in slot order, into *list (grown as
 // needed). It reads the grid and writes nothing else (no stamps: a body met in several cells is
 // dropped after the sort, then the default filter applies), so calls with lists of their own may

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Rotation: turning an orientation by an angular velocity, and the velocity of a point on a
 // kinematic collider's surface. A sphere's shape does not depend on its orientation, so rotation
-// enters the step only through the velocity of contact points (friction, engine/escape.c and
+// enters the step only through the velocity of contact points (friction, engine/contact_solver.c and
 // engine/response.c) and is integrated for drawing and for the user.
 #include "internal.h"
 

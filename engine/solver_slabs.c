@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+// The contact solver's partition (the part of Box2D v3's constraint graph kyu needs): the contacts
+// split by slabs of space into domains that share no body, so the solves run a domain per worker at
+// once, in an order that depends on positions and slots only (the same answer for any worker
+// count); within a domain, from the bottom up under gravity.
+#include <string.h>
+
+#include "internal.h"
+
+static int domain_of(const kyu_world *w, const contact *c) {
+    int da = w->solver.slab[c->a];
+    return kyu_is_collider(c->b) || w->solver.slab[c->b] == da ? da : KYU_SOLVE_DOMAINS;
+}
+
+// ---- domains: the solves run slab by slab in parallel, then the pairs across slabs -------------
+
+// The passes of partition, in fixed slices (of the active bodies, then of the contacts).
+typedef struct partition_ctx {
+    kyu_world *w;
+    int slices;
+    float lo[KYU_MAX_SLICES][3], hi[KYU_MAX_SLICES][3]; // per slice of bodies: the span of positions
+    int axis;
+    float base, scale;
+    float axis_base[3], axis_scale[3];  // the slabs along each axis
+    int candidate[3];                   // whether the slabs may be cut across that axis
+    int64_t changes[KYU_MAX_SLICES][3]; // per slice of bodies: slab changes between neighbours
+    int at[KYU_MAX_SLICES]
+          [KYU_SOLVE_DOMAINS + 1]; // per slice of contacts: its count, then its offset, by domain
+} partition_ctx;
+
+static void span_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    partition_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        // In locals, stored once: slices of two workers share cache lines in x (false sharing made
+        // this the costliest task of a 2-worker GAS step).
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int k = kyu_slice_start(w->step.active_count, x->slices, sl);
+             k < kyu_slice_start(w->step.active_count, x->slices, sl + 1); k++)
+            for (int d = 0; d < 3; d++) {
+                float p = w->bodies.pos[w->step.active[k]].raw[d];
+                lo[d] = kyu_minf(lo[d], p), hi[d] = kyu_maxf(hi[d], p);
+            }
+        memcpy(x->lo[sl], lo, sizeof lo);
+        memcpy(x->hi[sl], hi, sizeof hi);
+    }
+}
+
+static uint8_t slab_of(float p, float base, float scale) {
+    float f = (p - base) * scale; // clamped before the conversion
+    return (uint8_t)(!(f >= 0.0f) ? 0 : f >= (float)KYU_SOLVE_DOMAINS ? KYU_SOLVE_DOMAINS - 1 : (int)f);
+}
+
+// For each axis the slabs may be cut across, how often two bodies next to each other in the
+// active list (slot order, so in memory) fall in different slabs along it, over every
+// CHANGE_SAMPLE-th pair of neighbours (a proportion is all the choice needs).
+#define CHANGE_SAMPLE 4
+static void changes_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    partition_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        int64_t changes[3] = {0, 0, 0}; // counted in locals (see span_task)
+        int first = kyu_slice_start(w->step.active_count, x->slices, sl);
+        first = first > 0 ? first : 1;
+        for (int k = (first + CHANGE_SAMPLE - 1) / CHANGE_SAMPLE * CHANGE_SAMPLE;
+             k < kyu_slice_start(w->step.active_count, x->slices, sl + 1); k += CHANGE_SAMPLE) {
+            vec3s p = w->bodies.pos[w->step.active[k]], q = w->bodies.pos[w->step.active[k - 1]];
+            for (int d = 0; d < 3; d++)
+                if (x->candidate[d])
+                    changes[d] += slab_of(p.raw[d], x->axis_base[d], x->axis_scale[d]) !=
+                                  slab_of(q.raw[d], x->axis_base[d], x->axis_scale[d]);
+        }
+        memcpy(x->changes[sl], changes, sizeof changes);
+    }
+}
+
+static void slab_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    const partition_ctx *x = ctx;
+    kyu_world *w = x->w;
+    for (int k = begin; k < end; k++) {
+        uint32_t i = w->step.active[k];
+        w->solver.slab[i] = slab_of(w->bodies.pos[i].raw[x->axis], x->base, x->scale);
+    }
+}
+
+static void count_domains_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    partition_ctx *x = ctx;
+    const kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        int at[KYU_SOLVE_DOMAINS + 1] = {0}; // counted in a local (see span_task)
+        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++)
+            at[domain_of(w, &w->contacts.list[i])]++;
+        memcpy(x->at[sl], at, sizeof at);
+    }
+}
+
+static void place_domains_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    partition_ctx *x = ctx;
+    kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        int at[KYU_SOLVE_DOMAINS + 1];
+        memcpy(at, x->at[sl], sizeof at); // advanced in a local (see span_task)
+        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++)
+            w->solver.order[at[domain_of(w, &w->contacts.list[i])]++] = i;
+    }
+}
+
+// How high a contact is: its lower body's height along gravity (a collider is below its body).
+static float contact_height(const kyu_world *w, const contact *c) {
+    const body_store *s = &w->bodies;
+    float ha = -glms_vec3_dot(s->pos[c->a], w->down);
+    if (kyu_is_collider(c->b)) return ha - 2.0f * s->radius[c->a];
+    return kyu_minf(ha, -glms_vec3_dot(s->pos[c->b], w->down));
+}
+
+// Orders each domain's contacts from the bottom up (a stable counting sort on 1024 height bands
+// of the domain, key order within a band): Gauss-Seidel then carries a stack's support up from
+// its floor within each pass instead of one layer a pass.
+#define HEIGHT_BANDS 1024
+static void height_order_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int d = begin; d < end; d++) {
+        int first = w->solver.start[d], last = w->solver.start[d + 1];
+        if (last - first < 2) continue;
+        int *out = w->solver.tmp + w->contacts.count + 1; // the scratch's second half: the heights,
+        float lo = INFINITY, hi = -INFINITY;              //   then the order
+        for (int k = first; k < last; k++) {
+            float h = contact_height(w, &w->contacts.list[w->solver.order[k]]);
+            memcpy(&out[k], &h, sizeof h);
+            lo = kyu_minf(lo, h), hi = kyu_maxf(hi, h);
+        }
+        float scale = hi > lo ? (float)(HEIGHT_BANDS - 1) / (hi - lo) : 0.0f;
+        int count[HEIGHT_BANDS + 1] = {0};
+        for (int k = first; k < last; k++) {
+            float h;
+            memcpy(&h, &out[k], sizeof h);
+            float f = (h - lo) * scale;
+            w->solver.tmp[k] = !(f >= 0.0f)               ? 0
+                               : f >= (float)HEIGHT_BANDS ? HEIGHT_BANDS - 1
+                                                          : (int)f; // its band
+            count[w->solver.tmp[k] + 1]++;
+        }
+        for (int b = 0; b < HEIGHT_BANDS; b++) count[b + 1] += count[b];
+        for (int k = first; k < last; k++) out[first + count[w->solver.tmp[k]]++] = w->solver.order[k];
+        memcpy(w->solver.order + first, out + first, (size_t)(last - first) * sizeof *out);
+    }
+}
+
+// Splits the contacts by the slab of space their bodies are in, along the awake bodies' widest axis
+// (positions now): a contact whose bodies share a slab belongs to it (a collider takes its body's),
+// any other to the boundary. Two slabs never write the same body, so they can be solved at once.
+// Within a domain the contacts keep their order. Every pass runs in parallel, in fixed slices.
+int kyu_solver_partition(kyu_world *w) {
+    if (RESERVE(w->solver.order, w->solver.order_cap, w->contacts.count + 1)) return -1;
+    partition_ctx ctx, *x = &ctx; // about 4 KB of the stepping thread's stack
+    x->w = w;
+    x->slices = kyu_slice_count(w->step.active_count);
+    kyu_parallel_for(w, x->slices, 1, span_task, x);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int sl = 0; sl < x->slices; sl++)
+        for (int d = 0; d < 3; d++)
+            lo[d] = kyu_minf(lo[d], x->lo[sl][d]), hi[d] = kyu_maxf(hi[d], x->hi[sl][d]);
+    // Under gravity the slabs are cut across a horizontal axis, so a column stays in one slab and
+    // the bottom-up order below can settle it in one pass. Of the axes at least half as wide as
+    // the widest (thin slabs would send most pairs to the serial boundary), the one along which
+    // bodies next to each other in memory most often share a slab: workers then write cache lines
+    // of their own (two workers writing one line take turns with it: PILE's rows of bodies, cut
+    // across, made the 2-worker solve 1.4x slower). The widest breaks ties.
+    int widest = -1, use[3] = {0, 0, 0}, candidates = 0;
+    for (int d = 0; d < 3; d++) {
+        x->axis_base[d] = lo[d];
+        x->axis_scale[d] = hi[d] > lo[d] ? (float)KYU_SOLVE_DOMAINS / (hi[d] - lo[d]) : 0.0f;
+        use[d] = !(w->gravity_on && fabsf(w->down.raw[d]) > 0.7f);
+        if (use[d] && (widest < 0 || hi[d] - lo[d] > hi[widest] - lo[widest])) widest = d;
+    }
+    if (widest < 0) widest = 0, use[0] = 1;
+    for (int d = 0; d < 3; d++)
+        candidates += x->candidate[d] = use[d] && hi[d] - lo[d] >= 0.5f * (hi[widest] - lo[widest]);
+    x->axis = widest;
+    if (candidates > 1) {
+        int64_t changes[3] = {0, 0, 0};
+        kyu_parallel_for(w, x->slices, 1, changes_task, x);
+        for (int sl = 0; sl < x->slices; sl++)
+            for (int d = 0; d < 3; d++) changes[d] += x->changes[sl][d];
+        for (int d = 0; d < 3; d++)
+            if (x->candidate[d] && changes[d] < changes[x->axis]) x->axis = d;
+    }
+    x->base = x->axis_base[x->axis];
+    x->scale = x->axis_scale[x->axis];
+    kyu_parallel_for(w, w->step.active_count, 4096, slab_task, x);
+    x->slices = kyu_slice_count(w->contacts.count);
+    kyu_parallel_for(w, x->slices, 1, count_domains_task, x);
+    int *start = w->solver.start, total = 0;
+    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) { // domain by domain, slice by slice
+        start[d] = total;
+        for (int sl = 0; sl < x->slices; sl++) {
+            int n = x->at[sl][d];
+            x->at[sl][d] = total;
+            total += n;
+        }
+    }
+    start[KYU_SOLVE_DOMAINS + 1] = total;
+    kyu_parallel_for(w, x->slices, 1, place_domains_task, x);
+    if (w->gravity_on) {
+        if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 2 * (w->contacts.count + 1))) return -1;
+        kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, height_order_task, w);
+    }
+    return 0;
+}
+
+// The contacts of a domain are read in the solver's order, scattered over the cache: each is asked
+// for from memory a few places ahead (its bodies' velocities a little later, once it has come), so
+// the solve does not wait for it (the escape, which reads positions, asks for the contact only).
+// A hint only: the same arithmetic in the same order.
+#define AHEAD 16
+void kyu_solver_prefetch(const kyu_world *w, int k, int last, int velocities) {
+    if (k + AHEAD < last) __builtin_prefetch(&w->contacts.list[w->solver.order[k + AHEAD]]);
+    if (velocities && k + AHEAD / 2 < last) {
+        const contact *c = &w->contacts.list[w->solver.order[k + AHEAD / 2]];
+        __builtin_prefetch(&w->bodies.vel[c->a], 1);
+        if (!kyu_is_collider(c->b)) __builtin_prefetch(&w->bodies.vel[c->b], 1);
+    }
+}
+
+// A pass of a domain task over every contact: the slabs (in parallel when it pays), then the
+// boundary, which touches bodies of two slabs.
+void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx) {
+    if (w->contacts.count >= 4096)
+        kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, task, ctx);
+    else
+        task(0, KYU_SOLVE_DOMAINS, 0, ctx);
+    task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, ctx);
+}
+
