@@ -103,7 +103,7 @@ if command -v ffmpeg >/dev/null 2>&1 || command -v convert >/dev/null 2>&1; then
         no "gif" "$(cat "$T/out")"
     fi
 else
-    skipped "gif" "neither ffmpeg nor ImageMagick installed"
+    skipped "gif" "neither ffmpeg nor ImageMagick installed (apt-get install -y ffmpeg)"
 fi
 
 # A scene file and a kyu-sim recording of it (when the scene loader and kyu-sim are built).
@@ -124,6 +124,6 @@ if [ -x "$SIM" ] && [ -f samples/scenes/bounce.json ]; then
         no "kyu-sim recording" "$(cat "$T/out")"
     fi
 else
-    skipped "kyu-sim recording" "kyu-sim not built"
+    skipped "kyu-sim recording" "kyu-sim not built (apt-get install -y libcjson-dev)"
 fi
 finish

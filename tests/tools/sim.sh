@@ -277,7 +277,7 @@ if command -v script > /dev/null 2>&1 && script -qec true /dev/null > /dev/null 
     grep -q "120/120 steps .*steps/s  ETA" "$T/tty.txt" && ok "progress_bar_on_a_terminal" ||
         no "progress_bar_on_a_terminal" "$(head -c 300 "$T/tty.txt")"
 else
-    skipped "progress_bar_on_a_terminal" "no util-linux script(1) to fake a terminal"
+    skipped "progress_bar_on_a_terminal" "no util-linux script(1) to fake a terminal (apt-get install -y util-linux)"
 fi
 
 # ---- plots ---------------------------------------------------------------------------------------
