@@ -724,12 +724,20 @@ static int write_summary(kyu_scene *s, const options *o, const run_result *r, co
     return 0;
 }
 
-static void print_summary(const options *o, const run_result *r, const figures *f) {
+static void print_summary(kyu_scene *s, const options *o, const run_result *r, const figures *f) {
     long steps = r->end - r->first;
     printf("%s: %ld steps (to step %ld) in %.2f s (%.3f ms/step)\n", o->scene, steps, r->end, r->wall,
            steps > 0 ? 1e3 * r->step_wall / steps : 0.0);
     printf("  bodies %d (%d sleeping), contacts %d, max overlap %.3g m\n", f->bodies, f->sleeping,
            f->touching, (double)f->overlap);
+    // A step that hits the cap stops every body at its next impact and loses time: the run is no
+    // longer the physics asked for, so the summary says so (summary.json counts it too).
+    if (r->cap_hits > 0) {
+        int cap = kyu_scene_world_def(s)->max_events_per_step;
+        printf("  event cap hit in %ld of %ld steps (max_events_per_step %d%s): in those steps every body "
+               "stopped at its next impact; raise world.max_events_per_step\n",
+               r->cap_hits, steps, cap, cap == 0 ? ", the default 16 per body + 1024" : "");
+    }
     printf("  energy %.6g J (kinetic %.6g of which rotational %.6g, potential %.6g; %.6g at the start)\n",
            f->ke + f->pe, f->ke, f->rot, f->pe, r->e0);
     printf("  momentum (%.6g, %.6g, %.6g) kg m/s, state hash %016llx\n", f->mom[0], f->mom[1], f->mom[2],
@@ -771,7 +779,7 @@ static int finish(kyu_scene *s, const options *o, recorder *rec, run_result *res
     figures f = measure(s);
     if (rec_close(rec, o->out) != 0) return die(EXIT_INTERNAL, "%s: writing the records failed", o->out);
     if (write_summary(s, o, res, rec, &f) != 0) return EXIT_INTERNAL;
-    if (!o->quiet) print_summary(o, res, &f);
+    if (!o->quiet) print_summary(s, o, res, &f);
     return EXIT_DONE;
 }
 

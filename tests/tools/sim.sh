@@ -176,6 +176,28 @@ else
     no "summary_text_and_json" "$(cat "$T/stdout")"
 fi
 
+# The event cap: a gas whose steps may resolve one impact each hits it, and the text says in how
+# many steps (the number summary.json counts); a run that never hits it says nothing of it.
+cat > "$T/capped.json" <<'EOF'
+{"world": {"gravity": [0, 0, 0], "max_events_per_step": 1, "enable_sleep": false},
+ "generators": [{"type": "random_box", "min": [-2, -2, -2], "max": [2, 2, 2], "count": 300, "speed": 20,
+                 "body": {"radius": 0.1, "restitution": 1, "friction": 0}}],
+ "run": {"steps": 40, "record": {"format": "none"}}}
+EOF
+"$SIM" "$T/capped.json" --out "$T/capped" > "$T/stdout" 2> "$T/stderr"
+hits=$(field "$T/capped" event_cap_hits)
+if [ "${hits:-0}" -gt 0 ] && grep -q "^  event cap hit in $hits of 40 steps (max_events_per_step 1)" "$T/stdout"; then
+    ok "summary_says_the_event_cap_was_hit ($hits of 40 steps)"
+else
+    no "summary_says_the_event_cap_was_hit" "summary.json: ${hits:-none}; text: $(cat "$T/stdout" "$T/stderr")"
+fi
+"$SIM" "$SCENES/bounce.json" --steps 20 --format none --out "$T/uncapped" > "$T/stdout" 2>&1
+if [ "$(field "$T/uncapped" event_cap_hits)" = 0 ] && grep -q "^  bodies 4" "$T/stdout" && ! grep -q "event cap" "$T/stdout"; then
+    ok "summary_is_silent_when_the_cap_was_not_hit"
+else
+    no "summary_is_silent_when_the_cap_was_not_hit" "$(cat "$T/stdout")"
+fi
+
 # ---- the physics seen through the tool ---------------------------------------------------------
 
 out="$T/cradle"
