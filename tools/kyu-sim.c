@@ -281,7 +281,8 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
         put_json_string(r->jsonl, o->scene);
         fprintf(r->jsonl, ",\"dt\":%.9g,\"every\":%d}\n", (double)wd->fixed_dt, every);
     }
-    fputs("step,t,kinetic,potential,total,px,py,pz,bodies,awake,sleeping,contacts,max_overlap,rotational\n",
+    fputs("step,t,kinetic,potential,total,px,py,pz,bodies,awake,sleeping,contacts,max_overlap,rotational,"
+          "awake_contacts\n",
           r->series);
     return 0;
 }
@@ -355,15 +356,33 @@ static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, doubl
     }
 }
 
+static void count_segment(vec3s a, vec3s b, kyu_color color, void *context) {
+    (void)a, (void)b, (void)color;
+    ++*(int *)context;
+}
+
+// Pairs touching now, sleeping islands included (kyu_step_stats.contacts is the awake bodies' contact
+// cache, touching or not, so a bed that sleeps reads 0 there). The debug draw's pairs layer walks
+// every touching pair once, sleeping islands included and sensor overlaps left out: one segment
+// each. (kyu_body_get_contacts per body would walk every contact for each body.)
+static int count_touching(const kyu_world *w) {
+    int n = 0;
+    kyu_debug_draw d = kyu_debug_draw_default();
+    d.flags = KYU_DRAW_PAIRS;
+    d.draw_segment = count_segment;
+    d.context = &n;
+    return kyu_world_draw(w, &d) == KYU_OK ? n : -1;
+}
+
 static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
     kyu_world *w = kyu_scene_world(s);
     double ke = kyu_world_kinetic_energy(w), pe = kyu_scene_potential_energy(s), mom[3] = {0};
     kyu_world_momentum(w, mom);
     kyu_step_stats st = kyu_world_stats(w);
     int n = kyu_world_body_count(w), sleeping = kyu_world_sleeping_body_count(w);
-    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g,%.17g\n", step, t, ke,
-            pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, st.contacts,
-            (double)st.max_overlap, kyu_world_rotational_energy(w));
+    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g,%.17g,%d\n", step, t,
+            ke, pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, count_touching(w),
+            (double)st.max_overlap, kyu_world_rotational_energy(w), st.contacts);
 }
 
 // Room for n recorded bodies in the gather arrays. 0, or -1 out of memory.
@@ -612,37 +631,6 @@ typedef struct figures {
     float overlap;
     uint64_t hash;
 } figures;
-
-// Pairs touching now, sleeping islands included (the step's counter sees awake bodies only): each
-// body-body pair is listed by both bodies, each body-collider pair once. Sensor overlaps are not
-// contacts.
-static int count_touching(kyu_world *w) {
-    int n = kyu_world_get_bodies(w, NULL, 0), cap = 64, twice = 0;
-    kyu_body_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
-    kyu_contact_event *ev = malloc((size_t)cap * sizeof *ev);
-    if (ids == NULL || ev == NULL) {
-        free(ids);
-        free(ev);
-        return -1;
-    }
-    n = kyu_world_get_bodies(w, ids, n);
-    for (int i = 0; i < n; i++) {
-        int total = 0;
-        kyu_body_get_contacts(w, ids[i], ev, cap, &total);
-        if (total > cap) {
-            kyu_contact_event *more = realloc(ev, (size_t)total * sizeof *ev);
-            if (more == NULL) break;
-            ev = more;
-            cap = total;
-            kyu_body_get_contacts(w, ids[i], ev, cap, &total);
-        }
-        for (int k = 0; k < total && k < cap; k++)
-            if (!ev[k].sensor) twice += ev[k].other.index1 != 0 ? 1 : 2;
-    }
-    free(ids);
-    free(ev);
-    return twice / 2;
-}
 
 static figures measure(kyu_scene *s) {
     kyu_world *w = kyu_scene_world(s);

@@ -198,6 +198,32 @@ else
     no "summary_is_silent_when_the_cap_was_not_hit" "$(cat "$T/stdout")"
 fi
 
+# series.csv's contacts are the summary's: pairs touching, sleeping islands included (the step's
+# counter, awake_contacts, reads 0 once a pile sleeps); sensor overlaps are not contacts.
+# col FILE NAME: the column NAME of the last row of a CSV file.
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } END { print (c ? $c : "none") }' "$1"; }
+"$SIM" "$SCENES/pile.json" --format none --out "$T/slept" --quiet
+c=$(col "$T/slept/series.csv" contacts) a=$(col "$T/slept/series.csv" awake_contacts)
+if [ "$(col "$T/slept/series.csv" sleeping)" = 1000 ] && [ "$c" -gt 1000 ] && [ "$c" = "$(field "$T/slept" contacts)" ] &&
+    [ "$a" = 0 ] && [ "$a" = "$(field "$T/slept" contacts_last_step)" ]; then
+    ok "series_contacts_count_sleeping_islands ($c, awake_contacts $a)"
+else
+    no "series_contacts_count_sleeping_islands" "series contacts $c, awake_contacts $a; summary $(field "$T/slept" contacts), $(field "$T/slept" contacts_last_step)"
+fi
+cat > "$T/nine.json" <<'EOF'
+{"colliders": [{"type": "plane"}],
+ "body_defaults": {"radius": 0.1},
+ "bodies": [{"position": [0, 0.1, 0]}, {"position": [1, 0.1, 0]}, {"position": [2, 0.1, 0]},
+            {"position": [0, 0.1, 1]}, {"position": [1, 0.1, 1]}, {"position": [2, 0.1, 1]},
+            {"position": [0, 0.1, 2]}, {"position": [1, 0.1, 2]}, {"position": [2, 0.1, 2]},
+            {"position": [0, 0.1, 0.15], "sensor": true, "gravity_scale": 0}],
+ "run": {"steps": 120, "record": {"format": "none"}}}
+EOF
+"$SIM" "$T/nine.json" --out "$T/nine" --quiet
+c=$(col "$T/nine/series.csv" contacts)
+[ "$c" = 9 ] && [ "$(field "$T/nine" contacts)" = 9 ] && ok "contacts_are_the_touching_pairs_without_sensors" ||
+    no "contacts_are_the_touching_pairs_without_sensors" "series $c, summary $(field "$T/nine" contacts), want 9"
+
 # ---- the physics seen through the tool ---------------------------------------------------------
 
 out="$T/cradle"
