@@ -190,7 +190,7 @@ int kyupy_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, kyupy_
 int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider_id c, kyupy_distance *out);
 int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const char *path);
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
-                    const char *path, int append);
+                    int bodies_box, const char *path, int append);
 """
 
 

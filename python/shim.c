@@ -368,10 +368,12 @@ int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, doub
 }
 
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
-                    const char *path, int append) {
+                    int bodies_box, const char *path, int append) {
     gathered g;
     kyu_frame frame;
+    float bounds[6];
     int st = gather(w, ids, n, step, time, &g, &frame);
+    if (st == KYU_OK && box == NULL && bodies_box && kyu_frame_bounds(&frame, bounds)) box = bounds;
     if (st == KYU_OK) {
         FILE *f = fopen(path, append ? "a" : "w");
         if (f == NULL) {

@@ -411,7 +411,11 @@ static int rec_files(recorder *r, kyu_world *w, int count, long step, double t) 
     kyu_bodies_get_radii(w, r->pick, count, r->radius);
     for (int i = 0; i < count; i++) r->pick_ids[i] = r->pick[i].index1;
     kyu_frame frame = {count, r->pick_ids, r->pos, r->vel, r->radius, step, t};
-    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, NULL) != 0)
+    // OVITO takes the cell from Lattice: the box of the bodies written. kyu-sim knows no container (a
+    // scene's floor is often an endless plane); a frame without bodies has no box.
+    float box[6];
+    int boxed = kyu_frame_bounds(&frame, box);
+    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, boxed ? box : NULL) != 0)
         return snprintf(r->failed_path, sizeof r->failed_path, "frames.xyz"), -2;
     if (r->vtk_dir == NULL) return 0;
     if (r->vtk_count == r->vtk_cap) {

@@ -1037,19 +1037,24 @@ class World:
         self._file_check(status, path)
 
     def write_xyz(self, path: Union[str, os.PathLike], *, append: bool = False,
-                  box: Optional[Tuple[Vec3, Vec3]] = None, ids: Any = None) -> None:
+                  box: Union[str, Tuple[Vec3, Vec3], None] = "bodies", ids: Any = None) -> None:
         """Writes (or with `append`, adds) a frame of extended XYZ for OVITO: the columns
-        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1`` and the Time and Step; `box` (lower
-        corner, upper corner) adds ``Lattice``, ``Origin`` and ``pbc="F F F"``. The same writer as
-        ``kyu-sim --format xyz``."""
+        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1``, the Time and Step, and the box as
+        ``Lattice``, ``Origin`` and ``pbc="F F F"``: by default (``"bodies"``) the box of the bodies
+        written, each as its sphere, as ``kyu-sim --format xyz`` writes it (a frame without bodies
+        then has none); `box` (lower corner, upper corner) gives one; None writes none. The same
+        writer as kyu-sim's."""
         sel = None if ids is None else as_body_ids(ids)
         box_arr: Any = ffi.NULL
-        if box is not None:
+        if isinstance(box, str):
+            if box != "bodies":
+                raise InvalidArgumentError(f'box must be "bodies", (lower, upper) or None, got {box!r}')
+        elif box is not None:
             lo, hi = _vec(box[0], "box lower corner"), _vec(box[1], "box upper corner")
             box_arr = ffi.new("float[6]", lo + hi)
         status = lib.kyupy_write_xyz(self._world, ffi.NULL if sel is None else _ip(sel),
                                      0 if sel is None else len(sel), self.step_index, self.time, box_arr,
-                                     os.fsencode(path), 1 if append else 0)
+                                     1 if box == "bodies" else 0, os.fsencode(path), 1 if append else 0)
         self._file_check(status, path)
 
     def _file_check(self, status: int, path: Any) -> None:
