@@ -166,6 +166,28 @@ int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]) {
     return kyu_body_apply_impulse(w, id, v3(j));
 }
 
+int kyupy_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, float out[3]) {
+    vec3s a;
+    kyu_status st = kyu_body_get_angular_velocity(w, id, &a);
+    if (st == KYU_OK) put3(out, a);
+    return st;
+}
+
+int kyupy_body_set_angular_velocity(kyu_world *w, kyu_body_id id, const float a[3]) {
+    return kyu_body_set_angular_velocity(w, id, v3(a));
+}
+
+int kyupy_body_get_rotation(const kyu_world *w, kyu_body_id id, float out[4]) {
+    versors q;
+    kyu_status st = kyu_body_get_rotation(w, id, &q);
+    if (st == KYU_OK) memcpy(out, q.raw, sizeof q.raw);
+    return st;
+}
+
+int kyupy_body_set_rotation(kyu_world *w, kyu_body_id id, const float q[4]) {
+    return kyu_body_set_rotation(w, id, (versors){{q[0], q[1], q[2], q[3]}});
+}
+
 // ---- colliders -----------------------------------------------------------------------------------
 
 void kyupy_collider_def_default(kyupy_collider_def *o) {

@@ -88,6 +88,10 @@ int kyupy_body_get_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
 int kyupy_body_set_position(kyu_world *w, kyu_body_id id, const float p[3]);
 int kyupy_body_set_velocity(kyu_world *w, kyu_body_id id, const float v[3]);
 int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]);
+int kyupy_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
+int kyupy_body_set_angular_velocity(kyu_world *w, kyu_body_id id, const float a[3]);
+int kyupy_body_get_rotation(const kyu_world *w, kyu_body_id id, float out[4]); // x, y, z, w
+int kyupy_body_set_rotation(kyu_world *w, kyu_body_id id, const float q[4]);
 
 void kyupy_collider_def_default(kyupy_collider_def *out);
 int kyupy_collider_create(kyu_world *w, const kyupy_collider_def *def, kyu_collider_id *out);

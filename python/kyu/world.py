@@ -4,6 +4,7 @@ queries, snapshots and frame files. See docs/python.md for a tour."""
 from __future__ import annotations
 
 import math
+import operator
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
@@ -527,6 +528,30 @@ class World:
         self._check(lib.kyupy_body_get_velocity(self._world, _body(body), out))
         return _tuple3(out)
 
+    def angular_velocity(self, body: BodyId) -> Tuple[float, float, float]:
+        """One body's angular velocity, rad/s (world frame)."""
+        out = ffi.new("float[3]")
+        self._check(lib.kyupy_body_get_angular_velocity(self._world, _body(body), out))
+        return _tuple3(out)
+
+    def rotation(self, body: BodyId) -> Tuple[float, float, float, float]:
+        """One body's orientation, a unit quaternion (x, y, z, w), integrated from its angular
+        velocity every step."""
+        out = ffi.new("float[4]")
+        self._check(lib.kyupy_body_get_rotation(self._world, _body(body), out))
+        return (float(out[0]), float(out[1]), float(out[2]), float(out[3]))
+
+    def set_angular_velocity(self, body: BodyId, angular_velocity: Vec3) -> None:
+        """Sets a body's angular velocity, rad/s (world frame; wakes its island). A body of fixed
+        rotation takes only zero (InvalidArgumentError)."""
+        self._check(lib.kyupy_body_set_angular_velocity(self._world, _body(body),
+                                                        _vec(angular_velocity, "angular_velocity")))
+
+    def set_rotation(self, body: BodyId, rotation: Sequence[float]) -> None:
+        """Sets a body's orientation, a quaternion (x, y, z, w), normalised (finite, not zero). A
+        sphere's shape does not change with it: it moves nothing and wakes nothing."""
+        self._check(lib.kyupy_body_set_rotation(self._world, _body(body), _vec(rotation, "rotation", 4)))
+
     def set_position(self, body: BodyId, position: Vec3) -> None:
         """Teleports a body (wakes its island; contacts are found again next step)."""
         self._check(lib.kyupy_body_set_position(self._world, _body(body), _vec(position, "position")))
@@ -790,8 +815,14 @@ class World:
     # ---- stepping --------------------------------------------------------------------------------
 
     def step(self, n: int = 1) -> None:
-        """Runs `n` fixed steps of :attr:`fixed_dt` (a scene world runs its emitters too)."""
+        """Runs `n` fixed steps of :attr:`fixed_dt` (a scene world runs its emitters too). ``step(0)``
+        runs none, as ``range(0)`` does; a negative `n` raises InvalidArgumentError (a ValueError)
+        and a non-integer TypeError, before anything runs."""
         w = self._world
+        n = operator.index(n)
+        if n < 0:
+            raise InvalidArgumentError(f"step(n): n is a count of steps and must be >= 0, got {n}",
+                                       "KYU_ERR_INVALID_ARGUMENT", lib.KYU_ERR_INVALID_ARGUMENT)
         for _ in range(n):
             if self._scene != ffi.NULL:
                 if lib.kyu_scene_step(self._scene) != 0:
@@ -876,7 +907,15 @@ class World:
         return self._contact_events(lib.kyu_world_get_end_events_flat)
 
     def impact_events(self) -> ImpactEvents:
-        """Impacts of the last step, in time order (the world needs ``enable_impact_events=True``)."""
+        """Impacts of the last step, in time order. The world must record them
+        (``enable_impact_events=True``); one that does not raises KyuError rather than answer with
+        no impacts, which would read as "nothing hit"."""
+        d = ffi.new("kyupy_world_def *")
+        lib.kyupy_world_get_def(self._world, d)
+        if not d.enable_impact_events:
+            raise KyuError("impact events are off in this world, so none were recorded: create it with "
+                           "enable_impact_events=True (a scene: \"world\": {\"enable_impact_events\": true}); "
+                           "begin_events() and end_events() are always recorded", "impact_events_off")
         none = ffi.new("kyu_impact_event_arrays *")
         n = lib.kyu_world_get_impact_events_flat(self._world, none, 0)
         ev = ImpactEvents(np.empty(n, BODY_ID), np.empty(n, BODY_ID), np.empty(n, COLLIDER_ID),
