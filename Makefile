@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# kyu: make | make run | make test | make samples | make bench | make install PREFIX=/usr/local
+# kyu: make | make run | make test | make samples | make bench | make install PREFIX=/usr/local | make deps
 #   (headers, libkyu.a, libkyu.so, kyu.pc and the CMake package lib/cmake/kyu)
 #   SANITIZE=1  build everything with AddressSanitizer + UndefinedBehaviorSanitizer (in build-san/)
 #   SANITIZE=thread  ThreadSanitizer (in build-tsan/)
@@ -16,8 +16,12 @@ ifneq ($(words $(subst ., ,$(VERSION))),3)
 $(error include/kyu/base.h: KYU_VERSION_MAJOR, _MINOR and _PATCH not found (read "$(VERSION)"))
 endif
 
-# cglm is the one dependency: tools/deps.sh finds it (or installs it when run as root on Debian).
-CGLM_CFLAGS := $(shell sh tools/deps.sh || echo KYU_DEPS_FAILED)
+# cglm is the library's one dependency: tools/deps.sh finds it (or installs it when run as root on
+# Debian). `make test` run as root first installs every package the tool tests need (tools/packages;
+# KYU_NO_DEPS=1 leaves them alone), here, before mk/*.mk below look for the tools' libraries.
+# `make deps` installs every package of tools/packages (CI's tools too), or says how without root.
+DEPS_FOR := $(if $(and $(filter test,$(MAKECMDGOALS)),$(if $(TESTS),,yes)),test,build)
+CGLM_CFLAGS := $(shell sh tools/deps.sh $(DEPS_FOR) || echo KYU_DEPS_FAILED)
 ifneq ($(filter KYU_DEPS_FAILED,$(CGLM_CFLAGS)),)
 $(error cglm is missing (see the line above))
 endif
@@ -57,7 +61,7 @@ TEST_SRC := $(wildcard tests/*.c)
 SAMPLES  := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 HEADERS  := $(wildcard include/kyu/*.h)
 
-.PHONY: all lib test samples bench install clean run tools/bench
+.PHONY: all lib test samples bench install clean run tools/bench deps
 all: lib tools/bench samples $(BUILD)/tools/physics-check $(BUILD)/tools/floor
 lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
@@ -68,7 +72,9 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
 # CMake package (tests/cmake-consumer).
 # hashes.sh: the benchmark scenes, run short, end in pinned state hashes for 1, 2, 3 and 8 workers.
-TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
+# deps.sh: tools/packages is the one list (CI, `make deps`, the skip lines), `make test` as root
+# installs what is missing, and the closing summary names every skipped test.
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/deps.sh
 ifeq ($(SANITIZE),) # a sanitizer build would give the same hashes 5-10 times slower (its unit tests
 TOOL_TESTS += tests/tools/hashes.sh # already compare worker counts)
 endif
@@ -111,6 +117,9 @@ ifneq ($(TESTS),)
 else
 	BUILD=$(BUILD) CC="$(CC)" LDSAN="$(LDSAN)" sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
 endif
+
+deps:
+	@sh tools/deps.sh install
 
 $(BUILD)/tools/bench: tools/bench.c $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: MIT
 # Pictures without a window (issue 7): tools/kyu-render (PNG frames and GIFs of recordings, scenes
-# and a demo, drawn with cairo; recordings read with cJSON) and tools/kyu-lesson (one collision,
+# and a demo, drawn with cairo; kyu-sim's records read with cJSON and, the VTK ones, expat) and tools/kyu-lesson (one collision,
 # step by step, as one self-contained HTML page; needs nothing but libkyu).
 #   make render-tools   builds $(BUILD)/tools/kyu-render and $(BUILD)/tools/kyu-lesson
-# Without cairo or cJSON, kyu-render is skipped (one line says what to install) and
+# Without cairo, cJSON or expat, kyu-render is skipped (one line says what to install) and
 # tests/tools/render.sh reports skips.
 
-RENDER_PKGS := cairo libcjson
+RENDER_PKGS := cairo libcjson expat
 RENDER_HAVE := $(shell pkg-config --exists $(RENDER_PKGS) 2>/dev/null && echo yes)
-RENDER_SRC := tools/kyu-render.c tools/render_view.c tools/render_input.c $(SCENE_SRC)
+RENDER_SRC := tools/kyu-render.c tools/render_view.c tools/render_input.c tools/render_formats.c $(SCENE_SRC)
 RENDER_HDR := tools/render_view.h tools/render_input.h $(SCENE_HDR)
 LESSON_SRC := tools/kyu-lesson.c tools/lesson_capture.c tools/lesson_analysis.c tools/lesson_page.c \
 	tools/lesson_svg.c
@@ -35,5 +35,5 @@ $(BUILD)/tools/kyu-render: $(RENDER_SRC) $(RENDER_HDR) $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(RENDER_CFLAGS) $(RENDER_SRC) $(BUILD)/libkyu.a -o $@ $(RENDER_LIBS) $(LDLIBS_ALL)
 else ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
-$(info kyu-render skipped: it needs cairo and cJSON (apt-get install -y libcairo2-dev libcjson-dev pkg-config))
+$(info kyu-render skipped: it needs cairo, cJSON and expat (apt-get install -y libcairo2-dev libcjson-dev libexpat1-dev pkg-config))
 endif

@@ -169,6 +169,10 @@ int kyupy_body_get_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
 int kyupy_body_set_position(kyu_world *w, kyu_body_id id, const float p[3]);
 int kyupy_body_set_velocity(kyu_world *w, kyu_body_id id, const float v[3]);
 int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]);
+int kyupy_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
+int kyupy_body_set_angular_velocity(kyu_world *w, kyu_body_id id, const float a[3]);
+int kyupy_body_get_rotation(const kyu_world *w, kyu_body_id id, float out[4]);
+int kyupy_body_set_rotation(kyu_world *w, kyu_body_id id, const float q[4]);
 void kyupy_collider_def_default(kyupy_collider_def *out);
 int kyupy_collider_create(kyu_world *w, const kyupy_collider_def *def, kyu_collider_id *out);
 int kyupy_collider_set_velocity(kyu_world *w, kyu_collider_id id, const float v[3]);
@@ -190,7 +194,7 @@ int kyupy_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, kyupy_
 int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider_id c, kyupy_distance *out);
 int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const char *path);
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
-                    const char *path, int append);
+                    int bodies_box, const char *path, int append);
 """
 
 

@@ -166,6 +166,28 @@ int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]) {
     return kyu_body_apply_impulse(w, id, v3(j));
 }
 
+int kyupy_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, float out[3]) {
+    vec3s a;
+    kyu_status st = kyu_body_get_angular_velocity(w, id, &a);
+    if (st == KYU_OK) put3(out, a);
+    return st;
+}
+
+int kyupy_body_set_angular_velocity(kyu_world *w, kyu_body_id id, const float a[3]) {
+    return kyu_body_set_angular_velocity(w, id, v3(a));
+}
+
+int kyupy_body_get_rotation(const kyu_world *w, kyu_body_id id, float out[4]) {
+    versors q;
+    kyu_status st = kyu_body_get_rotation(w, id, &q);
+    if (st == KYU_OK) memcpy(out, q.raw, sizeof q.raw);
+    return st;
+}
+
+int kyupy_body_set_rotation(kyu_world *w, kyu_body_id id, const float q[4]) {
+    return kyu_body_set_rotation(w, id, (versors){{q[0], q[1], q[2], q[3]}});
+}
+
 // ---- colliders -----------------------------------------------------------------------------------
 
 void kyupy_collider_def_default(kyupy_collider_def *o) {
@@ -368,10 +390,12 @@ int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, doub
 }
 
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
-                    const char *path, int append) {
+                    int bodies_box, const char *path, int append) {
     gathered g;
     kyu_frame frame;
+    float bounds[6];
     int st = gather(w, ids, n, step, time, &g, &frame);
+    if (st == KYU_OK && box == NULL && bodies_box && kyu_frame_bounds(&frame, bounds)) box = bounds;
     if (st == KYU_OK) {
         FILE *f = fopen(path, append ? "a" : "w");
         if (f == NULL) {

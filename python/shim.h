@@ -88,6 +88,10 @@ int kyupy_body_get_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
 int kyupy_body_set_position(kyu_world *w, kyu_body_id id, const float p[3]);
 int kyupy_body_set_velocity(kyu_world *w, kyu_body_id id, const float v[3]);
 int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]);
+int kyupy_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
+int kyupy_body_set_angular_velocity(kyu_world *w, kyu_body_id id, const float a[3]);
+int kyupy_body_get_rotation(const kyu_world *w, kyu_body_id id, float out[4]); // x, y, z, w
+int kyupy_body_set_rotation(kyu_world *w, kyu_body_id id, const float q[4]);
 
 void kyupy_collider_def_default(kyupy_collider_def *out);
 int kyupy_collider_create(kyu_world *w, const kyupy_collider_def *def, kyu_collider_id *out);
@@ -111,10 +115,11 @@ int kyupy_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, kyupy_
 int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider_id c, kyupy_distance *out);
 
 // A frame of the world's bodies (`ids`, or every live body in slot order when ids is NULL) as a .vtp
-// file, or appended to (append != 0) or written as an extended XYZ file; box: 6 floats or NULL.
+// file, or appended to (append != 0) or written as an extended XYZ file; box: 6 floats, or NULL for
+// the bodies' box (kyu_frame_bounds) when bodies_box, else none.
 // 0, KYU_ERR_IO with errno set, KYU_ERR_OUT_OF_MEMORY, or the error of a bad handle in ids.
 int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const char *path);
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
-                    const char *path, int append);
+                    int bodies_box, const char *path, int append);
 
 #endif

@@ -3,6 +3,7 @@
 #include "frame_files.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,18 @@ int kyu_pvd_write(const char *path, int count, const double *times, const char *
 }
 
 // ---- extended XYZ ----------------------------------------------------------------------------------
+
+int kyu_frame_bounds(const kyu_frame *fr, float box[6]) {
+    if (fr->count <= 0) return 0;
+    for (int k = 0; k < 3; k++) box[k] = INFINITY, box[3 + k] = -INFINITY;
+    for (int i = 0; i < fr->count; i++)
+        for (int k = 0; k < 3; k++) {
+            float p = fr->position[3 * i + k], r = fr->radius[i];
+            box[k] = fminf(box[k], p - r);
+            box[3 + k] = fmaxf(box[3 + k], p + r);
+        }
+    return 1;
+}
 
 int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6]) {
     fprintf(out, "%d\nProperties=species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1 Time=%.15g Step=%ld",

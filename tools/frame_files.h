@@ -36,6 +36,11 @@ int kyu_frame_write_vtp(const kyu_frame *frame, const char *path);
 /// 0, or -1 when the stream has an error.
 int kyu_frame_write_xyz(const kyu_frame *frame, FILE *out, const float box[6]);
 
+/// The box of the frame's bodies, each as its sphere (centre -/+ radius), in `box` as
+/// kyu_frame_write_xyz takes it: the cell kyu-sim gives OVITO. 1, or 0 for a frame without bodies
+/// (box untouched).
+int kyu_frame_bounds(const kyu_frame *frame, float box[6]);
+
 /// Writes a ParaView collection (.pvd) of `count` frame files with their times. The file names are
 /// written as given: make them relative to the .pvd's directory. 0, or -1 with errno set.
 int kyu_pvd_write(const char *path, int count, const double *times, const char *const *files);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// kyu-render: pictures of a kyu world without a window. Renders a kyu-sim recording
-// (frames.jsonl), a scene file (through tools/scene.h) or a built-in demo to PNG frames with
+// kyu-render: pictures of a kyu world without a window. Renders kyu-sim's frames (frames.jsonl,
+// frames.csv, frames.xyz, frames.pvd or a .vtp: render_input.h), a scene file (through
+// tools/scene.h) or a built-in demo to PNG frames with
 // cairo, optionally an animated GIF through ffmpeg or ImageMagick. Exit 0 ok, 2 bad input, 1
 // internal error.
 #include <errno.h>
@@ -32,7 +33,9 @@ typedef struct options {
 } options;
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: kyu-render [options] (RECORDING.jsonl | SCENE | --demo)\n"
+    fprintf(f, "usage: kyu-render [options] (RECORDING | SCENE | --demo)\n"
+               "  RECORDING          kyu-sim's frames.jsonl, frames.csv, frames.xyz, frames.pvd or a .vtp\n"
+               "                     (the scene for the colliders: the JSONL header's, else summary.json's)\n"
                "  --out DIR          write DIR/frame_0000.png ... (default render-out)\n"
                "  --size WxH         picture size in pixels (default 640x480)\n"
                "  --every K          recording: every K-th recorded frame; scene/demo: K steps a frame\n"
@@ -506,7 +509,7 @@ static int run_recording(renderer *r) {
     return rc;
 }
 
-// A recording starts with a header line naming "kyu_recording"; anything else is a scene file.
+// One of kyu-sim's records (render_input.h says how each is known by its first line), or a scene.
 static int input_kind(const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) return snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)), -1;
@@ -514,9 +517,7 @@ static int input_kind(const char *path, char *err, size_t errlen) {
     size_t n = fread(head, 1, sizeof head - 1, f);
     head[n] = '\0';
     fclose(f);
-    char *nl = strchr(head, '\n');
-    if (nl) *nl = '\0';
-    return strstr(head, "\"kyu_recording\"") ? 1 : 0;
+    return recording_kind(head) != REC_NONE ? 1 : 0;
 }
 
 // ---- output --------------------------------------------------------------------------------------

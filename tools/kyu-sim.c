@@ -281,7 +281,8 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
         put_json_string(r->jsonl, o->scene);
         fprintf(r->jsonl, ",\"dt\":%.9g,\"every\":%d}\n", (double)wd->fixed_dt, every);
     }
-    fputs("step,t,kinetic,potential,total,px,py,pz,bodies,awake,sleeping,contacts,max_overlap,rotational\n",
+    fputs("step,t,kinetic,potential,total,px,py,pz,bodies,awake,sleeping,contacts,max_overlap,rotational,"
+          "awake_contacts\n",
           r->series);
     return 0;
 }
@@ -355,15 +356,33 @@ static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, doubl
     }
 }
 
+static void count_segment(vec3s a, vec3s b, kyu_color color, void *context) {
+    (void)a, (void)b, (void)color;
+    ++*(int *)context;
+}
+
+// Pairs touching now, sleeping islands included (kyu_step_stats.contacts is the awake bodies' contact
+// cache, touching or not, so a bed that sleeps reads 0 there). The debug draw's pairs layer walks
+// every touching pair once, sleeping islands included and sensor overlaps left out: one segment
+// each. (kyu_body_get_contacts per body would walk every contact for each body.)
+static int count_touching(const kyu_world *w) {
+    int n = 0;
+    kyu_debug_draw d = kyu_debug_draw_default();
+    d.flags = KYU_DRAW_PAIRS;
+    d.draw_segment = count_segment;
+    d.context = &n;
+    return kyu_world_draw(w, &d) == KYU_OK ? n : -1;
+}
+
 static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
     kyu_world *w = kyu_scene_world(s);
     double ke = kyu_world_kinetic_energy(w), pe = kyu_scene_potential_energy(s), mom[3] = {0};
     kyu_world_momentum(w, mom);
     kyu_step_stats st = kyu_world_stats(w);
     int n = kyu_world_body_count(w), sleeping = kyu_world_sleeping_body_count(w);
-    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g,%.17g\n", step, t, ke,
-            pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, st.contacts,
-            (double)st.max_overlap, kyu_world_rotational_energy(w));
+    fprintf(r->series, "%ld,%.9g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%d,%d,%.9g,%.17g,%d\n", step, t,
+            ke, pe, ke + pe, mom[0], mom[1], mom[2], n, n - sleeping, sleeping, count_touching(w),
+            (double)st.max_overlap, kyu_world_rotational_energy(w), st.contacts);
 }
 
 // Room for n recorded bodies in the gather arrays. 0, or -1 out of memory.
@@ -392,7 +411,11 @@ static int rec_files(recorder *r, kyu_world *w, int count, long step, double t) 
     kyu_bodies_get_radii(w, r->pick, count, r->radius);
     for (int i = 0; i < count; i++) r->pick_ids[i] = r->pick[i].index1;
     kyu_frame frame = {count, r->pick_ids, r->pos, r->vel, r->radius, step, t};
-    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, NULL) != 0)
+    // OVITO takes the cell from Lattice: the box of the bodies written. kyu-sim knows no container (a
+    // scene's floor is often an endless plane); a frame without bodies has no box.
+    float box[6];
+    int boxed = kyu_frame_bounds(&frame, box);
+    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, boxed ? box : NULL) != 0)
         return snprintf(r->failed_path, sizeof r->failed_path, "frames.xyz"), -2;
     if (r->vtk_dir == NULL) return 0;
     if (r->vtk_count == r->vtk_cap) {
@@ -613,37 +636,6 @@ typedef struct figures {
     uint64_t hash;
 } figures;
 
-// Pairs touching now, sleeping islands included (the step's counter sees awake bodies only): each
-// body-body pair is listed by both bodies, each body-collider pair once. Sensor overlaps are not
-// contacts.
-static int count_touching(kyu_world *w) {
-    int n = kyu_world_get_bodies(w, NULL, 0), cap = 64, twice = 0;
-    kyu_body_id *ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
-    kyu_contact_event *ev = malloc((size_t)cap * sizeof *ev);
-    if (ids == NULL || ev == NULL) {
-        free(ids);
-        free(ev);
-        return -1;
-    }
-    n = kyu_world_get_bodies(w, ids, n);
-    for (int i = 0; i < n; i++) {
-        int total = 0;
-        kyu_body_get_contacts(w, ids[i], ev, cap, &total);
-        if (total > cap) {
-            kyu_contact_event *more = realloc(ev, (size_t)total * sizeof *ev);
-            if (more == NULL) break;
-            ev = more;
-            cap = total;
-            kyu_body_get_contacts(w, ids[i], ev, cap, &total);
-        }
-        for (int k = 0; k < total && k < cap; k++)
-            if (!ev[k].sensor) twice += ev[k].other.index1 != 0 ? 1 : 2;
-    }
-    free(ids);
-    free(ev);
-    return twice / 2;
-}
-
 static figures measure(kyu_scene *s) {
     kyu_world *w = kyu_scene_world(s);
     figures f = {0};
@@ -724,12 +716,20 @@ static int write_summary(kyu_scene *s, const options *o, const run_result *r, co
     return 0;
 }
 
-static void print_summary(const options *o, const run_result *r, const figures *f) {
+static void print_summary(kyu_scene *s, const options *o, const run_result *r, const figures *f) {
     long steps = r->end - r->first;
     printf("%s: %ld steps (to step %ld) in %.2f s (%.3f ms/step)\n", o->scene, steps, r->end, r->wall,
            steps > 0 ? 1e3 * r->step_wall / steps : 0.0);
     printf("  bodies %d (%d sleeping), contacts %d, max overlap %.3g m\n", f->bodies, f->sleeping,
            f->touching, (double)f->overlap);
+    // A step that hits the cap stops every body at its next impact and loses time: the run is no
+    // longer the physics asked for, so the summary says so (summary.json counts it too).
+    if (r->cap_hits > 0) {
+        int cap = kyu_scene_world_def(s)->max_events_per_step;
+        printf("  event cap hit in %ld of %ld steps (max_events_per_step %d%s): in those steps every body "
+               "stopped at its next impact; raise world.max_events_per_step\n",
+               r->cap_hits, steps, cap, cap == 0 ? ", the default 16 per body + 1024" : "");
+    }
     printf("  energy %.6g J (kinetic %.6g of which rotational %.6g, potential %.6g; %.6g at the start)\n",
            f->ke + f->pe, f->ke, f->rot, f->pe, r->e0);
     printf("  momentum (%.6g, %.6g, %.6g) kg m/s, state hash %016llx\n", f->mom[0], f->mom[1], f->mom[2],
@@ -771,7 +771,7 @@ static int finish(kyu_scene *s, const options *o, recorder *rec, run_result *res
     figures f = measure(s);
     if (rec_close(rec, o->out) != 0) return die(EXIT_INTERNAL, "%s: writing the records failed", o->out);
     if (write_summary(s, o, res, rec, &f) != 0) return EXIT_INTERNAL;
-    if (!o->quiet) print_summary(o, res, &f);
+    if (!o->quiet) print_summary(s, o, res, &f);
     return EXIT_DONE;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// kyu-render's recording reader (see render_input.h). Every line is parsed with cJSON and checked
-// field by field, so a bad file is refused with the line and the field named, never half-drawn.
+// kyu-render's recordings (see render_input.h): which kind a file is, the JSONL reader, and the
+// scene of the others from summary.json. Every JSONL line is parsed with cJSON and checked field by
+// field, so a bad file is refused with the line and the field named, never half-drawn.
 #include "render_input.h"
 
 #include <cjson/cJSON.h>
@@ -95,8 +96,7 @@ static bool parse_body(const cJSON *o, rec_body *b, long *step, double *t, char 
     return true;
 }
 
-// Appends a body to the current frame (a new frame when the step changes). 1 = out of memory.
-static int append(recording *r, const rec_body *b, long step, double t, char *why, size_t n) {
+int recording_append(recording *r, const rec_body *b, long step, double t, char *why, size_t n) {
     rec_frame *last = r->nframes ? &r->frames[r->nframes - 1] : NULL;
     if (last && step < last->step) {
         snprintf(why, n, "step %ld comes after step %ld (steps must not go backwards)", step, last->step);
@@ -142,7 +142,7 @@ static int parse_line(recording *r, const char *text, long lineno, char *why, si
         rec_body b;
         long step;
         double t;
-        rc = parse_body(o, &b, &step, &t, why, n) ? append(r, &b, step, t, why, n) : 2;
+        rc = parse_body(o, &b, &step, &t, why, n) ? recording_append(r, &b, step, t, why, n) : 2;
     }
     cJSON_Delete(o);
     return rc;
@@ -155,8 +155,7 @@ void recording_free(recording *r) {
     memset(r, 0, sizeof *r);
 }
 
-int recording_load(const char *path, recording *r, char *err, size_t errlen) {
-    memset(r, 0, sizeof *r);
+static int load_jsonl(const char *path, recording *r, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -180,6 +179,94 @@ int recording_load(const char *path, recording *r, char *err, size_t errlen) {
     } else if (rc == 1) {
         snprintf(err, errlen, "%s: out of memory", path);
     }
+    return rc;
+}
+
+rec_kind recording_kind(const char *head) {
+    size_t line = strcspn(head, "\n");
+    const char *s = head + strspn(head, " \t\r");
+    if (strstr(head, "\"kyu_recording\"") && (size_t)(strstr(head, "\"kyu_recording\"") - head) < line)
+        return REC_JSONL;
+    if (strncmp(s, "<?xml", 5) == 0 || strncmp(s, "<VTKFile", 8) == 0) return REC_VTK;
+    if (*s == '{' || *s == '[') return REC_NONE; // JSON: a scene file
+    size_t digits = strspn(s, "0123456789");
+    if (digits > 0 && strspn(s + digits, " \t\r") + digits + (size_t)(s - head) == line) return REC_XYZ;
+    if (memchr(s, ',', line - (size_t)(s - head)) != NULL) return REC_CSV;
+    return REC_NONE;
+}
+
+// The scene and dt of a run from its summary.json: in the directory of `path`, else in the one above
+// (kyu-sim writes DIR/frames.csv, DIR/frames.xyz, DIR/frames.pvd and DIR/frames/frame_STEP.vtp
+// beside DIR/summary.json). Leaves r->scene "" when there is none.
+static int summary_scene(const char *path, recording *r) {
+    char dir[4096], file[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else if (up == 0)
+            snprintf(dir, sizeof dir, ".");
+        else
+            break;
+        snprintf(file, sizeof file, "%s/summary.json", dir);
+        FILE *f = fopen(file, "rb");
+        if (!f) continue;
+        char buf[16384];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        cJSON *j = cJSON_Parse(buf);
+        const cJSON *scene = cJSON_GetObjectItemCaseSensitive(j, "scene");
+        const cJSON *dt = cJSON_GetObjectItemCaseSensitive(j, "dt");
+        bool found = cJSON_IsString(scene) && cJSON_IsNumber(dt) && dt->valuedouble > 0;
+        if (found) {
+            r->dt = dt->valuedouble;
+            free(r->scene);
+            r->scene = strdup(scene->valuestring);
+        }
+        cJSON_Delete(j);
+        if (found) return r->scene ? 0 : 1;
+    }
+    return 0;
+}
+
+int recording_load(const char *path, recording *r, char *err, size_t errlen) {
+    memset(r, 0, sizeof *r);
+    char head[512] = "";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return 2;
+    }
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = '\0';
+    fclose(f);
+    rec_kind kind = recording_kind(head);
+    int rc = 0;
+    if (kind != REC_JSONL) {
+        r->scene = strdup("");
+        r->every = 1;
+        rc = r->scene ? summary_scene(path, r) : 1;
+        if (rc) snprintf(err, errlen, "%s: out of memory", path);
+    }
+    if (rc == 0) switch (kind) {
+        case REC_JSONL:
+            rc = load_jsonl(path, r, err, errlen);
+            break;
+        case REC_CSV:
+            rc = recording_load_csv(path, r, err, errlen);
+            break;
+        case REC_XYZ:
+            rc = recording_load_xyz(path, r, err, errlen);
+            break;
+        case REC_VTK:
+            rc = recording_load_vtk(path, r, err, errlen);
+            break;
+        default:
+            rc = 2, snprintf(err, errlen, "%s: not a kyu-sim recording (JSONL, CSV, XYZ or VTK)", path);
+        }
+    if (rc == 0 && r->nframes == 0) rc = 2, snprintf(err, errlen, "%s: no bodies in any frame", path);
     if (rc) recording_free(r);
     return rc;
 }

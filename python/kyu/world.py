@@ -4,6 +4,7 @@ queries, snapshots and frame files. See docs/python.md for a tour."""
 from __future__ import annotations
 
 import math
+import operator
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
@@ -527,6 +528,30 @@ class World:
         self._check(lib.kyupy_body_get_velocity(self._world, _body(body), out))
         return _tuple3(out)
 
+    def angular_velocity(self, body: BodyId) -> Tuple[float, float, float]:
+        """One body's angular velocity, rad/s (world frame)."""
+        out = ffi.new("float[3]")
+        self._check(lib.kyupy_body_get_angular_velocity(self._world, _body(body), out))
+        return _tuple3(out)
+
+    def rotation(self, body: BodyId) -> Tuple[float, float, float, float]:
+        """One body's orientation, a unit quaternion (x, y, z, w), integrated from its angular
+        velocity every step."""
+        out = ffi.new("float[4]")
+        self._check(lib.kyupy_body_get_rotation(self._world, _body(body), out))
+        return (float(out[0]), float(out[1]), float(out[2]), float(out[3]))
+
+    def set_angular_velocity(self, body: BodyId, angular_velocity: Vec3) -> None:
+        """Sets a body's angular velocity, rad/s (world frame; wakes its island). A body of fixed
+        rotation takes only zero (InvalidArgumentError)."""
+        self._check(lib.kyupy_body_set_angular_velocity(self._world, _body(body),
+                                                        _vec(angular_velocity, "angular_velocity")))
+
+    def set_rotation(self, body: BodyId, rotation: Sequence[float]) -> None:
+        """Sets a body's orientation, a quaternion (x, y, z, w), normalised (finite, not zero). A
+        sphere's shape does not change with it: it moves nothing and wakes nothing."""
+        self._check(lib.kyupy_body_set_rotation(self._world, _body(body), _vec(rotation, "rotation", 4)))
+
     def set_position(self, body: BodyId, position: Vec3) -> None:
         """Teleports a body (wakes its island; contacts are found again next step)."""
         self._check(lib.kyupy_body_set_position(self._world, _body(body), _vec(position, "position")))
@@ -790,8 +815,14 @@ class World:
     # ---- stepping --------------------------------------------------------------------------------
 
     def step(self, n: int = 1) -> None:
-        """Runs `n` fixed steps of :attr:`fixed_dt` (a scene world runs its emitters too)."""
+        """Runs `n` fixed steps of :attr:`fixed_dt` (a scene world runs its emitters too). ``step(0)``
+        runs none, as ``range(0)`` does; a negative `n` raises InvalidArgumentError (a ValueError)
+        and a non-integer TypeError, before anything runs."""
         w = self._world
+        n = operator.index(n)
+        if n < 0:
+            raise InvalidArgumentError(f"step(n): n is a count of steps and must be >= 0, got {n}",
+                                       "KYU_ERR_INVALID_ARGUMENT", lib.KYU_ERR_INVALID_ARGUMENT)
         for _ in range(n):
             if self._scene != ffi.NULL:
                 if lib.kyu_scene_step(self._scene) != 0:
@@ -876,7 +907,15 @@ class World:
         return self._contact_events(lib.kyu_world_get_end_events_flat)
 
     def impact_events(self) -> ImpactEvents:
-        """Impacts of the last step, in time order (the world needs ``enable_impact_events=True``)."""
+        """Impacts of the last step, in time order. The world must record them
+        (``enable_impact_events=True``); one that does not raises KyuError rather than answer with
+        no impacts, which would read as "nothing hit"."""
+        d = ffi.new("kyupy_world_def *")
+        lib.kyupy_world_get_def(self._world, d)
+        if not d.enable_impact_events:
+            raise KyuError("impact events are off in this world, so none were recorded: create it with "
+                           "enable_impact_events=True (a scene: \"world\": {\"enable_impact_events\": true}); "
+                           "begin_events() and end_events() are always recorded", "impact_events_off")
         none = ffi.new("kyu_impact_event_arrays *")
         n = lib.kyu_world_get_impact_events_flat(self._world, none, 0)
         ev = ImpactEvents(np.empty(n, BODY_ID), np.empty(n, BODY_ID), np.empty(n, COLLIDER_ID),
@@ -1037,19 +1076,24 @@ class World:
         self._file_check(status, path)
 
     def write_xyz(self, path: Union[str, os.PathLike], *, append: bool = False,
-                  box: Optional[Tuple[Vec3, Vec3]] = None, ids: Any = None) -> None:
+                  box: Union[str, Tuple[Vec3, Vec3], None] = "bodies", ids: Any = None) -> None:
         """Writes (or with `append`, adds) a frame of extended XYZ for OVITO: the columns
-        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1`` and the Time and Step; `box` (lower
-        corner, upper corner) adds ``Lattice``, ``Origin`` and ``pbc="F F F"``. The same writer as
-        ``kyu-sim --format xyz``."""
+        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1``, the Time and Step, and the box as
+        ``Lattice``, ``Origin`` and ``pbc="F F F"``: by default (``"bodies"``) the box of the bodies
+        written, each as its sphere, as ``kyu-sim --format xyz`` writes it (a frame without bodies
+        then has none); `box` (lower corner, upper corner) gives one; None writes none. The same
+        writer as kyu-sim's."""
         sel = None if ids is None else as_body_ids(ids)
         box_arr: Any = ffi.NULL
-        if box is not None:
+        if isinstance(box, str):
+            if box != "bodies":
+                raise InvalidArgumentError(f'box must be "bodies", (lower, upper) or None, got {box!r}')
+        elif box is not None:
             lo, hi = _vec(box[0], "box lower corner"), _vec(box[1], "box upper corner")
             box_arr = ffi.new("float[6]", lo + hi)
         status = lib.kyupy_write_xyz(self._world, ffi.NULL if sel is None else _ip(sel),
                                      0 if sel is None else len(sel), self.step_index, self.time, box_arr,
-                                     os.fsencode(path), 1 if append else 0)
+                                     1 if box == "bodies" else 0, os.fsencode(path), 1 if append else 0)
         self._file_check(status, path)
 
     def _file_check(self, status: int, path: Any) -> None:

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 
+import numpy as np
 import pytest
 
 import kyu
@@ -76,3 +77,19 @@ def test_scene_snapshot_resumes_on_the_scenes_clock(root, tmp_path):
         assert w.state_hash() == want
         with pytest.raises(kyu.KyuError, match="step\\(\\)"):
             w.update(0.1)
+
+
+def test_one_body_angular_velocity_is_kyu_sims(root, tool, tmp_path):
+    path = os.path.join(root, "samples", "scenes", "pile.json")
+    subprocess.run([tool("kyu-sim"), path, "--steps", "60", "--every", "60", "--format", "csv", "--out",
+                    str(tmp_path), "--quiet"], check=True)
+    rows = [line.split(",") for line in (tmp_path / "frames.csv").read_text().splitlines()[1:]]
+    last = {int(r[2]): [np.float32(float(x)) for x in r[11:14]] for r in rows if r[0] == "60"}
+    with kyu.World.from_scene(path) as w:
+        w.step(60)
+        spinning = 0
+        for h in w.bodies():
+            got = w.angular_velocity(h.item())
+            assert list(got) == last[int(h["index1"])]
+            spinning += any(got)
+        assert spinning > 100  # the pile's collisions set them turning: the check can fail

@@ -73,13 +73,19 @@ def test_xyz_frames_follow_ovitos_grammar(tmp_path):
     with kyu.World() as w:
         ids = falling(w)
         path = tmp_path / "t.xyz"
-        w.write_xyz(path)
+        w.write_xyz(path)  # the box of the bodies, as kyu-sim writes it
+        lo = np.min(w.positions() - w.radii()[:, None], axis=0)
+        hi = np.max(w.positions() + w.radii()[:, None], axis=0)
         w.step(3)
         w.write_xyz(path, append=True, box=((-1, 0, -2), (5, 6, 3.5)))
+        w.write_xyz(path, append=True, box=None)
         frames = ovito_xyz.read(path)
-        assert len(frames) == 2
-        first, second = frames
-        assert first["info"]["Step"] == "17" and "Lattice" not in first["info"]
+        assert len(frames) == 3
+        first, second, third = frames
+        assert first["info"]["Step"] == "17" and "Lattice" not in third["info"]
+        nine = lambda x: float("%.9g" % x)  # noqa: E731 (kyu writes 9 digits)
+        assert first["info"]["Lattice"] == list(np.diag([nine(float(h) - float(l)) for l, h in zip(lo, hi)]).ravel())
+        assert first["info"]["Origin"] == [nine(float(x)) for x in lo] and first["info"]["pbc"] == [False] * 3
         assert second["info"]["Lattice"] == [6, 0, 0, 0, 6, 0, 0, 0, 5.5]
         assert second["info"]["Origin"] == [-1, 0, -2] and second["info"]["pbc"] == [False] * 3
         cols = second["columns"]

@@ -300,3 +300,70 @@ def test_spin_setters_turntables_and_bad_spin():
         w.add_collider("box", position=(0, -5, 0), half_extents=(3, 0.1, 3), motion="kinematic",
                        angular_velocity=(0, 1, 0), surface_velocity=(1, 0, 0), rolling_resistance=0.1)
         assert w.body_count == 2
+
+
+def test_step_refuses_a_negative_count_and_zero_steps_nothing():
+    with kyu.World() as w:
+        w.add_collider("plane")
+        w.add_body(position=(0, 1, 0))
+        w.step(3)
+        state = w.state_hash()
+        with pytest.raises(kyu.InvalidArgumentError, match=r"step\(n\).*>= 0.*-1"):
+            w.step(-1)
+        with pytest.raises(ValueError):  # InvalidArgumentError is a ValueError
+            w.step(-100)
+        with pytest.raises(TypeError):
+            w.step(1.5)
+        w.step(0)  # zero steps: nothing runs, as range(0)
+        assert w.step_index == 3 and w.state_hash() == state
+        w.step(1)
+        assert w.step_index == 4 and w.state_hash() != state
+    scene = kyu.World.from_scene_text('{"bodies": [{"position": [0, 1, 0]}]}')
+    with scene:
+        with pytest.raises(kyu.InvalidArgumentError):
+            scene.step(-1)
+        scene.step(0)
+        assert scene.step_index == 0
+
+
+def test_impact_events_raise_when_the_world_records_none():
+    with kyu.World() as w:  # enable_impact_events defaults to off
+        w.add_collider("plane")
+        w.add_body(position=(0, 0.6, 0), velocity=(0, -5, 0))
+        w.step(10)  # it landed: an impact the world did not record
+        assert len(w.begin_events()) + len(w.contacts(w.bodies()[0].item())) > 0
+        with pytest.raises(kyu.KyuError, match="enable_impact_events=True"):
+            w.impact_events()
+    with kyu.World(enable_impact_events=True) as w:
+        assert len(w.impact_events()) == 0  # on, and nothing hit yet: empty, no error
+
+
+def test_one_body_spin_is_the_engines():
+    with kyu.World(gravity=(0, 0, 0)) as w:
+        a = w.add_body(position=(0, 0, 0), angular_velocity=(0, 0, 2))
+        b = w.add_body(position=(3, 0, 0), fixed_rotation=True)
+        assert w.angular_velocity(a) == (0.0, 0.0, 2.0) and w.rotation(a) == (0.0, 0.0, 0.0, 1.0)
+        w.step(30)  # half a second at 2 rad/s: a turn of 1 rad about z
+        assert list(w.angular_velocity(a)) == w.angular_velocities([a])[0].tolist()
+        assert list(w.rotation(a)) == w.rotations([a])[0].tolist()
+        assert w.rotation(a) == pytest.approx((0, 0, math.sin(0.5), math.cos(0.5)), abs=1e-5)
+        w.set_angular_velocity(a, (1, -2, 0.5))
+        assert w.angular_velocity(a) == (1.0, -2.0, 0.5)
+        w.set_rotation(a, (0, 0, 0, 2))  # normalised
+        assert w.rotation(a) == (0.0, 0.0, 0.0, 1.0)
+        w.set_rotation(a, kyu.quat_from_axis_angle((1, 0, 0), 90))
+        assert w.rotations([a])[0] == pytest.approx([math.sqrt(0.5), 0, 0, math.sqrt(0.5)])
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.set_angular_velocity(b, (0, 1, 0))  # fixed rotation takes only zero
+        w.set_angular_velocity(b, (0, 0, 0))
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.set_rotation(a, (0, 0, 0, 0))
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.set_rotation(a, (math.nan, 0, 0, 1))
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.set_angular_velocity(a, (0, 0))
+        w.remove_body(a)
+        with pytest.raises(kyu.StaleHandleError):
+            w.angular_velocity(a)
+        with pytest.raises(kyu.StaleHandleError):
+            w.rotation(a)

@@ -48,6 +48,25 @@ def same(what, got, want):
                              f"kyu wrote {want.ravel()[:6]}... (shape {want.shape})")
 
 
+def check_box(step, info, want):
+    """The cell is the box of the frame's spheres (centre -/+ radius, in float32 as kyu computes it),
+    not periodic; a frame without bodies has none."""
+    if len(want["id"]) == 0:
+        if "Lattice" in info:
+            raise AssertionError(f"step {step}: a frame without bodies has a Lattice")
+        return
+    for key in ("Lattice", "Origin", "pbc"):
+        if key not in info:
+            raise AssertionError(f"step {step}: no {key} (OVITO reads the box from it)")
+    lo = np.min(want["pos"] - want["r"][:, None], axis=0)
+    hi = np.max(want["pos"] + want["r"][:, None], axis=0)
+    nine = lambda x: float("%.9g" % x)  # noqa: E731 (kyu writes 9 digits)
+    cell = np.diag([nine(float(h) - float(l)) for l, h in zip(lo, hi)])
+    same(f"step {step}: Lattice", np.array(info["Lattice"]).reshape(3, 3), cell)
+    same(f"step {step}: Origin", info["Origin"], [nine(float(x)) for x in lo])
+    same(f"step {step}: pbc", info["pbc"], [False, False, False])
+
+
 def check_xyz(out, ref):
     frames = ovito_xyz.read(os.path.join(out, "frames.xyz"))
     steps = sorted(ref)
@@ -62,8 +81,9 @@ def check_xyz(out, ref):
         same(f"step {step}: pos", cols["pos"].astype(np.float32), want["pos"])
         same(f"step {step}: velo", cols["velo"].astype(np.float32), want["vel"])
         same(f"step {step}: radius", cols["radius"].astype(np.float32), want["r"])
+        check_box(step, info, want)
         rows += len(want["id"])
-    return f"{len(frames)} frames, {rows} rows equal to the CSV's"
+    return f"{len(frames)} frames, {rows} rows equal to the CSV's, each frame's Lattice the bodies' box"
 
 
 def check_vtk(out, ref):

@@ -98,7 +98,7 @@ chrome "scenario=2&stage=5" --screenshot="$T/shot.png" --window-size=1000,900 >/
 if [ ! -s "$T/shot.png" ]; then
     no "chromium screenshot" "no screenshot written"
 elif [ ! -x "$R" ]; then
-    skipped "screenshot pixels" "kyu-render (the PNG probe) is not built"
+    skipped "screenshot pixels" "kyu-render (the PNG probe) is not built (apt-get install -y libcairo2-dev libcjson-dev libexpat1-dev)"
 else
     c=$("$R" --probe "$T/shot.png" | sed -n 's/.* nonbackground //p')
     head=$("$R" --probe "$T/shot.png" --at 500,10 | sed -n 's/^pixel [0-9,]* rgb //p')

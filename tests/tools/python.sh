@@ -22,10 +22,10 @@ for mod in cffi numpy pytest; do
 done
 if [ ! -f "$BUILD/python/kyu/__init__.py" ]; then
     # make puts it there whenever cffi, numpy, Python.h and libcjson are found.
-    skipped "python" "$BUILD/python/kyu was not built (make python says what it needs)"
+    skipped "python" "$BUILD/python/kyu was not built: it needs Python.h and libcjson (apt-get install -y python3-dev libcjson-dev)"
     finish
 fi
 export BUILD
 # -p no:cacheprovider: no .pytest_cache in the source tree. MPLBACKEND: no display needed.
 PYTHONPATH="$BUILD/python" MPLBACKEND=Agg PYTHONDONTWRITEBYTECODE=1 \
-    "$PY" -m pytest -q -p no:cacheprovider -r fE python/tests
+    "$PY" -m pytest -q -p no:cacheprovider -r fEs python/tests

@@ -176,6 +176,54 @@ else
     no "summary_text_and_json" "$(cat "$T/stdout")"
 fi
 
+# The event cap: a gas whose steps may resolve one impact each hits it, and the text says in how
+# many steps (the number summary.json counts); a run that never hits it says nothing of it.
+cat > "$T/capped.json" <<'EOF'
+{"world": {"gravity": [0, 0, 0], "max_events_per_step": 1, "enable_sleep": false},
+ "generators": [{"type": "random_box", "min": [-2, -2, -2], "max": [2, 2, 2], "count": 300, "speed": 20,
+                 "body": {"radius": 0.1, "restitution": 1, "friction": 0}}],
+ "run": {"steps": 40, "record": {"format": "none"}}}
+EOF
+"$SIM" "$T/capped.json" --out "$T/capped" > "$T/stdout" 2> "$T/stderr"
+hits=$(field "$T/capped" event_cap_hits)
+if [ "${hits:-0}" -gt 0 ] && grep -q "^  event cap hit in $hits of 40 steps (max_events_per_step 1)" "$T/stdout"; then
+    ok "summary_says_the_event_cap_was_hit ($hits of 40 steps)"
+else
+    no "summary_says_the_event_cap_was_hit" "summary.json: ${hits:-none}; text: $(cat "$T/stdout" "$T/stderr")"
+fi
+"$SIM" "$SCENES/bounce.json" --steps 20 --format none --out "$T/uncapped" > "$T/stdout" 2>&1
+if [ "$(field "$T/uncapped" event_cap_hits)" = 0 ] && grep -q "^  bodies 4" "$T/stdout" && ! grep -q "event cap" "$T/stdout"; then
+    ok "summary_is_silent_when_the_cap_was_not_hit"
+else
+    no "summary_is_silent_when_the_cap_was_not_hit" "$(cat "$T/stdout")"
+fi
+
+# series.csv's contacts are the summary's: pairs touching, sleeping islands included (the step's
+# counter, awake_contacts, reads 0 once a pile sleeps); sensor overlaps are not contacts.
+# col FILE NAME: the column NAME of the last row of a CSV file.
+col() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } END { print (c ? $c : "none") }' "$1"; }
+"$SIM" "$SCENES/pile.json" --format none --out "$T/slept" --quiet
+c=$(col "$T/slept/series.csv" contacts) a=$(col "$T/slept/series.csv" awake_contacts)
+if [ "$(col "$T/slept/series.csv" sleeping)" = 1000 ] && [ "$c" -gt 1000 ] && [ "$c" = "$(field "$T/slept" contacts)" ] &&
+    [ "$a" = 0 ] && [ "$a" = "$(field "$T/slept" contacts_last_step)" ]; then
+    ok "series_contacts_count_sleeping_islands ($c, awake_contacts $a)"
+else
+    no "series_contacts_count_sleeping_islands" "series contacts $c, awake_contacts $a; summary $(field "$T/slept" contacts), $(field "$T/slept" contacts_last_step)"
+fi
+cat > "$T/nine.json" <<'EOF'
+{"colliders": [{"type": "plane"}],
+ "body_defaults": {"radius": 0.1},
+ "bodies": [{"position": [0, 0.1, 0]}, {"position": [1, 0.1, 0]}, {"position": [2, 0.1, 0]},
+            {"position": [0, 0.1, 1]}, {"position": [1, 0.1, 1]}, {"position": [2, 0.1, 1]},
+            {"position": [0, 0.1, 2]}, {"position": [1, 0.1, 2]}, {"position": [2, 0.1, 2]},
+            {"position": [0, 0.1, 0.15], "sensor": true, "gravity_scale": 0}],
+ "run": {"steps": 120, "record": {"format": "none"}}}
+EOF
+"$SIM" "$T/nine.json" --out "$T/nine" --quiet
+c=$(col "$T/nine/series.csv" contacts)
+[ "$c" = 9 ] && [ "$(field "$T/nine" contacts)" = 9 ] && ok "contacts_are_the_touching_pairs_without_sensors" ||
+    no "contacts_are_the_touching_pairs_without_sensors" "series $c, summary $(field "$T/nine" contacts), want 9"
+
 # ---- the physics seen through the tool ---------------------------------------------------------
 
 out="$T/cradle"
@@ -277,7 +325,7 @@ if command -v script > /dev/null 2>&1 && script -qec true /dev/null > /dev/null 
     grep -q "120/120 steps .*steps/s  ETA" "$T/tty.txt" && ok "progress_bar_on_a_terminal" ||
         no "progress_bar_on_a_terminal" "$(head -c 300 "$T/tty.txt")"
 else
-    skipped "progress_bar_on_a_terminal" "no util-linux script(1) to fake a terminal"
+    skipped "progress_bar_on_a_terminal" "no util-linux script(1) to fake a terminal (apt-get install -y util-linux)"
 fi
 
 # ---- plots ---------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ if [ -z "${KYU_VIEWER_INNER:-}" ]; then
         fi
     done
     if [ ! -x "$VIEWER" ]; then
-        skipped viewer "$VIEWER not built (make viewer; needs libsdl2-dev)"
+        skipped viewer "$VIEWER not built (make viewer; apt-get install -y libsdl2-dev libgl1-mesa-dri)"
         finish
     fi
     KYU_VIEWER_INNER=1 exec xvfb-run -a -s "-screen 0 1024x768x24" sh "$0"

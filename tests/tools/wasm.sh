@@ -100,7 +100,7 @@ shot 3000
 if [ ! -s "$T/shot.png" ]; then
     no "chromium screenshot" "no screenshot written"
 elif ! command -v convert >/dev/null 2>&1; then
-    skipped "screenshot pixels" "ImageMagick is not installed"
+    skipped "screenshot pixels" "ImageMagick is not installed (apt-get install -y imagemagick)"
 else
     # The header bar is dark navy (#1f2a44), the cloth green covers part of the window, and the
     # shaded balls (radial gradients) bring many colours; a blank or unstyled page has none of it.
