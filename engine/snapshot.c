@@ -425,11 +425,14 @@ static void get_bodies(reader *r, kyu_world *w) {
         d.angular_damping = get_f32(r);
         if (r->bad) return;
         // The inverse inertia is saved as the step holds it (recomputing it from a scale would not
-        // give its bits back), and must be one that some inertia_scale in range gives.
+        // give its bits back), and must be one that some inertia_scale in range gives, and one that
+        // kyu_body_create gives (0 only for fixed rotation, at most KYU_MAX_INV_INERTIA).
         double scale =
             ii > 0.0f ? 1.0 / ((double)ii * 0.4 * (double)d.mass * (double)d.radius * (double)d.radius) : 1.0;
-        if (!(ii == 0.0f || (isfinite(ii) && ii > 0.0f && scale > 0.0 && scale <= 1.000001e6))) {
-            fail(r, "body %d: inverse inertia %g is not 1 / (s 2/5 m r^2) for an inertia_scale s in (0, 1e6]",
+        if (!(kyu_inv_inertia_ok(ii, d.radius) && scale > 0.0 && scale <= 1.000001e6)) {
+            fail(r,
+                 "body %d: inverse inertia %g is not 1 / (s 2/5 m r^2) for an inertia_scale s in (0, 1e6], "
+                 "or not one kyu_body_create gives",
                  i, (double)ii);
             return;
         }

@@ -34,7 +34,7 @@ static int check_bodies(const kyu_world *w, checker *c) {
         if (b->generation[i] == 0) return fail_at(c, "body %d: live with generation 0", i);
         if (!kyu_finite3(b->pos[i]) || !kyu_finite3(b->vel[i]) || !kyu_finite3(b->prev[i]))
             return fail_at(c, "body %d: position or velocity not finite", i);
-        if (!kyu_finite3(b->ang[i]) || !(b->inv_inertia[i] >= 0.0f) || !isfinite(b->inv_inertia[i]))
+        if (!kyu_finite3(b->ang[i]) || !kyu_inv_inertia_ok(b->inv_inertia[i], b->radius[i]))
             return fail_at(c, "body %d: angular velocity not finite or inverse inertia %g", i,
                            (double)b->inv_inertia[i]);
         if (b->inv_inertia[i] == 0.0f && (b->ang[i].x != 0.0f || b->ang[i].y != 0.0f || b->ang[i].z != 0.0f))

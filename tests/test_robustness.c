@@ -3,6 +3,7 @@
 // invariants checked after each; every allocation along a create-and-step sequence failed in turn;
 // corrupted snapshots; the step-count arithmetic of kyu_world_update; errors that name their field;
 // two worlds built and stepped on two threads at once (no state shared between worlds).
+#include <float.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -909,6 +910,90 @@ static void test_fastest_accepted_balls_never_pass_a_thin_wall(void) {
         }
 }
 
+// ---- the masses, sizes and inertias kyu accepts, it turns ---------------------------------------
+
+// A body of radius r, mass m and inertia_scale s on a floor beside its twin, spinning and sliding:
+// refused with a message that names radius, mass and inertia_scale, or made with the moment of
+// inertia asked for (to float precision), its spin settable, its world stepping, valid, and loaded
+// from its own snapshot. 1: made, 0: refused, -1: neither (a failure is recorded).
+static int turns_and_loads_or_is_refused(float r, float m, float s) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL, *w2 = NULL;
+    kyu_world_create(&wd, &w);
+    kyu_world_create(&wd, &w2);
+    kyu_collider_def floor = kyu_collider_def_default();
+    kyu_collider_create(w, &floor, NULL);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = r, bd.mass = m, bd.inertia_scale = s, bd.friction = 0.5f;
+    float fastest = 1e9f / fmaxf(r, 1.0f); // the fastest spin accepted (|w| and |w| r at most 1e9)
+    bd.position = v3(0, r, 0), bd.velocity = v3(r, 0, 0), bd.angular_velocity = v3(0.5f * fastest, 0, 0);
+    kyu_body_id b = KYU_NULL_BODY;
+    kyu_status st = kyu_body_create(w, &bd, &b);
+    bd.position = v3(2 * r, r, 0), bd.velocity = v3(0, 0, 0);
+    if (st == KYU_OK) st = kyu_body_create(w, &bd, NULL);
+    const char *why = NULL;
+    char invalid[200];
+    float inertia = 0.0f;
+    double want = (double)s * 0.4 * (double)m * (double)r * (double)r;
+    if (st != KYU_OK) {
+        const char *e = kyu_world_last_error(w);
+        if (st != KYU_ERR_INVALID_ARGUMENT || !strstr(e, "radius") || !strstr(e, "mass") ||
+            !strstr(e, "inertia_scale"))
+            why = "refused without naming radius, mass and inertia_scale";
+    } else if (kyu_body_get_inertia(w, b, &inertia) != KYU_OK ||
+               !(fabs((double)inertia / want - 1.0) < 1e-5)) {
+        why = "its moment of inertia is not inertia_scale 2/5 m r^2";
+    } else if (kyu_body_set_angular_velocity(w, b, v3(0, 0, 0.5f * fastest)) != KYU_OK) {
+        why = "its angular velocity cannot be set";
+    } else {
+        for (int i = 0; i < 5 && !why; i++)
+            if (kyu_world_step(w) != KYU_OK) why = "a step failed";
+        if (!why && kyu_world_validate(w, invalid, sizeof invalid)) why = invalid;
+        size_t n = 0;
+        kyu_world_save_memory(w, NULL, 0, &n);
+        void *buf = malloc(n);
+        if (!why && kyu_world_save_memory(w, buf, n, &n) != KYU_OK) why = "it does not save";
+        if (!why && kyu_world_load_memory(w2, buf, n) != KYU_OK) why = kyu_world_last_error(w2);
+        free(buf);
+    }
+    if (why) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "radius %g, mass %g, inertia_scale %g: %s (inertia %g, asked %g)",
+                 (double)r, (double)m, (double)s, why, (double)inertia, want);
+        test_fail(__FILE__, __LINE__, msg);
+    }
+    kyu_world_destroy(w2);
+    kyu_world_destroy(w);
+    return why ? -1 : st == KYU_OK;
+}
+
+// The corners of the documented ranges (radius (0, 1e6], mass [1e-20, 1e20], inertia_scale
+// (0, 1e6]) and points between: a def whose moment of inertia underflows (the radius
+// 1e-5, mass 1e-20, inertia_scale 1e-9 made a body kyu took for one of fixed rotation while it
+// spun, and its world's snapshot was refused), whose inverse overflows, or whose product passes
+// through float's subnormal numbers and loses its digits, is refused; every other body turns,
+// steps and loads.
+static void test_every_accepted_mass_radius_and_inertia_scale_turns_and_loads(void) {
+    const float radii[] = {FLT_TRUE_MIN, 1e-30f, 1e-10f, 1e-5f, 1.0f, 1e6f};
+    const float masses[] = {1e-20f, 1.0f, 1e20f};
+    const float scales[] = {FLT_TRUE_MIN, 1e-30f, 1e-20f, 1e-9f, 1.0f, 1e6f};
+    int made = 0, refused = 0;
+    for (size_t i = 0; i < sizeof radii / sizeof radii[0]; i++)
+        for (size_t j = 0; j < sizeof masses / sizeof masses[0]; j++)
+            for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+                int got = turns_and_loads_or_is_refused(radii[i], masses[j], scales[k]);
+                if (got < 0) return;
+                made += got, refused += !got;
+            }
+    ENSURE(turns_and_loads_or_is_refused(1e-5f, 1e-20f, 1e-9f) == 0); // the body
+    ENSURE(turns_and_loads_or_is_refused(1e6f, 1e-20f, 1e-20f) == 0); // 2/5 s m = 4e-41, subnormal
+    ENSURE(turns_and_loads_or_is_refused(1e6f, 1e20f, 1e6f) == 0);    // I |w| = 4e37 x 1e3 overflows
+    ENSURE(turns_and_loads_or_is_refused(1e6f, 1e20f, 1.0f) == 1);    // the largest, heaviest ball
+    ENSURE(turns_and_loads_or_is_refused(1e-5f, 1e-20f, 1.0f) == 1);  // a light speck that turns
+    printf("    %d made, %d refused\n", made, refused);
+    ENSURE(made > 30 && refused > 30); // both sides of the line were crossed
+}
+
 void suite_robustness(void) {
     RUN_TEST(test_random_api_sequences_keep_every_invariant);
     RUN_TEST(test_giving_back_idle_arrays_changes_no_result);
@@ -925,4 +1010,5 @@ void suite_robustness(void) {
     RUN_TEST(test_bodies_piled_at_one_point_hit_the_pair_capacity);
     RUN_TEST(test_worker_threads_build_meshes_and_step_two_worlds_at_once);
     RUN_TEST(test_fastest_accepted_balls_never_pass_a_thin_wall);
+    RUN_TEST(test_every_accepted_mass_radius_and_inertia_scale_turns_and_loads);
 }
