@@ -80,6 +80,13 @@ static void test_validator_reports_each_broken_invariant(void) {
     b->pos[2].y = NAN;
     ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "body 2: position or velocity not finite"));
     b->pos[2].y = 0.5f;
+    ENSURE(w->colliders.list[0].type == KYU_SHAPE_PLANE); // a plane's rotation is checked too
+    w->colliders.list[0].rotation.w = NAN;
+    ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "collider 0: rotation"));
+    w->colliders.list[0].rotation.w = 0.0f;
+    ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "not finite or zero"));
+    w->colliders.list[0].rotation.w = 1.0f;
+    ENSURE(valid(w, 0, why, sizeof why));
 #ifdef KYU_VALIDATE // the checks that need the validator's per-body marks
     w->step.active_count--;
     ENSURE(!valid(w, KYU_CHECK_ACTIVE, why, sizeof why) && strstr(why, "awake but not on the active list"));

@@ -224,8 +224,8 @@ KYU_API bool kyu_body_is_awake(const kyu_world *world, kyu_body_id body);
 /// Collider settings with defaults (a static ground plane y = 0, normal +y; box half extents 0.5).
 KYU_API kyu_collider_def kyu_collider_def_default(void);
 
-/// Adds a static or kinematic collider. Box: half extents > 0, rotation a non-zero quaternion.
-/// Plane: non-zero normal.
+/// Adds a static or kinematic collider. Every shape: rotation a finite, non-zero quaternion (a
+/// plane keeps it too). Box: half extents > 0. Plane: non-zero normal.
 KYU_API kyu_status kyu_collider_create(kyu_world *world, const kyu_collider_def *def, kyu_collider_id *out);
 /// Removes a collider (it wakes what it touched); its handle becomes stale, its slot is reused once
 /// the next step has begun.
