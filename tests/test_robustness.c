@@ -64,11 +64,16 @@ static kyu_collider_def collider_of(int kind, vec3s at) {
     return cd;
 }
 
+// The bodies weigh range(0.5, 3) times this: 1, or in some random sequences near either end of the
+// mass range, so that the step's impulses run from 1e-20 N s (whose squares are below float's
+// normal numbers) to 1e20.
+static float mass_unit = 1.0f;
+
 static kyu_body_def body_at(vec3s p) {
     kyu_body_def bd = kyu_body_def_default();
     bd.position = p;
     bd.radius = range(0.1f, 0.5f);
-    bd.mass = range(0.5f, 3.0f);
+    bd.mass = range(0.5f, 3.0f) * mass_unit;
     bd.restitution = range(0.0f, 1.0f);
     bd.friction = range(0.0f, 1.0f);
     bd.is_sensor = pick(20) == 0;
@@ -81,7 +86,9 @@ static kyu_body_def body_at(vec3s p) {
 #define MAX_IDS 256
 
 typedef struct model {
-    kyu_world *w;
+    kyu_world *w, *copy; // copy: where each state of w is loaded from its snapshot
+    void *snap;
+    size_t snap_cap;
     kyu_body_id live[MAX_IDS], dead[MAX_IDS];
     int live_n, dead_n;
     kyu_collider_id cols[32];
@@ -108,6 +115,38 @@ static int model_agrees(const model *m, char *why, size_t cap) {
     return 1;
 }
 
+// A def at the edges of what radius and inertia_scale each accept alone, spinning, of the
+// sequence's mass (the speck is one: radius 1e-5, mass 1e-20, inertia_scale 1e-9): kyu
+// refuses it, or makes a body its world can step, save and load. Masses stay within a factor 6 of
+// each other: the contact solve does not yet survive a body 1e20 times lighter than what strikes
+// it (seed 1 with such specks: one flung at 1e17 m/s, then a NaN rotation). A speck alone, and
+// resting under a heavy ball, is in test_every_accepted_mass_radius_and_inertia_scale_turns_and_loads
+// and test_worlds_at_the_ends_of_the_mass_range_load.
+static void edge_of_range(kyu_body_def *bd) {
+    const float radii[3] = {1e-5f, 0.01f, 0.5f}, scales[3] = {1e-9f, 1.0f, 1e6f};
+    bd->radius = radii[pick(3)], bd->inertia_scale = scales[pick(3)];
+    bd->angular_velocity = v3(range(-10, 10), range(-10, 10), range(-10, 10));
+}
+
+// A world kyu made always loads: w's snapshot loads into the copy, with the same bodies in the same
+// state (the hash), and valid.
+static int loads_again(model *m, char *why, size_t cap) {
+    size_t n = 0;
+    kyu_world_save_memory(m->w, NULL, 0, &n);
+    if (n > m->snap_cap) {
+        free(m->snap);
+        m->snap = malloc(n), m->snap_cap = m->snap ? n : 0;
+    }
+    if (!m->snap || kyu_world_save_memory(m->w, m->snap, n, &n) != KYU_OK)
+        return snprintf(why, cap, "the world does not save"), 0;
+    if (kyu_world_load_memory(m->copy, m->snap, n) != KYU_OK)
+        return snprintf(why, cap, "its own snapshot is refused: %s", kyu_world_last_error(m->copy)), 0;
+    if (kyu_world_state_hash(m->copy) != kyu_world_state_hash(m->w) ||
+        kyu_world_body_count(m->copy) != kyu_world_body_count(m->w))
+        return snprintf(why, cap, "the loaded world differs"), 0;
+    return kyu_world_validate(m->copy, why, cap) == 0;
+}
+
 static void random_operation(model *m) {
     kyu_world *w = m->w;
     int op = pick(20);
@@ -119,6 +158,7 @@ static void random_operation(model *m) {
         kyu_body_def bd = body_at(v3(range(-4, 4), range(0.5f, 6), range(-4, 4)));
         int bad = pick(8) == 0;
         if (bad) bd.radius = pick(2) ? NAN : -1.0f;
+        if (!bad && pick(16) == 0) edge_of_range(&bd);
         kyu_body_id id;
         kyu_status st = kyu_body_create(w, &bd, &id);
         if (st == KYU_OK && m->live_n < MAX_IDS)
@@ -142,7 +182,8 @@ static void random_operation(model *m) {
         kyu_body_set_position(w, some, v3(range(-4, 4), range(0.5f, 6), range(-4, 4)));
         break;
     case 6:
-        kyu_body_apply_impulse(w, some, v3(range(-1, 1), range(0, 3), range(-1, 1)));
+        kyu_body_apply_impulse(w, some,
+                               glms_vec3_scale(v3(range(-1, 1), range(0, 3), range(-1, 1)), mass_unit));
         break;
     case 7:
     case 8:
@@ -169,10 +210,14 @@ static void random_operation(model *m) {
         if (m->col_n > 1)
             kyu_collider_set_velocity(w, m->cols[1 + pick(m->col_n - 1)], v3(range(-1, 1), 0, 0));
         break;
-    case 14:
-        if (m->col_n > 1)
+    case 14: // a move, or a rotation every shape refuses (the ground plane's too)
+        if (pick(8) == 0) {
+            versors q = pick(2) ? (versors){{NAN, 0, 0, 1}} : (versors){{0, 0, 0, 0}};
+            kyu_collider_set_transform(w, m->cols[pick(m->col_n)], v3(0, 0, 0), q);
+        } else if (m->col_n > 1) {
             kyu_collider_set_transform(w, m->cols[1 + pick(m->col_n - 1)],
                                        v3(range(-3, 3), range(0, 2), range(-3, 3)), glms_quat_identity());
+        }
         break;
     case 15: { // save and load into the same world
         size_t n = 0;
@@ -286,29 +331,38 @@ static void test_giving_back_idle_arrays_changes_no_result(void) {
     kyu_idle_bytes = saved;
 }
 
+// Random sequences of API calls (bad input among them, bodies at the edges of their ranges,
+// colliders that come, go and turn, steps, saves and loads): after each call the world is valid,
+// agrees with the model, and its snapshot loads into a second world in the same state.
 static void test_random_api_sequences_keep_every_invariant(void) {
     for (uint32_t seed = 1; seed <= 6; seed++) {
         rng = seed;
+        const float units[3] = {1e-19f, 1.0f, 1e19f};
+        mass_unit = units[seed % 3];
         model m;
         memset(&m, 0, sizeof m);
         kyu_world_def wd = kyu_world_def_default();
         wd.sleep_time = 0.1f; // sleep and wake happen often
         wd.worker_count = 1 + (int)(seed % 2);
-        ENSURE(kyu_world_create(&wd, &m.w) == KYU_OK);
+        ENSURE(kyu_world_create(&wd, &m.w) == KYU_OK && kyu_world_create(&wd, &m.copy) == KYU_OK);
         kyu_collider_def ground = kyu_collider_def_default();
         kyu_collider_create(m.w, &ground, &m.cols[m.col_n++]);
-        for (int i = 0; i < 3000; i++) {
+        int failed = 0;
+        for (int i = 0; i < 3000 && !failed; i++) {
             random_operation(&m);
-            char why[200];
-            if (!model_agrees(&m, why, sizeof why)) {
-                char msg[300];
+            char why[600];
+            if (!model_agrees(&m, why, sizeof why) || !loads_again(&m, why, sizeof why)) {
+                char msg[700];
                 snprintf(msg, sizeof msg, "seed %u, operation %d: %s", seed, i, why);
                 test_fail(__FILE__, __LINE__, msg);
-                kyu_world_destroy(m.w);
-                return;
+                failed = 1;
             }
         }
         kyu_world_destroy(m.w);
+        kyu_world_destroy(m.copy);
+        free(m.snap);
+        mass_unit = 1.0f;
+        if (failed) return;
     }
 }
 
