@@ -401,6 +401,18 @@ static void *image(kyu_world *w, size_t *n) {
     return b;
 }
 
+// Whether a snapshot loads into a new world (allocator paused); why not in `why`.
+static int loads(const void *snap, size_t n, char *why, size_t cap) {
+    alloc.paused++;
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    int ok = kyu_world_create(&wd, &w) == KYU_OK && kyu_world_load_memory(w, snap, n) == KYU_OK;
+    if (!ok) snprintf(why, cap, "%s", w ? kyu_world_last_error(w) : "no world");
+    kyu_world_destroy(w);
+    alloc.paused--;
+    return ok;
+}
+
 typedef struct sequence {
     kyu_world *w;
     int failures;  // calls that failed for memory
@@ -408,7 +420,8 @@ typedef struct sequence {
 } sequence;
 
 // Runs one call; if it fails for memory, checks the promise (the world exactly as it was, or for a
-// step the world valid) and calls it again, which succeeds (only one allocation fails).
+// step the world valid; either way one whose snapshot loads) and calls it again, which succeeds
+// (only one allocation fails).
 #define CALL(q, is_step, expr)                                                                               \
     do {                                                                                                     \
         size_t n0_, n1_;                                                                                     \
@@ -424,6 +437,9 @@ typedef struct sequence {
             void *after_ = image((q)->w, &n1_);                                                              \
             if (invalid_)                                                                                    \
                 snprintf((q)->bad, sizeof(q)->bad, "%s failed and left the world invalid: %s", #expr, why_); \
+            else if (!loads(after_, n1_, why_, sizeof why_))                                                 \
+                snprintf((q)->bad, sizeof(q)->bad, "%s failed and left a world that does not load: %s",      \
+                         #expr, why_);                                                                       \
             else if (!(is_step) &&                                                                           \
                      (h0_ != kyu_world_state_hash((q)->w) || n0_ != n1_ || memcmp(before_, after_, n0_)))    \
                 snprintf((q)->bad, sizeof(q)->bad, "%s failed and changed the world", #expr);                \
@@ -481,6 +497,117 @@ static void run_sequence(sequence *q) {
     for (int s = 0; s < 5; s++) CALL(q, 1, kyu_world_step(w));
 }
 
+// ---- a removal, then a step that fails ---------------------------------------------------------
+
+// A bed of balls asleep on the ground plane (collider 0) and on a box (collider 1), as a snapshot.
+static void *sleeping_bed(size_t *n) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.sleep_time = 0.1f;
+    kyu_world *w = NULL;
+    *n = 0;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    kyu_collider_def cd = kyu_collider_def_default();
+    kyu_collider_create(w, &cd, NULL);
+    cd.type = KYU_SHAPE_BOX, cd.position = v3(5, 0.25f, 1), cd.half_extents = v3(1, 0.25f, 1);
+    kyu_collider_create(w, &cd, NULL);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.2f;
+    for (int i = 0; i < 48; i++) { // touching rows on the plane
+        bd.position = v3(0.4f * (float)(i % 8), 0.2f, 0.4f * (float)(i / 8));
+        kyu_body_create(w, &bd, NULL);
+    }
+    for (int i = 0; i < 9; i++) { // and on the box
+        bd.position = v3(4.6f + 0.4f * (float)(i % 3), 0.7f, 0.6f + 0.4f * (float)(i / 3));
+        kyu_body_create(w, &bd, NULL);
+    }
+    for (int s = 0; s < 300 && kyu_world_sleeping_body_count(w) < 57; s++) kyu_world_step(w);
+    void *snap = kyu_world_sleeping_body_count(w) == 57 ? image(w, n) : NULL;
+    kyu_world_destroy(w);
+    return snap;
+}
+
+enum { REMOVE_BODY = 1, REMOVE_COLLIDER = 2 }; // what removal_then_failing_step removes
+
+// Loads the bed, removes a ball from the middle of the plane's rows (REMOVE_BODY), the plane under
+// them (REMOVE_COLLIDER), or a ball on the box and the plane (both), and fails the fail_at-th
+// allocation of the next step. Then the world must be valid, and load from its snapshot into a
+// world that steps on as it does: a failed step leaves a world that steps, saves and loads
+// (world.h). Returns how many allocations that step asked for; the first broken promise is in bad.
+static long removal_then_failing_step(const void *bed, size_t n, int what, long fail_at, int *failed_steps,
+                                      char *bad, size_t cap) {
+    alloc.paused++;
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL, *w2 = NULL;
+    kyu_world_create(&wd, &w), kyu_world_create(&wd, &w2);
+    kyu_body_id ids[57];
+    int ready =
+        w && w2 && kyu_world_load_memory(w, bed, n) == KYU_OK && kyu_world_get_bodies(w, ids, 57) == 57;
+    kyu_collider_id plane = {1, ready ? ids[0].world : 0, 1}; // the first collider made, never removed
+    ready = ready && kyu_collider_is_valid(w, plane);
+    if (ready && (what & REMOVE_BODY))
+        ready = kyu_body_destroy(w, ids[what & REMOVE_COLLIDER ? 52 : 20]) == KYU_OK;
+    if (ready && (what & REMOVE_COLLIDER)) ready = kyu_collider_destroy(w, plane) == KYU_OK;
+    alloc.paused--;
+    alloc.count = 0, alloc.fail_at = fail_at;
+    kyu_status failed = ready ? kyu_world_step(w) : KYU_OK;
+    long asked = alloc.count;
+    alloc.fail_at = 0;
+    *failed_steps += failed != KYU_OK;
+    alloc.paused++;
+    char why[200] = "";
+    if (!ready)
+        snprintf(why, sizeof why, "the bed did not load, or the removal failed");
+    else if (failed != KYU_OK && failed != KYU_ERR_OUT_OF_MEMORY)
+        snprintf(why, sizeof why, "the step failed with %s", kyu_status_string(failed));
+    else if (kyu_world_validate(w, why, sizeof why) == 0) {
+        size_t m;
+        void *snap = image(w, &m);
+        if (kyu_world_load_memory(w2, snap, m) != KYU_OK)
+            snprintf(why, sizeof why, "its snapshot is refused: %s", kyu_world_last_error(w2));
+        for (int s = 0; s < 3 && !why[0]; s++)
+            if (kyu_world_step(w) != KYU_OK || kyu_world_step(w2) != KYU_OK)
+                snprintf(why, sizeof why, "a later step failed");
+            else if (kyu_world_state_hash(w) != kyu_world_state_hash(w2))
+                snprintf(why, sizeof why, "the loaded world does not step as the world does");
+        if (!why[0]) kyu_world_validate(w, why, sizeof why);
+        free(snap);
+    }
+    if (why[0] && !bad[0])
+        snprintf(bad, cap, "%s removed, the next step's allocation %ld failed (%s): %s",
+                 what == REMOVE_BODY       ? "a body"
+                 : what == REMOVE_COLLIDER ? "the plane"
+                                           : "a body and the plane",
+                 fail_at, failed == KYU_OK ? "the step went on" : "the step failed", why);
+    kyu_world_destroy(w2);
+    kyu_world_destroy(w);
+    alloc.paused--;
+    return asked;
+}
+
+// Every removal (a body, a collider, both) followed by a step whose Nth allocation fails, for
+// every N: the step fails (or goes on, where the failure is one it can do without) and leaves a
+// world that validates, saves, loads and steps on. Returns how many steps failed; the first broken
+// promise is in bad.
+static int every_removal_then_every_failing_step(char *bad, size_t cap) {
+    size_t n;
+    alloc.paused++;
+    void *bed = sleeping_bed(&n);
+    alloc.paused--;
+    if (!bed) return snprintf(bad, cap, "the bed did not fall asleep"), 0;
+    int failed_steps = 0;
+    const int kinds[3] = {REMOVE_BODY, REMOVE_COLLIDER, REMOVE_BODY | REMOVE_COLLIDER};
+    for (int k = 0; k < 3 && !bad[0]; k++) {
+        long total = removal_then_failing_step(bed, n, kinds[k], 0, &failed_steps, bad, cap);
+        for (long at = 1; at <= total && !bad[0]; at++)
+            removal_then_failing_step(bed, n, kinds[k], at, &failed_steps, bad, cap);
+    }
+    free(bed);
+    return failed_steps;
+}
+
+// Every allocation of a sequence of calls (creates, steps, removals, setters, a load) failed in turn:
+// the call fails and leaves the world as world.h promises, and one whose snapshot loads. Then every
+// kind of removal followed by a step whose Nth allocation fails, for every N.
 static void test_every_allocation_failure_leaves_the_world_as_promised(void) {
     kyu_allocator hooks = {t_alloc, t_realloc, t_free, NULL};
     ENSURE(kyu_set_allocator(&hooks) == KYU_OK);
@@ -509,11 +636,16 @@ static void test_every_allocation_failure_leaves_the_world_as_promised(void) {
         }
         checked += q.failures;
     }
+    char removal_bad[600] = "";
+    int failed_steps = ok ? every_removal_then_every_failing_step(removal_bad, sizeof removal_bad) : 0;
     kyu_set_allocator(NULL);
-    printf("    %ld allocations, %ld failed calls checked\n", total, checked);
+    printf("    %ld allocations, %ld failed calls checked; %d failed steps after a removal\n", total, checked,
+           failed_steps);
     if (!ok && first_bad[0]) test_fail(__FILE__, __LINE__, first_bad);
     ENSURE(ok);
     ENSURE(checked >= total / 2); // most of the failures hit a call (the rest hit the snapshot reads)
+    if (removal_bad[0]) test_fail(__FILE__, __LINE__, removal_bad);
+    ENSURE(!removal_bad[0] && failed_steps > 30);
 }
 
 // ---- the allocator and assert hooks -------------------------------------------------------------

@@ -58,7 +58,8 @@ KYU_API const char *kyu_world_last_error(const kyu_world *world);
 /// pairs or contacts than the world def's `pair_capacity_per_body` / `contact_capacity_per_body`
 /// allow (checked before that memory is taken). A failed step stops where it was: the world stays
 /// valid (every body and handle, every contact naming live shapes, islands consistent; nothing is
-/// lost or NaN), but bodies may have moved part of the step and that step's events are incomplete.
+/// lost or NaN; it saves, and its snapshot loads), but bodies may have moved part of the step and
+/// that step's events are incomplete.
 /// It is not rolled back. Stepping again, once memory is freed or the capacity raised, goes on from
 /// there. Every other function that fails leaves the world exactly as it was.
 KYU_API kyu_status kyu_world_step(kyu_world *world);
