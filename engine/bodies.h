@@ -83,6 +83,15 @@ kyu_status kyu_body_check_angular_velocity(kyu_world *w, vec3s av, float radius,
 kyu_status kyu_body_check_rotation(kyu_world *w, versors q);
 kyu_status kyu_body_check_spin(kyu_world *w, int slot, vec3s av, const char *what); // and fixed rotation
 float kyu_body_inv_inertia(float mass, float radius, float inertia_scale, bool fixed_rotation);
+
+// Whether a body of radius r may hold inverse inertia ii: 0 (fixed rotation: the only marker of it,
+// so a body that turns never gets it), or ii and the angular momentum I |w| of the fastest spin kyu
+// accepts (|w| and |w| r at most KYU_MAX_COORD) both at most KYU_SPIN_ROOM (then 1 / ii is a float
+// too). Create, load and the validator ask this of the same bits.
+static inline int kyu_inv_inertia_ok(float ii, float r) {
+    double fastest = (double)KYU_MAX_COORD / fmax((double)r, 1.0);
+    return ii == 0.0f || (ii <= KYU_SPIN_ROOM && fastest <= (double)KYU_SPIN_ROOM * (double)ii);
+}
 versors kyu_body_interpolated_rotation(const kyu_world *w, uint32_t slot); // for drawing, at alpha
 int kyu_bodies_reserve(kyu_world *w, int slots);
 void kyu_bodies_free(body_store *b);

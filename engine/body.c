@@ -266,11 +266,32 @@ kyu_status kyu_body_check_rotation(kyu_world *w, versors q) {
     return KYU_OK;
 }
 
-// 1 / (inertia_scale 2/5 m r^2), or 0 for a body of fixed rotation.
+// 1 / (inertia_scale 2/5 m r^2), or 0 for a body of fixed rotation. Infinite, or imprecise, for a
+// def check_inertia refuses.
 float kyu_body_inv_inertia(float mass, float radius, float inertia_scale, bool fixed_rotation) {
     if (fixed_rotation) return 0.0f;
-    float ii = 1.0f / (inertia_scale * 0.4f * mass * radius * radius);
-    return isfinite(ii) ? ii : 0.0f; // a body so light and small that it cannot be turned
+    return 1.0f / (inertia_scale * 0.4f * mass * radius * radius);
+}
+
+// A body that turns needs its moment of inertia I, its inverse and its angular momentum at the
+// fastest spin accepted, all as floats of full precision. Each of radius, mass and inertia_scale is
+// in range alone, but their product can underflow (the inverse is then infinite, and 0 instead
+// would mark fixed rotation while the body spins), pass through float's subnormal numbers and lose
+// its digits, or be so large that I |w| overflows in the spin solve: such a def is refused, naming
+// the three. The float product is the one bodies have always been given (it is in every state
+// hash); it is checked against the exact one, which it meets within a few ulps whenever every
+// factor and partial product is a normal float.
+static kyu_status check_inertia(kyu_world *w, const kyu_body_def *d, float ii) {
+    if (d->fixed_rotation) return KYU_OK; // it never turns: any inertia will do
+    double inertia = (double)d->inertia_scale * 0.4 * (double)d->mass * (double)d->radius * (double)d->radius;
+    if (ii != 0.0f && kyu_inv_inertia_ok(ii, d->radius) && fabs((double)ii * inertia - 1.0) <= 0x1p-20)
+        return KYU_OK;
+    return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                    "radius %g, mass %g, inertia_scale %g: the moment of inertia inertia_scale 2/5 m r^2 = "
+                    "%g kg m^2 is out of what float can turn: it must be at least 1e-37 (each partial "
+                    "product above 1.2e-38), and its angular momentum at the fastest spin accepted (1e9 "
+                    "rad/s, or 1e9 m/s at the surface) at most 1e37; change them, or set fixed_rotation",
+                    (double)d->radius, (double)d->mass, (double)d->inertia_scale, inertia);
 }
 
 kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out) {
@@ -278,6 +299,8 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     if (!w || !d) return w ? kyu_fail(w, KYU_ERR_NULL, "body def is NULL") : KYU_ERR_NULL;
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_create during a step");
     kyu_status st = kyu_body_def_validate(w, d);
+    float ii = kyu_body_inv_inertia(d->mass, d->radius, d->inertia_scale, d->fixed_rotation);
+    if (st == KYU_OK) st = check_inertia(w, d, ii);
     if (st != KYU_OK) return st;
     body_store *b = &w->bodies;
     if (b->count >= w->def.max_bodies)
@@ -305,7 +328,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->inv_mass[slot] = 1.0f / d->mass;
     b->ang[slot] = d->angular_velocity;
     b->rot[slot] = kyu_quat_unit(d->rotation);
-    b->inv_inertia[slot] = kyu_body_inv_inertia(d->mass, d->radius, d->inertia_scale, d->fixed_rotation);
+    b->inv_inertia[slot] = ii;
     b->kind[slot] = (uint32_t)k;
     b->user[slot] = d->user_data;
     b->awake[slot] = 1;

@@ -142,7 +142,9 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "plane normal must be finite");
     if (!(glms_vec3_norm2(d->normal) > 1e-12f))
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "plane normal must be finite and non-zero");
-    return KYU_OK;
+    // A plane is its normal, but it keeps its rotation too (get_rotation, a kinematic plane turns
+    // it, a snapshot saves it): checked as every other shape's.
+    return validate_rotation(w, d->rotation);
 }
 
 void kyu_collider_place(collider *c, vec3s position, versors rotation) {
@@ -309,10 +311,8 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_transform during a step");
     if (!kyu_bounded3(p, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider position must be finite, <= 1e9");
-    if (w->colliders.list[i].type != KYU_SHAPE_PLANE) {
-        kyu_status st = validate_rotation(w, q);
-        if (st != KYU_OK) return st;
-    }
+    kyu_status st = validate_rotation(w, q); // every shape stores it, a plane too
+    if (st != KYU_OK) return st;
     // What rested against it where it was, and what it now lands on.
     collider moved = w->colliders.list[i];
     kyu_collider_place(&moved, p, q);

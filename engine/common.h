@@ -22,6 +22,11 @@
 #define KYU_MIN_DT   1.0e-6f // s: fixed_dt bounds (world.h says why)
 #define KYU_MAX_DT   1.0f
 
+// A body that turns holds its inverse moment of inertia in float, and the spin solve adds two
+// bodies' and divides an angular velocity by the sum (an angular impulse, up to I |w| with |w| and
+// |w| r up to KYU_MAX_COORD): each stays below this, a factor 30 inside float (kyu_inv_inertia_ok).
+#define KYU_SPIN_ROOM 1.0e37f
+
 // The contact solves run in this many slabs of space at once (a fixed number, so the order of the
 // solve, and the answer, is the same for any worker count); pairs across slabs are solved after.
 #define KYU_SOLVE_DOMAINS 8

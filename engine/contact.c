@@ -275,13 +275,19 @@ int kyu_contact_live(const kyu_world *w, const contact *c) {
 int kyu_contacts_purge(kyu_world *w) {
     if (w->contacts.removed == 0) return 0;
     if (kyu_islands_flush_woken(w)) return -1;
+    // The room for the end events first: the pass below compacts the cache in place, and stopped
+    // half way it would leave some contacts in it twice and out of key order.
+    int ends = 0;
+    for (int i = 0; i < w->contacts.count; i++)
+        ends += w->contacts.list[i].touching && !kyu_contact_live(w, &w->contacts.list[i]);
+    if (RESERVE(w->events.end, w->events.end_cap, w->events.end_count + ends)) return -1;
     int n = 0;
     for (int i = 0; i < w->contacts.count; i++) {
         const contact *c = &w->contacts.list[i];
         if (kyu_contact_live(w, c))
             w->contacts.list[n++] = *c;
-        else if (c->touching && end_event(w, c))
-            return -1;
+        else if (c->touching)
+            (void)end_event(w, c); // cannot fail: the room is there
     }
     w->contacts.count = n;
     w->contacts.removed = 0; // no contact names a slot in limbo any more (kyu_world_step frees them)

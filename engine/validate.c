@@ -34,7 +34,7 @@ static int check_bodies(const kyu_world *w, checker *c) {
         if (b->generation[i] == 0) return fail_at(c, "body %d: live with generation 0", i);
         if (!kyu_finite3(b->pos[i]) || !kyu_finite3(b->vel[i]) || !kyu_finite3(b->prev[i]))
             return fail_at(c, "body %d: position or velocity not finite", i);
-        if (!kyu_finite3(b->ang[i]) || !(b->inv_inertia[i] >= 0.0f) || !isfinite(b->inv_inertia[i]))
+        if (!kyu_finite3(b->ang[i]) || !kyu_inv_inertia_ok(b->inv_inertia[i], b->radius[i]))
             return fail_at(c, "body %d: angular velocity not finite or inverse inertia %g", i,
                            (double)b->inv_inertia[i]);
         if (b->inv_inertia[i] == 0.0f && (b->ang[i].x != 0.0f || b->ang[i].y != 0.0f || b->ang[i].z != 0.0f))
@@ -81,6 +81,12 @@ static int check_colliders(const kyu_world *w, checker *c) {
         if ((col->type == KYU_SHAPE_MESH) != (col->mesh != NULL) ||
             (col->type == KYU_SHAPE_HULL) != (col->hull_points != NULL))
             return fail_at(c, "collider %d: shape data does not match its type", i);
+        versors q = col->rotation; // every shape's, a plane's too: what create and load accept
+        float q2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+        if (!(isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w)) ||
+            !(q2 > 1e-12f && q2 <= 1e30f))
+            return fail_at(c, "collider %d: rotation (%g, %g, %g, %g) not finite or zero", i, (double)q.x,
+                           (double)q.y, (double)q.z, (double)q.w);
     }
     if (live != w->colliders.count)
         return fail_at(c, "%d live colliders, count says %d", live, w->colliders.count);

@@ -307,6 +307,73 @@ static void test_snapshot_bad_arguments(void) {
     kyu_world_destroy(w);
 }
 
+// Steps w `steps` times, saving after each step and loading the snapshot into a second world, which
+// must take it and then step to the same state as w. 0 and a failure recorded if one does not.
+static int loads_after_every_step(kyu_world *w, int steps, const char *what) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *copy = NULL;
+    kyu_world_create(&wd, &copy);
+    int ok = copy != NULL;
+    for (int i = 0; i < steps && ok; i++) {
+        ok = kyu_world_step(w) == KYU_OK;
+        size_t n;
+        void *snap = ok ? save(w, &n) : NULL;
+        ok = snap && kyu_world_load_memory(copy, snap, n) == KYU_OK;
+        free(snap);
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s, step %d: %s", what, i, kyu_world_last_error(ok ? w : copy));
+        if (ok && kyu_world_step(copy) == KYU_OK && kyu_world_step(w) == KYU_OK)
+            ok = kyu_world_state_hash(copy) == kyu_world_state_hash(w);
+        if (!ok) test_fail(__FILE__, __LINE__, msg);
+    }
+    kyu_world_destroy(copy);
+    return ok;
+}
+
+static kyu_body_id ball_of(kyu_world *w, float r, float m, vec3s p, vec3s v, vec3s spin) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = r, bd.mass = m, bd.position = p, bd.velocity = v, bd.angular_velocity = spin;
+    kyu_body_id id = KYU_NULL_BODY;
+    kyu_body_create(w, &bd, &id);
+    return id;
+}
+
+// A world kyu made loads at either end of the mass range. A light body under a far heavier one
+// carries a normal impulse beyond its mass times any speed kyu accepts (a 1 kg ball resting on a
+// speck of 1e-20 kg, a 1e12 kg ball on a 1 kg one: both rest, and the loader took their impulse
+// for a forged one), and bodies of 1e-20 kg slide with friction impulses whose squares are below
+// float's normal numbers (the step's friction cone is only that exact). Each saves and loads after
+// every step, and the loaded world steps on as the original does.
+static void test_worlds_at_the_ends_of_the_mass_range_load(void) {
+    const float stacks[2][2] = {{1e-20f, 1.0f}, {1.0f, 1e12f}}; // below, above
+    for (int k = 0; k < 2; k++) {
+        kyu_world *w = NULL;
+        kyu_world_def wd = kyu_world_def_default();
+        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        kyu_collider_def ground = kyu_collider_def_default();
+        ENSURE(kyu_collider_create(w, &ground, NULL) == KYU_OK);
+        ball_of(w, 0.01f, stacks[k][0], v3(0, 0.01f, 0), v3(0, 0, 0), v3(0, 0, 0));
+        kyu_body_id top = ball_of(w, 0.5f, stacks[k][1], v3(0, 0.52f, 0), v3(0, 0, 0), v3(0, 0, 0));
+        ENSURE(kyu_world_body_count(w) == 2);
+        int loaded = loads_after_every_step(w, 60, k ? "1e12 kg on 1 kg" : "1 kg on 1e-20 kg");
+        float y = pos(w, top).y;
+        kyu_world_destroy(w);
+        ENSURE(!loaded || y > 0.5f); // it rests on what is below it
+    }
+    kyu_world *w = NULL;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, -1, 0); // jn = 1.7e-22 N s, the friction's squares near 1e-44
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_collider_def ground = kyu_collider_def_default();
+    ENSURE(kyu_collider_create(w, &ground, NULL) == KYU_OK);
+    for (int i = 0; i < 40; i++) // slipping for a while: backspin, and spin about the vertical
+        ball_of(w, 0.1f, 1e-20f * (float)(1 + i % 3), v3(0.3f * (float)i, 0.1f, 0.5f * (float)(i % 2)),
+                v3(1.0f, 0, 0.1f * (float)(i % 3)), v3(0, (float)(i % 7), 40.0f + (float)i));
+    ENSURE(kyu_world_body_count(w) == 40);
+    loads_after_every_step(w, 60, "bodies of 1e-20 kg sliding");
+    kyu_world_destroy(w);
+}
+
 void suite_snapshot(void) {
     RUN_TEST(test_snapshot_resumed_at_300_matches_600_uninterrupted);
     RUN_TEST(test_snapshot_through_a_file_rewinds_the_same_world);
@@ -315,4 +382,5 @@ void suite_snapshot(void) {
     RUN_TEST(test_snapshot_forged_bytes_never_crash);
     RUN_TEST(test_snapshot_refuses_a_negative_radius_with_a_reason);
     RUN_TEST(test_snapshot_bad_arguments);
+    RUN_TEST(test_worlds_at_the_ends_of_the_mass_range_load);
 }

@@ -80,6 +80,21 @@ static void test_validator_reports_each_broken_invariant(void) {
     b->pos[2].y = NAN;
     ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "body 2: position or velocity not finite"));
     b->pos[2].y = 0.5f;
+    float ii = b->inv_inertia[2]; // an inverse inertia create would refuse: infinite, or beyond 1e37
+    b->inv_inertia[2] = INFINITY;
+    ENSURE(!valid(w, 0, why, sizeof why) &&
+           strstr(why, "body 2: angular velocity not finite or inverse inertia"));
+    b->inv_inertia[2] = 2e37f;
+    ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "inverse inertia 2e+37"));
+    b->inv_inertia[2] = ii;
+    ENSURE(valid(w, 0, why, sizeof why));
+    ENSURE(w->colliders.list[0].type == KYU_SHAPE_PLANE); // a plane's rotation is checked too
+    w->colliders.list[0].rotation.w = NAN;
+    ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "collider 0: rotation"));
+    w->colliders.list[0].rotation.w = 0.0f;
+    ENSURE(!valid(w, 0, why, sizeof why) && strstr(why, "not finite or zero"));
+    w->colliders.list[0].rotation.w = 1.0f;
+    ENSURE(valid(w, 0, why, sizeof why));
 #ifdef KYU_VALIDATE // the checks that need the validator's per-body marks
     w->step.active_count--;
     ENSURE(!valid(w, KYU_CHECK_ACTIVE, why, sizeof why) && strstr(why, "awake but not on the active list"));

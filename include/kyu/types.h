@@ -195,8 +195,11 @@ typedef struct kyu_body_def {
     uint32_t material;     ///< your id for the mix callbacks (kyu_mix_fn), default 0
     float linear_damping;  ///< 1/s, >= 0, default 0: v *= 1 / (1 + dt * damping) each step
     float angular_damping; ///< 1/s, >= 0, default 0: w *= 1 / (1 + dt * damping) each step
-    float inertia_scale;   ///< > 0, default 1: the moment of inertia is inertia_scale * 2/5 m r^2
-                           ///< (1: a solid sphere; 5/3: a thin shell, 2/3 m r^2)
+    float inertia_scale;   ///< (0, 1e6], default 1: the moment of inertia is inertia_scale * 2/5 m r^2
+                           ///< (1: a solid sphere; 5/3: a thin shell, 2/3 m r^2). Unless the body has
+                           ///< fixed_rotation, a moment below 1e-37 kg m^2, one whose product of
+                           ///< inertia_scale, mass and radius passes below float's normal numbers, or
+                           ///< one above 1e28 kg m^2 times r (r > 1 m) is refused: float cannot turn it
     float rolling_resistance; ///< >= 0, default 0 (dimensionless): a contact resists rolling and
                               ///< spinning with a torque of at most rolling_resistance * r * normal
                               ///< force (Box2D v3's rollingResistance); a ball rests on a slope of

@@ -58,7 +58,8 @@ KYU_API const char *kyu_world_last_error(const kyu_world *world);
 /// pairs or contacts than the world def's `pair_capacity_per_body` / `contact_capacity_per_body`
 /// allow (checked before that memory is taken). A failed step stops where it was: the world stays
 /// valid (every body and handle, every contact naming live shapes, islands consistent; nothing is
-/// lost or NaN), but bodies may have moved part of the step and that step's events are incomplete.
+/// lost or NaN; it saves, and its snapshot loads), but bodies may have moved part of the step and
+/// that step's events are incomplete.
 /// It is not rolled back. Stepping again, once memory is freed or the capacity raised, goes on from
 /// there. Every other function that fails leaves the world exactly as it was.
 KYU_API kyu_status kyu_world_step(kyu_world *world);
@@ -224,8 +225,8 @@ KYU_API bool kyu_body_is_awake(const kyu_world *world, kyu_body_id body);
 /// Collider settings with defaults (a static ground plane y = 0, normal +y; box half extents 0.5).
 KYU_API kyu_collider_def kyu_collider_def_default(void);
 
-/// Adds a static or kinematic collider. Box: half extents > 0, rotation a non-zero quaternion.
-/// Plane: non-zero normal.
+/// Adds a static or kinematic collider. Every shape: rotation a finite, non-zero quaternion (a
+/// plane keeps it too). Box: half extents > 0. Plane: non-zero normal.
 KYU_API kyu_status kyu_collider_create(kyu_world *world, const kyu_collider_def *def, kyu_collider_id *out);
 /// Removes a collider (it wakes what it touched); its handle becomes stale, its slot is reused once
 /// the next step has begun.
