@@ -89,7 +89,8 @@ static void warm_one(kyu_world *w, contact *c, pair_coef *k) {
 // pair's friction).
 static void spin_limits(const kyu_world *w, const contact *c, float mu, float *roll, float *twist) {
     const body_store *s = &w->bodies;
-    float ra = s->radius[c->a], R = kyu_is_collider(c->b) ? ra : ra * s->radius[c->b] / (ra + s->radius[c->b]);
+    float ra = s->radius[c->a],
+          R = kyu_is_collider(c->b) ? ra : ra * s->radius[c->b] / (ra + s->radius[c->b]);
     *roll = kyu_pair_rolling(w, c->a, c->b) * R * c->jn;
     *twist = *roll;
     if (mu > 0.0f) *twist += TWIST_FRICTION * mu * sqrtf(2.0f * R * kyu_pair_slop(w, c->a, c->b)) * c->jn;
@@ -193,7 +194,6 @@ static void domain_pass_run(kyu_world *w, contact_fn *fn) {
     domain_pass p = {.w = w, .fn = fn, .coef = (pair_coef *)(void *)w->solver.tmp};
     kyu_solver_run(w, domain_task, &p);
 }
-
 
 // Which contacts the solver owns, decided at the start of the step, before this step's forces: the
 // kept pairs (within the margin) that would meet no faster than a resting pair (kyu_rest_speed). A

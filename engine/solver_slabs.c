@@ -239,4 +239,3 @@ void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx) {
         task(0, KYU_SOLVE_DOMAINS, 0, ctx);
     task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, ctx);
 }
-
