@@ -936,7 +936,10 @@ static void nearest_search(qctx *x) {
     for (int32_t k = 0; k <= kmax; k++) {
         double gap = k > 1 ? (k - 1) * q->h : 0.0;
         double lb = sqrt(gap * gap + out2);
-        if (lb > fmin(x->best, x->limit)) return;
+        // Ring 0 always: a body that holds the point is entered in the point's cell, and its
+        // distance is negative, below any bound (a huge body holding the point less deeply, met
+        // first, must not end the search before it).
+        if (k > 0 && lb > fmin(x->best, x->limit)) return;
         int64_t ring = box_volume(q, qc, k) - (k > 0 ? box_volume(q, qc, k - 1) : 0);
         if (ring > q->cell_count) {
             for (int j = 0; j < q->cell_count; j++) {

@@ -568,6 +568,34 @@ static void test_overlap_aabb_matches_brute_force(void) { test_overlaps_match_br
 
 // ---- nearest body --------------------------------------------------------------------------------
 
+// A point inside two bodies: a huge one (too many cells for the grid: every query tests it first)
+// that holds it 0.5 m deep, and one of the grid that holds it 0.8 m deep. The nearest is the deeper
+// one: the search must look in the point's own cell though the huge body's distance is already
+// below every bound of the rings (it stopped there, and answered the huge body).
+static void test_nearest_body_inside_a_huge_body_finds_the_deeper_one(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = v3(0, 0, 0);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.1f; // many small bodies: a cell of 0.25 m
+    for (int i = 0; i < 60; i++) {
+        bd.position = v3(-10.0f + 0.7f * (float)(i % 10), -10.0f, -10.0f + 0.7f * (float)(i / 10));
+        ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    }
+    kyu_body_id huge, deep;
+    bd.radius = 5.0f, bd.position = v3(4.5f, 0, 0); // 40 cells a side: huge
+    ENSURE(kyu_body_create(w, &bd, &huge) == KYU_OK);
+    bd.radius = 0.8f, bd.position = v3(0, 0, 0); // 7 cells a side: in the grid
+    ENSURE(kyu_body_create(w, &bd, &deep) == KYU_OK);
+    kyu_body_id got;
+    float dist = 0;
+    ENSURE(kyu_world_nearest_body(w, v3(0, 0, 0), 10.0f, kyu_query_filter_default(), &got, &dist) == KYU_OK);
+    ENSURE(body_eq(got, deep));
+    ENSURE_NEAR(dist, -0.8, 1e-6);
+    kyu_world_destroy(w);
+}
+
 static void test_nearest_body_matches_brute_force(void) {
     int queries = 0, found = 0;
     for (int k = 0; k < KIND_COUNT; k++) {
@@ -1136,6 +1164,7 @@ void suite_query(void) {
     RUN_TEST(test_overlap_sphere_matches_brute_force);
     RUN_TEST(test_overlap_aabb_matches_brute_force);
     RUN_TEST(test_nearest_body_matches_brute_force);
+    RUN_TEST(test_nearest_body_inside_a_huge_body_finds_the_deeper_one);
     RUN_TEST(test_distances_match_formulas);
     for (int k = 0; k < KIND_COUNT; k++) kyu_world_destroy(worlds[k].w);
     RUN_TEST(test_time_to_collision_matches_formula);
