@@ -30,7 +30,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
                  GROW(w->step.active, n) || GROW(w->solver.slab, n) || GROW(b->generation, n) ||
                  GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(b->limbo, n) ||
                  GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
-                 GROW(w->impacts.cascade.flag, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+                 GROW(w->impacts.hits, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->step.check_marks, n + 1);
 #endif
@@ -45,7 +45,6 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     memset(b->generation + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->generation);
     memset(b->alive + b->capacity, 0, (size_t)(n - b->capacity));
     memset(b->sleep_epoch + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *b->sleep_epoch);
-    memset(w->impacts.cascade.flag + b->capacity, 0, (size_t)(n - b->capacity));
     memset(w->grid.stamp + b->capacity, 0, (size_t)(n - b->capacity) * sizeof *w->grid.stamp);
     memset(w->grid.multi_rec + b->capacity, 0xff, (size_t)(n - b->capacity) * sizeof *w->grid.multi_rec);
     b->capacity = n;

@@ -77,8 +77,8 @@ void kyu_give_back(void **data, int *capacity, size_t elem);
 // gives it back (kyu_arena_reset) at its end; what the step keeps across stages is taken first and
 // kept (kyu_arena_keep: resets return to it) until kyu_arena_clear. It is as large as the most a
 // step holds at once, KYU_ARENA_PER_SLOT bytes a slot (the step's t_body, accel and box, 40 bytes,
-// under the contact search's or the island pass's 12), grown with the body store, so a take never
-// fails.
+// under the impacts', the soft escape's, the contact search's or the island pass's 12), grown with
+// the body store, so a take never fails.
 typedef struct kyu_arena {
     unsigned char *base;
     size_t cap, used, mark;

@@ -243,6 +243,30 @@ static int find_contacts(kyu_world *w) {
     return 0;
 }
 
+// The deepest overlap left in each slice of the new contacts (the step's max_overlap).
+static void worst_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    contact_slices *x = ctx;
+    const kyu_world *w = x->w;
+    for (int sl = begin; sl < end; sl++) {
+        float worst = 0.0f;
+        for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
+             i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++) {
+            const contact *c = &w->contacts.list[i];
+            if (!c->sensor && -c->gap > worst) worst = -c->gap;
+        }
+        x->worst[sl] = worst;
+    }
+}
+
+static void measure_overlap(kyu_world *w) {
+    contact_slices x = {.w = w, .slices = kyu_slice_count(w->contacts.count)};
+    kyu_parallel_for(w, x.slices, 1, worst_task, &x);
+    float worst = kyu_islands_max_overlap(w); // the true deepest, asleep or awake
+    for (int sl = 0; sl < x.slices; sl++) worst = kyu_maxf(worst, x.worst[sl]);
+    w->stats.max_overlap = worst;
+}
+
 int kyu_contacts_find(kyu_world *w) {
     size_t slots = (size_t)w->bodies.high;
     w->step.find.run_start = kyu_arena_take(&w->step.arena, slots * sizeof *w->step.find.run_start);
@@ -251,6 +275,7 @@ int kyu_contacts_find(kyu_world *w) {
     int failed = find_contacts(w);
     kyu_arena_reset(&w->step.arena);
     w->step.find.run_start = w->step.find.offset = w->step.find.count = NULL;
+    if (!failed) measure_overlap(w);
     return failed;
 }
 

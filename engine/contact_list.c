@@ -33,6 +33,7 @@ void kyu_contacts_free(contact_store *c) {
     kyu_free(c->next);
     kyu_free(c->run);
     kyu_free(c->owned);
+    kyu_free(c->meet);
     kyu_free(c->fresh);
     for (int k = 0; k < c->fresh_out_cap; k++)
         kyu_free(c->fresh_out[k].found), kyu_free(c->fresh_out[k].near);

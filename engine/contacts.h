@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Private to the engine: the contact module (contact.c, contact_list.c, material.c: the cache;
-// solver_slabs.c, contact_solver.c, escape.c: the solver): the contact cache kept from step to
+// solver_slabs.c, contact_solver.c, soft_escape.c: the solver): the contact cache kept from step to
 // step, the contact solver's order, and a pair's material.
 #ifndef KYU_CONTACTS_H
 #define KYU_CONTACTS_H
@@ -9,14 +9,11 @@
 
 // A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
 typedef struct contact {
-    uint32_t a, b; // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT; a
-                   //   removed side's slot is not reused before the contact is dropped (limbo in
-                   //   body_store), so the slots always name the bodies it was made with
-    vec3s normal;  // unit, from b to a, as last detected
-    union {
-        float gap;    // signed distance when detected (negative = overlap)
-        float target; // in the velocity solve: the normal velocity to reach (set from the gap,
-    };                //   which is detected again before the step ends)
+    uint32_t a, b;    // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT; a
+                      //   removed side's slot is not reused before the contact is dropped (limbo in
+                      //   body_store), so the slots always name the bodies it was made with
+    vec3s normal;     // unit, from b to a, as last detected
+    float gap;        // signed distance when detected (negative = overlap)
     float jn;         // accumulated normal impulse of the velocity solve (warm start)
     vec3s jt;         // accumulated friction impulse (the pair's friction, restitution and
                       //   mass are read from the bodies: kyu_contact_friction and the others)
@@ -24,9 +21,11 @@ typedef struct contact {
     uint8_t skip;     // excluded from this step's velocity solve (a fast approach: an impact)
     uint8_t touching; // touched this step: an impact, a gap within the slop, a sensor overlap
     uint8_t sensor;   // one side is a sensor: events only, no response
-    uint8_t mark;     // scratch: the pair touched last step (contact search), or it is a fast
-                      //   approach to report (velocity solve)
+    uint8_t mark;     // scratch: the pair touched last step (contact search), or it is an approach
+                      //   the solver takes that is fast enough to report (SOLVER_IMPACT, velocity solve)
 } contact;
+
+enum { SOLVER_IMPACT = 2 }; // contact.mark from the velocity solve to the relax: report it as an impact
 
 // A contact's key, its pair (a, b): the order of every contact list (contact_list.c).
 static inline uint64_t kyu_contact_key(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
@@ -48,6 +47,8 @@ typedef struct contact_store {
     int *run;        // per body: where its run of the cache starts this step (-1: none)
     uint64_t *owned; // per contact this step (classify to the impacts): its key, with bit 63 set if
     int owned_cap;   //   the solver does not hold it (kyu_contacts_solver_owns reads these, in a row)
+    float *meet;     // per contact this step (classify to the relax): the speed the pair meets at
+    int meet_cap;
     int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
     uint32_t *fresh;            // bodies created or teleported since the last step: their contacts are found
     int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
@@ -55,13 +56,25 @@ typedef struct contact_store {
     int fresh_out_cap;
 } contact_store;
 
-// A contact's coefficients in the velocity solve, set by its warm start: the same for every
-// iteration of the step.
+// A contact's coefficients in the solves of one step, per place in the solver's order (in
+// solver.tmp), set by the warm start: the same for every iteration and for the relax.
 typedef struct pair_coef {
-    float mass;     // effective mass, 1 / (inverse mass sum)
-    float friction; // the pair's friction
-    float inv_a;    // a's inverse mass, or -1 for a contact where something turns (solve_spin)
-    float inv_b;    // b's inverse mass (0 for a collider)
+    float kn;       // normal effective mass, 1 / (1/mA + 1/mB)
+    float mu;       // the pair's friction
+    float ia, ib;   // inverse masses (b's 0 for a collider)
+    float target;   // the least normal velocity of the solve: -gap / dt to close a gap (at most the
+                    //   event speed), 0 touching, the push-out speed beyond the slop
+    float gap;      // at the start of the step (the relax moves it with the bodies)
+    float ev;       // the pair's event speed
+    float kt;       // tangential effective mass, 1 / (1/mA + 1/mB + rA^2/IA + rB^2/IB); 0 for a
+                    //   contact where nothing turns (the translation-only solve)
+    float ra, rb;   // the sides' lever arms in the spin terms (0 for a side that cannot turn)
+    float iia, iib; // inverse moments of inertia (0 for a side that cannot turn)
+    float roll;     // rolling resistance's impulse bound per unit of normal impulse
+    float twist;    // twisting's (rolling's plus the contact patch's torsional friction)
+    float e;        // the pair's restitution
+    float spare;    // the soft escape's pseudo-impulse (to 64 bytes: a place's coefficients fill one
+                    //   cache line)
 } pair_coef;
 
 // The contact solver's order (solver_slabs.c): contacts by slab of space, then the boundary.
@@ -70,8 +83,7 @@ typedef struct solver_state {
     int *order;    // contact indices by domain, then the boundary
     int order_cap;
     int *tmp; // scratch of the bottom-up order (heights and bands, then the order: twice the
-              //   contacts); then the velocity solve's pair_coef per place (four ints), and the
-              //   escape's pairs (two ints) and quiet flags (a byte) per place
+              //   contacts); then the pair_coef of each place, from the velocity solve to the relax
     int tmp_cap;
     int start[KYU_SOLVE_DOMAINS + 2]; // domain d: order[start[d] .. start[d+1])
 } solver_state;
@@ -115,9 +127,17 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b);
 int kyu_contacts_solve_velocities(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist);
+void kyu_contact_solve(kyu_world *w, contact *c, const pair_coef *k, float target, float omega);
+typedef void kyu_contact_fn(kyu_world *w, contact *c, pair_coef *k);
+typedef struct kyu_domain_pass {
+    kyu_world *w;
+    kyu_contact_fn *fn;
+    pair_coef *coef; // per place in the order (in solver.tmp)
+} kyu_domain_pass;
+void kyu_domain_pass_run(kyu_world *w, kyu_contact_fn *fn); // fn over every contact, domain by domain
 
-// escape.c
-int kyu_contacts_escape(kyu_world *w);
+// soft_escape.c: after the impacts, the relax and the push out of overlaps
+int kyu_contacts_relax(kyu_world *w);
 
 // material.c: a pair's friction and restitution (b is a body slot or a collider code)
 float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Impacts in time order (DESIGN step 5): every candidate pair gets its exact time of impact; the
-// earliest is resolved first (both bodies advanced to it, the impulse applied, their new impacts
-// computed), until none is left before the end of the step. Bodies keep their own clock (t_body)
-// so an untouched body is never stepped twice. Stale queue entries are dropped by version.
+// Impacts in time order (README's stage 4): every candidate pair that approaches faster than its
+// event speed (internal.h) gets its exact time of impact; the earliest is resolved first (both
+// bodies advanced to it, the impulse applied, their new impacts computed), until none is left
+// before the end of the step. Slower approaches are the contact solver's, before and after this
+// stage. Bodies keep their own clock (t_body) so an untouched body is never stepped twice. Stale
+// queue entries are dropped by version.
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -57,20 +60,24 @@ static void advance(kyu_world *w, uint32_t i, float t) {
     w->step.t_body[i] = t;
 }
 
-// The next impact of body a with partner b after time tau, if any. A pair that approaches slower
-// than a resting pair, with no acceleration pressing it together, and that touches (within the
-// slop) or that the contact solver holds this step, is resting: the solver and the escape mend
-// what is left of its approach, not the impact queue. One that gravity presses together (a body
-// falling, not held, onto what it touches) is the queue's: it lands, and must not sink.
+// The next impact of body a with partner b after time tau, if any. A pair the solver holds this
+// step is its own while no impact has changed either body: the solve let it close its gap and no
+// more, so its path stays on the far side of the plane the contact's normal puts between them,
+// which a convex shape does not cross (a mesh is not one: its body may meet another of its
+// triangles). Any other pair is an impact when it approaches faster than its event speed (below it, it
+// closes at most that speed times what is left of the step before the relax stops it and the next
+// step's solve holds it), or when gravity presses it together (a body falling, not held, onto what
+// it touches lands, and must not sink).
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
+    float ev = kyu_pair_event_speed(w, a, b);
+    // A slow pair on a straight relative path: whatever the sweep finds would be dropped below
+    // (approach < ev, accel 0), so the sweep is skipped.
+    if (kyu_slow_straight_pair(w, a, b, tau, ev)) return 0;
     kyu_sweep_contact ce;
-    // A slow pair on a straight relative path that the solver holds: whatever the sweep finds
-    // would be dropped below (approach < rest, accel 0), so the sweep is skipped.
-    if (kyu_slow_straight_pair(w, a, b, tau) && kyu_contacts_solver_owns(w, a, b)) return 0;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
-    if (ce.approach <= kyu_rest_speed(w) && !(ce.accel < 0.0f) &&
-        (ce.gap <= kyu_pair_slop(w, a, b) || kyu_contacts_solver_owns(w, a, b)))
+    if (!(ce.accel < 0.0f) &&
+        (ce.approach <= ev || (ce.approach <= w->rest_speed && kyu_contacts_solver_owns(w, a, b))))
         return 0;
     out->t = ce.t < tau ? tau : ce.t;
     out->a = a;
@@ -94,6 +101,7 @@ static int wake_in_path(kyu_world *w, const aabb *box, float tau) {
         w->step.t_body[b] = tau;
         w->impacts.version[b] = 0;
         w->impacts.limit_t[b] = 1.0f;
+        w->impacts.hit_t[b] = -1.0f;
         w->contacts.run[b] = -1;             // its contacts are not the solver's this step
         w->step.accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
         w->step.active[w->step.active_count++] = b;
@@ -219,7 +227,7 @@ static int respond_now(kyu_world *w, uint32_t a, uint32_t b, float t, const pair
         // Under gravity, slower than the threshold (bodies coming to rest: on the floor, in a pile,
         // where every pair is pressed together through the others), or the tail of a Zeno series:
         // inelastic. Without gravity (a gas) restitution acts at every speed.
-        if (inelastic || (u <= w->def.restitution_threshold && w->gravity_on) ||
+        if (inelastic || (e * u <= w->def.restitution_threshold && w->gravity_on) ||
             (p->an < 0.0f && 2.0f * e * u < -p->an * ZENO_FRACTION * w->def.fixed_dt))
             e = 0.0f;
         int recorded = w->events.impact_count;
@@ -238,53 +246,57 @@ static int respond_now(kyu_world *w, uint32_t a, uint32_t b, float t, const pair
     return 1;
 }
 
-// Resolves one event of the queue, with both bodies advanced to its time.
-static int resolve(kyu_world *w, const impact_event *ev) {
-    advance(w, ev->a, ev->t);
-    if (!(ev->b & KYU_COLLIDER_BIT)) advance(w, ev->b, ev->t);
-    pair_now p = pair_at(w, ev->a, ev->b, ev->t, ev->normal);
-    return respond_now(w, ev->a, ev->b, ev->t, &p, 0);
+// ---- impacts at one instant -----------------------------------------------------------------------
+//
+// A struck body passes its impulse on, pair by pair in time order, through what it touches: a
+// cradle's row exactly, with each pair's restitution however often it meets at that instant (two
+// balls pulled leave two). But a touching cluster whose impacts are not elastic (a column landing
+// on its floor, a heap struck from above) would exchange ever smaller impacts at that one instant
+// without end: the inelastic collapse of event-driven granular models. So when a body has taken
+// INSTANT_IMPACTS impacts at one instant, the bodies struck at that instant are solved together as
+// one problem: a few sweeps, lowest first, over their touching pairs, each approach stopped
+// inelastically (with friction at the contact point); a body pressing down onto one that is not
+// rising into it takes that one's normal velocity (shock propagation: a stack settles from its
+// support up in one sweep, and no kinetic energy can appear, since the upper body only slows).
+// What such a body meets at the collapse's own time (what the collapse could not settle: a ball
+// squeezed between a kinematic box and a wall) is the contact solver's, the relax stops it after
+// the impacts, except a static collider: nothing passes through a wall. Anything that arrives
+// later, if only a little, is an impact again.
+// An instant lasts INSTANT_WINDOW of a step from its first impact: a cluster's pairs are rarely
+// exactly touching, and its bodies meet each other a few micrometres later (17 us at 60 Hz).
+#define INSTANT_IMPACTS 4
+#define INSTANT_WINDOW  1e-3f
+#define COLLAPSE_SWEEPS 8
+#define COLLAPSED       255 // in impacts.hits: the body was in a collapse at time hit_t
+
+// Whether time t is within the instant under way.
+static int in_instant(const kyu_world *w, float t) {
+    return w->impacts.instant_t >= 0.0f && t - w->impacts.instant_t <= INSTANT_WINDOW;
 }
 
-// ---- the cascade: an impact's push through what touches its bodies, at its instant --------------
-//
-// A struck body pushes what it touches, which pushes what that touches: the landing of a column
-// onto a pile, a cradle, a ball dropped on a bed. These impacts all fall at the instant of the
-// first. Through the queue each would be a heap entry with a sweep to find it, and a touching
-// cluster's inelastic impacts chase each other round the cluster; here the pairs that touch (gap
-// within the slop) are resolved at once, body by body in the order they are reached (so a chain
-// resolves in chain order: a cradle passes its momentum exactly as pairwise impacts do). The wave
-// that first reaches each body bounces with restitution; what comes back is the inelastic collapse
-// of event-driven granular models (a column struck on its floor would ring for thousands of ever
-// smaller impacts), so it is damped as one problem: a few inelastic sweeps over the bodies
-// reached, lowest first, in which a body pressing down onto one that is not rising into it takes
-// that one's normal velocity (shock propagation: a stack settles from its support up in one
-// sweep, and no kinetic energy can appear, since the upper body only slows), leave at most a slow
-// approach, which is the contact solver's and the escape's next step. Impacts at later times keep
-// the queue's exact time order. Without gravity nothing is pressed together and nothing collapses:
-// every impact keeps its own time and its own restitution (an elastic gas keeps its energy).
-#define CASCADE_SWEEPS 8
-enum { CASCADE_PENDING = 1, CASCADE_CHANGED = 2, CASCADE_REACHED = 4 };
+// The impacts body i has taken in the instant of time t (COLLAPSED: it was in a collapse at t).
+static int impacts_at(const kyu_world *w, uint32_t i, float t) {
+    const impact_state *im = &w->impacts;
+    if (im->hits[i] == COLLAPSED && im->hit_t[i] >= 0.0f) return im->hit_t[i] == t ? COLLAPSED : 0;
+    return in_instant(w, t) && im->hit_t[i] == im->instant_t ? im->hits[i] : 0;
+}
 
-static int cascade_push(kyu_world *w, uint32_t i, float tau) {
-    if (w->impacts.cascade.flag[i] & CASCADE_PENDING) return 0;
-    if (RESERVE(w->impacts.cascade.wave, w->impacts.cascade.wave_cap, w->impacts.cascade.wave_count + 1))
-        return -1;
-    if (!(w->impacts.cascade.flag[i] & CASCADE_CHANGED)) {
-        if (RESERVE(w->impacts.cascade.changed, w->impacts.cascade.changed_cap,
-                    w->impacts.cascade.changed_count + 1))
-            return -1;
-        w->impacts.cascade.changed[w->impacts.cascade.changed_count++] = i;
+// Body i takes an impact at time t: counted in its instant, and listed among the instant's bodies.
+static int count_impact(kyu_world *w, uint32_t i, float t) {
+    impact_state *im = &w->impacts;
+    if (!in_instant(w, t)) im->instant_t = t, im->instant_count = 0;
+    if (im->hit_t[i] != im->instant_t || im->hits[i] == COLLAPSED) {
+        if (RESERVE(im->instant, im->instant_cap, im->instant_count + 1)) return -1;
+        im->instant[im->instant_count++] = i;
+        im->hit_t[i] = im->instant_t, im->hits[i] = 0;
     }
-    if (w->step.t_body[i] < tau) advance(w, i, tau);
-    w->impacts.cascade.flag[i] |= CASCADE_PENDING | CASCADE_CHANGED;
-    w->impacts.cascade.wave[w->impacts.cascade.wave_count++] = i;
+    if (im->hits[i] < INSTANT_IMPACTS) im->hits[i]++;
     return 0;
 }
 
-// A sweep's pair of bodies one above the other (normal within 60 degrees of gravity) whose lower
-// body is not rising into the upper: the upper takes the lower's normal velocity. Returns 0 for
-// any other pair, which is resolved as an ordinary inelastic impact.
+// A pair of bodies one above the other (normal within 60 degrees of gravity) whose lower body is
+// not rising into the upper: the upper takes the lower's normal velocity. Returns 0 for any other
+// pair, which is stopped as an inelastic impact.
 static int shock(kyu_world *w, uint32_t i, uint32_t j, const pair_now *p) {
     float up = -glms_vec3_dot(p->n, w->down); // > 0: i above j
     if (!(fabsf(up) > 0.5f)) return 0;
@@ -297,93 +309,6 @@ static int shock(kyu_world *w, uint32_t i, uint32_t j, const pair_now *p) {
     return 1;
 }
 
-// Whether bodies i and j, both at the cascade's instant, might touch and (with `approach`) close
-// faster than tol: a test without a square root that pair_at can never contradict. The gap test
-// keeps a relative 1e-5 of room, far above the rounding of pair_at's len - ra - rb; the approach
-// test rules a pair out only if its velocity and separation point apart and tol is above the
-// rounding that normalising the separation could add (6e-7 of |vrel|). Most partners of a body in
-// a heap fail one of the two.
-static int may_touch(const kyu_world *w, uint32_t i, uint32_t j, float tol, int approach) {
-    const body_store *s = &w->bodies;
-    vec3s d = glms_vec3_sub(s->pos[i], s->pos[j]);
-    float reach = s->radius[i] + s->radius[j] + kyu_pair_slop(w, i, j);
-    if (glms_vec3_dot(d, d) > reach * reach * (1.0f + 1e-5f)) return 0;
-    if (!approach) return 1;
-    vec3s v = glms_vec3_sub(s->vel[i], s->vel[j]);
-    return glms_vec3_dot(d, v) < 0.0f || !(tol > 1e-6f * (fabsf(v.x) + fabsf(v.y) + fabsf(v.z)));
-}
-
-// A touching pair (i, j) at tau that closes faster than the cascade's tolerance: resolved now.
-// Returns 1 if it changed the bodies, 0 if not, -1 out of memory.
-static int cascade_pair(kyu_world *w, uint32_t i, uint32_t j, float tau, pair_now *p, int sweep, int again) {
-    int body = !(j & KYU_COLLIDER_BIT);
-    if (sweep && body && w->gravity_on && shock(w, i, j, p)) {
-        kyu_broadphase_mark_hit(w, i, j);
-        w->impacts.version[i]++, w->impacts.version[j]++, w->stats.impacts++;
-        return 1;
-    }
-    return respond_now(w, i, j, tau, p, again || (body && (w->impacts.cascade.flag[j] & CASCADE_REACHED)));
-}
-
-// The approach below which the cascade leaves a touching pair (i, j) to the contact solver: a tenth
-// of a resting pair's speed, or, when the pair's slop is large enough, up to that speed itself, as
-// long as what is left closes the pair by no more than its slop in a whole step (the escape takes
-// that out softly, and the next step's solver stops it). A cascade's cost grows with how far its
-// wave spreads through a heap, and each halving of its reach is a generation fewer of bodies.
-static float cascade_tol(const kyu_world *w, uint32_t i, uint32_t j, float rest, float inv_dt) {
-    return kyu_maxf(0.1f * rest, kyu_minf(rest, kyu_pair_slop(w, i, j) * inv_dt));
-}
-
-// Body i's touching partners at tau that approach: resolved now; what changes goes on the list.
-// With `record` (the first sweep) every touching pair is also cached for the sweeps after it:
-// every body stands at tau while the sweeps run, so which pairs touch, and their normals, stay.
-static int cascade_body(kyu_world *w, uint32_t i, float tau, int cap, int sweep, int record) {
-    int again = sweep || (w->impacts.cascade.flag[i] & CASCADE_REACHED) != 0;
-    float rest = kyu_rest_speed(w), inv_dt = 1.0f / w->def.fixed_dt;
-    w->impacts.cascade.flag[i] |= CASCADE_REACHED;
-    for (kyu_partner_iter it = kyu_partners(&w->pairs, i); kyu_next_partner(&w->pairs, &it);) {
-        if (w->stats.impacts >= cap) return 0;
-        uint32_t j = it.partner;
-        if (kyu_pair_is_sensor(w, i, j)) continue;
-        int body = !(j & KYU_COLLIDER_BIT);
-        if (!body && w->colliders.list[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
-        if (body && w->step.t_body[j] < tau) advance(w, j, tau);
-        float tol = cascade_tol(w, i, j, rest, inv_dt);
-        if (body && !may_touch(w, i, j, tol, !record)) continue;
-        pair_now p = pair_at(w, i, j, tau, glms_vec3_zero());
-        if (p.gap > kyu_pair_slop(w, i, j)) continue;
-        if (record) {
-            if (RESERVE(w->impacts.cascade.touch, w->impacts.cascade.touch_cap,
-                        w->impacts.cascade.touch_count + 1))
-                return -1;
-            w->impacts.cascade.touch[w->impacts.cascade.touch_count++] = (kyu_touch){j, p.gap, p.n};
-        }
-        if (!(p.vn < -tol)) continue;
-        int changed = cascade_pair(w, i, j, tau, &p, sweep, again);
-        if (changed < 0) return -1;
-        if (!changed || sweep) continue; // the sweeps visit every body reached anyway
-        if (!again && (cascade_push(w, i, tau) || (body && cascade_push(w, j, tau)))) return -1;
-    }
-    return 0;
-}
-
-// A later sweep over body k of the list: its cached touching pairs, with this sweep's velocities
-// (the same arithmetic as pair_at, so the same answer as a walk over all its partners).
-static int sweep_cached(kyu_world *w, int k, float tau, int cap) {
-    uint32_t i = w->impacts.cascade.changed[k];
-    float rest = kyu_rest_speed(w), inv_dt = 1.0f / w->def.fixed_dt;
-    for (int t = w->impacts.cascade.touch_start[k]; t < w->impacts.cascade.touch_start[k + 1]; t++) {
-        if (w->stats.impacts >= cap) return 0;
-        const kyu_touch *c = &w->impacts.cascade.touch[t];
-        uint32_t j = c->partner;
-        pair_now p = {.n = c->n, .gap = c->gap};
-        p.c = (j & KYU_COLLIDER_BIT) ? &w->colliders.list[j & ~KYU_COLLIDER_BIT] : NULL;
-        pair_closing(w, i, j, &p);
-        if (p.vn < -cascade_tol(w, i, j, rest, inv_dt) && cascade_pair(w, i, j, tau, &p, 1, 1) < 0) return -1;
-    }
-    return 0;
-}
-
 // Lowest first along gravity, then by slot (a fixed order for any worker count). The heights are
 // copied into the keys first, so the comparator needs no context (qsort has none to give).
 static int lower_first(const void *x, const void *y) {
@@ -393,52 +318,87 @@ static int lower_first(const void *x, const void *y) {
 }
 
 static int sort_lowest_first(kyu_world *w, uint32_t *list, int n) {
-    if (RESERVE(w->impacts.cascade.keys, w->impacts.cascade.keys_cap, n)) return -1;
+    if (RESERVE(w->impacts.keys, w->impacts.keys_cap, n)) return -1;
     for (int k = 0; k < n; k++)
-        w->impacts.cascade.keys[k] =
-            (kyu_height_key){-glms_vec3_dot(w->bodies.pos[list[k]], w->down), list[k]};
-    qsort(w->impacts.cascade.keys, (size_t)n, sizeof *w->impacts.cascade.keys, lower_first);
-    for (int k = 0; k < n; k++) list[k] = w->impacts.cascade.keys[k].slot;
+        w->impacts.keys[k] = (kyu_height_key){-glms_vec3_dot(w->bodies.pos[list[k]], w->down), list[k]};
+    qsort(w->impacts.keys, (size_t)n, sizeof *w->impacts.keys, lower_first);
+    for (int k = 0; k < n; k++) list[k] = w->impacts.keys[k].slot;
     return 0;
 }
 
-// The cascade of the impact of a and b at tau, then every body it changed queues its next impacts.
-static int cascade(kyu_world *w, uint32_t a, uint32_t b, float tau, int cap) {
-    w->impacts.cascade.wave_count = w->impacts.cascade.changed_count = 0;
-    if (cascade_push(w, a, tau) || (!(b & KYU_COLLIDER_BIT) && cascade_push(w, b, tau))) return -1;
-    for (int head = 0; head < w->impacts.cascade.wave_count; head++) { // the wave
-        uint32_t i = w->impacts.cascade.wave[head];
-        w->impacts.cascade.flag[i] &= (uint8_t)~CASCADE_PENDING;
-        if (cascade_body(w, i, tau, cap, 0, 0)) return -1;
-    }
-    if (w->impacts.cascade.changed_count > 2) { // what came back: inelastic sweeps, lowest first
-        if (w->gravity_on &&
-            sort_lowest_first(w, w->impacts.cascade.changed, w->impacts.cascade.changed_count))
-            return -1;
-        int n = w->impacts.cascade.changed_count;
-        if (RESERVE(w->impacts.cascade.touch_start, w->impacts.cascade.touch_start_cap, n + 1)) return -1;
-        w->impacts.cascade.touch_count = 0;
-        for (int k = 0; k < n; k++) {
-            w->impacts.cascade.touch_start[k] = w->impacts.cascade.touch_count;
-            if (cascade_body(w, w->impacts.cascade.changed[k], tau, cap, 1, 1)) return -1;
+// One sweep of a collapse over body i's touching partners at t: each approach stopped. A partner
+// it changes is listed after the instant's bodies (from `swept` on), to queue its next impacts, but
+// not swept itself: a collapse does not spread through a heap (what the partner then closes on is
+// the solver's). Returns how many it stopped, -1 out of memory.
+static int collapse_body(kyu_world *w, uint32_t i, float t) {
+    int stopped = 0;
+    for (kyu_partner_iter it = kyu_partners(&w->pairs, i); kyu_next_partner(&w->pairs, &it);) {
+        uint32_t j = it.partner;
+        int body = !(j & KYU_COLLIDER_BIT);
+        if (kyu_pair_is_sensor(w, i, j)) continue;
+        if (!body && w->colliders.list[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
+        if (body && w->step.t_body[j] < t) advance(w, j, t);
+        if (w->step.t_body[i] < t) advance(w, i, t);
+        pair_now p = pair_at(w, i, j, t, glms_vec3_zero());
+        if (p.gap > kyu_pair_slop(w, i, j) || !(p.vn < -0.01f * kyu_pair_event_speed(w, i, j))) continue;
+        if (!(body && w->gravity_on && shock(w, i, j, &p)) && respond_now(w, i, j, t, &p, 1) < 0) return -1;
+        kyu_broadphase_mark_hit(w, i, j);
+        w->impacts.version[i]++;
+        if (body) {
+            w->impacts.version[j]++;
+            if (impacts_at(w, j, t) == 0 && count_impact(w, j, t)) return -1;
         }
-        w->impacts.cascade.touch_start[n] = w->impacts.cascade.touch_count;
-        for (int sweep = 1; sweep < CASCADE_SWEEPS; sweep++) {
-            int before = w->stats.impacts;
-            for (int k = 0; k < n; k++)
-                if (sweep_cached(w, k, tau, cap)) return -1;
-            if (w->stats.impacts == before) break; // nothing changed: neither would the next sweep
-        }
+        stopped++;
     }
-    for (int k = 0; k < w->impacts.cascade.changed_count; k++)
-        w->impacts.cascade.flag[w->impacts.cascade.changed[k]] = 0;
-    for (int k = 0; k < w->impacts.cascade.changed_count; k++)
-        if (refresh(w, w->impacts.cascade.changed[k], tau, UINT32_MAX)) return -1;
+    return stopped;
+}
+
+// The instant's bodies solved together (see above), then every one of them queues its next impacts.
+static int collapse(kyu_world *w, float t) {
+    impact_state *im = &w->impacts;
+    if (w->gravity_on && sort_lowest_first(w, im->instant, im->instant_count)) return -1;
+    int swept = im->instant_count;
+    for (int sweep = 0; sweep < COLLAPSE_SWEEPS; sweep++) {
+        int stopped = 0;
+        for (int k = 0; k < swept; k++) {
+            int n = collapse_body(w, im->instant[k], t);
+            if (n < 0) return -1;
+            stopped += n;
+        }
+        if (stopped == 0) break;
+    }
+    for (int k = 0; k < im->instant_count; k++)
+        im->hits[im->instant[k]] = COLLAPSED, im->hit_t[im->instant[k]] = t;
+    for (int k = 0; k < im->instant_count; k++)
+        if (refresh(w, im->instant[k], t, UINT32_MAX)) return -1;
     return 0;
+}
+
+// Resolves one event of the queue, with both bodies advanced to its time (or, at a body's bound of
+// impacts at one instant, that instant's collapse). Returns 1 if anything changed, 0 if not (the
+// event is passed), -1 out of memory.
+static int resolve(kyu_world *w, const impact_event *ev) {
+    int body = !(ev->b & KYU_COLLIDER_BIT);
+    int ha = impacts_at(w, ev->a, ev->t), hb = body ? impacts_at(w, ev->b, ev->t) : 0;
+    // A body in a collapse at this very time: what it meets then is the solver's, but a static
+    // collider (nothing passes through a wall), which stops it inelastically and leaves it in the
+    // collapse (two walls at once take turns until it no longer closes on either).
+    int collapsed = ha == COLLAPSED || hb == COLLAPSED;
+    if (collapsed && (body || w->colliders.list[ev->b & ~KYU_COLLIDER_BIT].motion != KYU_STATIC)) return 0;
+    if (!collapsed && w->gravity_on && (ha >= INSTANT_IMPACTS || hb >= INSTANT_IMPACTS))
+        return collapse(w, ev->t) < 0 ? -1 : 0;
+    advance(w, ev->a, ev->t);
+    if (body) advance(w, ev->b, ev->t);
+    pair_now p = pair_at(w, ev->a, ev->b, ev->t, ev->normal);
+    int changed = respond_now(w, ev->a, ev->b, ev->t, &p, collapsed);
+    if (changed > 0 && !collapsed &&
+        (count_impact(w, ev->a, ev->t) || (body && count_impact(w, ev->b, ev->t))))
+        return -1;
+    return changed;
 }
 
 // The event cap was hit: every body stops at its next impact (or the end of the step), so nothing
-// passes through anything; the escape stage and the next step take over from there.
+// passes through anything; the relax and the next step take over from there.
 static void stop_at_next_impacts(kyu_world *w) {
     w->stats.event_cap_hit = 1;
     while (w->impacts.now.count + w->impacts.later.count > 0) {
@@ -544,7 +504,9 @@ static int resolve_in_order(kyu_world *w) {
         uint32_t i = w->step.active[k];
         w->impacts.version[i] = 0;
         w->impacts.limit_t[i] = 1.0f;
+        w->impacts.hit_t[i] = -1.0f;
     }
+    w->impacts.instant_t = -1.0f, w->impacts.instant_count = 0;
     if (first_impacts(w)) return -1;
     for (int i = w->impacts.later.count / 2 - 1; i >= 0; i--)
         sift_down(w->impacts.later.ev, w->impacts.later.count, i);
@@ -564,9 +526,8 @@ static int resolve_in_order(kyu_world *w) {
         int changed = resolve(w, &ev);
         if (changed < 0) return -1;
         if (!changed) continue;
-        if (w->gravity_on ? cascade(w, ev.a, ev.b, ev.t, cap)
-                          : (refresh(w, ev.a, ev.t, UINT32_MAX) ||
-                             (!(ev.b & KYU_COLLIDER_BIT) && refresh(w, ev.b, ev.t, ev.a))))
+        if (refresh(w, ev.a, ev.t, UINT32_MAX) ||
+            (!(ev.b & KYU_COLLIDER_BIT) && refresh(w, ev.b, ev.t, ev.a)))
             return -1;
     }
     kyu_parallel_for(w, w->step.active_count, 4096, finish_task, w);
@@ -576,9 +537,10 @@ static int resolve_in_order(kyu_world *w) {
 int kyu_impacts_resolve(kyu_world *w) {
     w->impacts.version = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *w->impacts.version);
     w->impacts.limit_t = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *w->impacts.limit_t);
+    w->impacts.hit_t = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *w->impacts.hit_t);
     int failed = resolve_in_order(w);
     kyu_arena_reset(&w->step.arena);
-    w->impacts.version = NULL, w->impacts.limit_t = NULL;
+    w->impacts.version = NULL, w->impacts.limit_t = NULL, w->impacts.hit_t = NULL;
     // Idle until the next step's impacts: the queue's heaps (empty now) and the late-insert table.
     GIVE_BACK(w->impacts.later.ev, w->impacts.later.cap);
     GIVE_BACK(w->impacts.now.ev, w->impacts.now.cap);
@@ -592,10 +554,7 @@ void kyu_impacts_free(impact_state *s) {
     kyu_free(s->now.ev);
     for (int c = 0; c < s->chunk_cap; c++) kyu_free(s->chunks[c].ev);
     kyu_free(s->chunks);
-    kyu_free(s->cascade.flag);
-    kyu_free(s->cascade.wave);
-    kyu_free(s->cascade.changed);
-    kyu_free(s->cascade.keys);
-    kyu_free(s->cascade.touch);
-    kyu_free(s->cascade.touch_start);
+    kyu_free(s->hits);
+    kyu_free(s->instant);
+    kyu_free(s->keys);
 }

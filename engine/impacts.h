@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Private to the engine: the impact module (impact.c, toi.c, response.c): paths and times of
-// impact, the time-ordered queue, the cascade at one instant, and the impulses of one impact.
+// impact, the time-ordered queue, and the impulses of one impact.
 #ifndef KYU_IMPACTS_H
 #define KYU_IMPACTS_H
 
@@ -10,25 +10,6 @@ typedef struct kyu_height_key { // a body's height along gravity, to sort by
     float height;
     uint32_t slot;
 } kyu_height_key;
-// A touching pair of the cascade's sweeps: partner, normal (partner to body) and gap, all fixed at
-// the cascade's instant.
-typedef struct kyu_touch {
-    uint32_t partner;
-    float gap;
-    vec3s n;
-} kyu_touch;
-
-// The impact cascade's scratch (engine/impact.c), kept between steps so it is not allocated again.
-typedef struct cascade_state {
-    uint8_t *flag;            // per body: on the wave's list, changed, reached (impact.c's enum)
-    uint32_t *wave, *changed; // the bodies the wave reaches, in order, and the ones it changes
-    int wave_count, wave_cap, changed_count, changed_cap;
-    kyu_height_key *keys; // sorting what a cascade changed, lowest first
-    int keys_cap;
-    kyu_touch *touch; // the touching pairs of the bodies the sweeps visit, cached by the first
-    int *touch_start; //   sweep: body k of the changed list owns [touch_start[k], touch_start[k + 1])
-    int touch_count, touch_cap, touch_start_cap;
-} cascade_state;
 
 // The next contact of a body with a partner (engine/toi.c).
 typedef struct kyu_sweep_contact {
@@ -59,16 +40,21 @@ typedef struct event_chunk {
 } event_chunk;
 
 // The impact stage (impact.c). The queue is two heaps with one order: events at the instant of the
-// impact being resolved (a touching pair that the impact set closing: the cascade through a stack)
-// go to `now`, which stays small; later events go to `later`.
+// impact being resolved (a touching pair that the impact set closing: a cradle's row, a stack
+// struck from above) go to `now`, which stays small; later events go to `later`.
 typedef struct impact_state {
     event_heap later, now;
     struct event_chunk *chunks; // the first impacts of slices of the pair list, in parallel
     int chunk_cap;
-    cascade_state cascade; // the impact cascade's scratch
-    uint32_t *version;     // per slot, from the step's arena during the stage: bumped on every
-    float *limit_t;        //   velocity change (stale queue entries); where a body stops when the
-                           //   event cap is hit
+    uint8_t *hits;     // per slot (grown with the body store): impacts taken at instant hit_t
+    uint32_t *instant; // the bodies struck at instant_t (a collapse solves them together)
+    int instant_count, instant_cap;
+    float instant_t;
+    kyu_height_key *keys; // sorting a collapse's bodies, lowest first
+    int keys_cap;
+    uint32_t *version; // per slot, from the step's arena during the stage: bumped on every
+    float *limit_t;    //   velocity change (stale queue entries); where a body stops when the
+    float *hit_t;      //   event cap is hit; the instant of its last impact
 } impact_state;
 
 // toi.c
@@ -77,7 +63,7 @@ vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
 void kyu_broadphase_box(const kyu_world *w, uint32_t i, float t, aabb *out);
 int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out);
-int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau);
+int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau, float speed);
 
 // impact.c
 int kyu_impacts_resolve(kyu_world *w);

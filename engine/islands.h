@@ -58,5 +58,8 @@ int kyu_islands_update(kyu_world *w);
 void kyu_islands_free(kyu_world *w);
 int kyu_islands_body_count_asleep(const kyu_world *w);
 float kyu_islands_max_overlap(const kyu_world *w);
+// An awake body that is not at rest although its velocity is (the soft escape still moves it): its
+// rest starts again (kyu_islands_update counts it).
+static inline void kyu_islands_stir(body_store *s, uint32_t i) { s->sleep_timer[i] = 0.0f; }
 
 #endif

@@ -171,13 +171,13 @@ static float first_contact(const partner *o, vec3s q0, vec3s dv, vec3s da, float
     return s; // slow convergence (a graze): report the contact a hair early rather than miss it
 }
 
-// Whether pair (a, b) moves on a straight relative path (the same acceleration) slower than a
-// resting pair at time tau: then any contact kyu_next_contact finds has accel 0 and approach
-// -dv . n <= |dv| |n| < rest (|dv| is held under 0.99 rest, far beyond the rounding of a unit normal),
-// so a caller that would drop such a contact as resting can skip the sweep. Not for meshes (their
-// contacts are found triangle by triangle).
-int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau) {
-    float rest = kyu_rest_speed(w);
+// Whether pair (a, b) moves on a straight relative path (the same acceleration) slower than `speed`
+// at time tau: then any contact kyu_next_contact finds has accel 0 and approach
+// -dv . n <= |dv| |n| < speed (|dv| is held under 0.99 speed, far beyond the rounding of a unit
+// normal), so a caller that would drop such a contact as slow can skip the sweep. Not for meshes
+// (their contacts are found triangle by triangle).
+int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau, float speed) {
+    float rest = speed;
     if (!(rest > 0.0f)) return 0; // without gravity nothing rests
     vec3s vb, ab;
     if (b & KYU_COLLIDER_BIT) {
@@ -203,7 +203,8 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     if (o.col && o.col->type == KYU_SHAPE_MESH) { // triangle by triangle: see engine/shape.c
         float s;
         if (!kyu_mesh_next_contact(o.col, o.p, q0, dv, da, w->bodies.radius[a], S, kyu_body_slop(w, a),
-                                   kyu_rest_speed(w), &s, &out->normal, &out->gap, &out->approach))
+                                   kyu_pair_event_speed(w, a, b), &s, &out->normal, &out->gap,
+                                   &out->approach))
             return 0;
         out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
         if (out->t > 1.0f) out->t = 1.0f;

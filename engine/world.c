@@ -112,6 +112,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     if (!w) return KYU_ERR_OUT_OF_MEMORY;
     kyu_world_count_add(1); // kyu_world_destroy takes it back, also on the failures below
     w->def = *def;
+    w->rest_speed = kyu_rest_speed(w);
     w->islands.free_head = -1;
     do w->id = atomic_fetch_add(&next_world_id, 1u);
     while (w->id == 0); // 0 is the world of the null handle
@@ -291,15 +292,18 @@ kyu_status kyu_world_step(kyu_world *w) {
     if (!fail) fail = kyu_broadphase_build(w); //    candidate pairs
     VALIDATE_AFTER("stage 3 (sweeps, broadphase)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID);
     double t3 = now_ms();
-    if (!fail) fail = kyu_impacts_resolve(w); // 4. impacts in time order, response, cascades
+    if (!fail)
+        fail = kyu_impacts_resolve(w); // 4. impacts in time order, response; one instant's pile-up collapsed
     if (!fail) kyu_colliders_advance(w);
     if (w->step.active_count != awake_at_start) sort_active(w); // islands woken mid-step joined
     VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID | KYU_CHECK_ISLANDS);
     double t4 = now_ms();
+    if (!fail)
+        fail =
+            kyu_contacts_relax(w); // 5. relax (a short solve after the impacts), then the overlaps pushed out
     if (!fail) fail = kyu_islands_flush_woken(w);
-    if (!fail) fail = kyu_contacts_find(w);   // 5. contacts (new + kept)
-    if (!fail) fail = kyu_contacts_escape(w); //     and de-penetration
-    VALIDATE_AFTER("stage 5 (contacts, escape)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
+    if (!fail) fail = kyu_contacts_find(w); //    contacts (new + kept)
+    VALIDATE_AFTER("stage 5 (relax, contacts)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w); // 6. islands: resting ones fall asleep
     if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
@@ -386,6 +390,7 @@ kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     if (glms_vec3_eqv(g, w->def.gravity) == false && kyu_islands_wake_all(w)) // all that rests may now slide
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the sleeping bodies");
     w->def.gravity = g;
+    w->rest_speed = kyu_rest_speed(w);
     return KYU_OK;
 }
 

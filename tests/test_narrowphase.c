@@ -187,7 +187,7 @@ static void test_slow_straight_pairs_meet_slower_than_rest(void) {
         w->step.t_body[0] = w->step.t_body[1] = 0.0f;
         float tau = c % 5 == 0 ? (float)frand() : 0.0f;
         vec3s dv = glms_vec3_sub(kyu_vel_at(w, 0, tau), kind == 0 ? kyu_vel_at(w, 1, tau) : v3(0, 0, 0));
-        if (!kyu_slow_straight_pair(w, 0, b, tau)) continue;
+        if (!kyu_slow_straight_pair(w, 0, b, tau, rest)) continue;
         slow++;
         fast_said_slow += !same || glms_vec3_norm(dv) >= rest;
         kyu_sweep_contact ce;

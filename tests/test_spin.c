@@ -476,8 +476,9 @@ static void test_fixed_rotation_is_bit_for_bit_the_old_particle(void) {
     // Printed by gcc and clang: the pre-spin engine's digest (0xf080711f234823ad, e47d017) until the
     // impact cascade left pairs of large slop to the solver (for every body, spinning or not), then
     // 0x36d09dd7b278e5b9 until the contact solves chose the axis of their slabs by where bodies sit
-    // in memory (the order of the solve changed for every body).
-    ENSURE(h == 0x27b4090185c8d0e3ull);
+    // in memory (the order of the solve changed for every body), then 0x27b4090185c8d0e3 until the
+    // contact regime changed (slow pairs the solver's, the cascade and the position escape replaced).
+    ENSURE(h == 0x25e97dc41a8b12d0ull);
     kyu_world_destroy(w);
 }
 

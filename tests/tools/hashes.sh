@@ -31,9 +31,9 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x28933d2c8068b1eb
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x79368ded6bbc7890
-pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x8f73b3e3ab6f5ad5
+pile 1000 WORKERS --steps 150|0xdad5690074332002
+pile 1000 WORKERS --steps 150 --fixed-rotation|0xea65b3127b97f1c3
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0xa94035fb5cdc2caf
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
