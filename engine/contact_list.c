@@ -44,4 +44,6 @@ void kyu_solver_free(solver_state *s) {
     kyu_free(s->slab);
     kyu_free(s->order);
     kyu_free(s->tmp);
+    kyu_free(s->row);
+    kyu_free(s->body);
 }

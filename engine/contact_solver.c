@@ -13,34 +13,11 @@
 #include "internal.h"
 
 // A contact where something turns: either body (not of fixed rotation), or the collider's surface
-// (an angular or a surface velocity). Every other contact takes the translation-only solve.
+// (an angular or a surface velocity). Every other contact's rows have no spin terms.
 static int contact_spins(const kyu_world *w, const contact *c) {
     if (w->bodies.inv_inertia[c->a] > 0.0f) return 1;
     if (kyu_is_collider(c->b)) return kyu_collider_spins(&w->colliders.list[c->b & ~KYU_COLLIDER_BIT]);
     return w->bodies.inv_inertia[c->b] > 0.0f;
-}
-
-// Impulse on a, its opposite on b, through the contact's inverse masses.
-static void apply(kyu_world *w, const contact *c, const pair_coef *k, vec3s impulse) {
-    body_store *s = &w->bodies;
-    s->vel[c->a] = glms_vec3_add(s->vel[c->a], glms_vec3_scale(impulse, k->ia));
-    if (!kyu_is_collider(c->b)) s->vel[c->b] = glms_vec3_sub(s->vel[c->b], glms_vec3_scale(impulse, k->ib));
-}
-
-// Impulse p (normal and tangential, at the contact point) and angular impulse L on a, their
-// opposites on b. The tangential part turns both bodies by n x p_t (a's point is at -rA n, b's at
-// rB n); the normal part passes through the centres.
-static void apply_spin(kyu_world *w, const contact *c, const pair_coef *k, vec3s impulse, vec3s tangent,
-                       vec3s angular) {
-    body_store *s = &w->bodies;
-    apply(w, c, k, impulse);
-    vec3s t = glms_vec3_cross(c->normal, tangent);
-    if (k->iia > 0.0f)
-        s->ang[c->a] = glms_vec3_add(
-            s->ang[c->a], glms_vec3_scale(glms_vec3_sub(angular, glms_vec3_scale(t, k->ra)), k->iia));
-    if (k->iib > 0.0f)
-        s->ang[c->b] = glms_vec3_sub(
-            s->ang[c->b], glms_vec3_scale(glms_vec3_add(angular, glms_vec3_scale(t, k->rb)), k->iib));
 }
 
 // Rolling and twisting resistance act as angular impulses against the relative angular velocity:
@@ -68,113 +45,168 @@ void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, 
     *roll *= c->jn, *twist *= c->jn;
 }
 
+// ---- the solver's bodies and rows --------------------------------------------------------------
+
+static void gather_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    const body_store *s = &w->bodies;
+    for (int k = begin; k < end; k++) {
+        uint32_t i = w->step.active[k];
+        w->solver.body[i] =
+            (solver_body){kyu_f3_of(s->vel[i]), s->inv_mass[i], kyu_f3_of(s->ang[i]), s->inv_inertia[i]};
+    }
+}
+
+static void scatter_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
+        uint32_t i = w->step.active[k];
+        w->bodies.vel[i] = kyu_vec3_of(w->solver.body[i].v);
+        w->bodies.ang[i] = kyu_vec3_of(w->solver.body[i].w);
+    }
+}
+
+void kyu_solver_gather(kyu_world *w) { kyu_parallel_for(w, w->step.active_count, 4096, gather_task, w); }
+void kyu_solver_scatter(kyu_world *w) { kyu_parallel_for(w, w->step.active_count, 4096, scatter_task, w); }
+
 // The least normal velocity a solver's contact must reach this step: closing what is left of its
 // gap and no more (a speculative contact), or, touching or overlapping, no approach (the soft
 // escape takes an overlap out by position, soft_escape.c).
-static float solve_target(const kyu_world *w, const contact *c) {
-    return c->gap > 0.0f ? -c->gap / w->def.fixed_dt : 0.0f;
+static float solve_target(const kyu_world *w, float gap) {
+    return gap > 0.0f ? -gap / w->def.fixed_dt : 0.0f;
 }
 
-// Warm start: last step's impulses again. It also sets the contact's place's coefficients for the
-// iterations and the relax after it: the same floats every iteration would compute again (friction
-// mixes the two sides' values, or asks the user's callback). An impact's contact (skip) gets its
-// coefficients too: the relax stops it if the impacts leave it closing.
-static void warm_one(kyu_world *w, contact *c, pair_coef *k) {
-    if (c->sensor) return;
+// A contact's row: its coefficients (the same floats every iteration and the relax would compute
+// again: friction mixes the two sides' values, or asks the user's callback) and last step's
+// impulses. A contact with a collider carries the collider's velocity at the contact point (the
+// body's position does not change during a solve).
+static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
     const body_store *s = &w->bodies;
-    memset(k, 0, sizeof *k);
-    k->ia = s->inv_mass[c->a];
-    k->ib = kyu_side_inv_mass(w, c->b);
-    k->kn = 1.0f / (k->ia + k->ib);
-    k->mu = kyu_contact_friction(w, c);
-    k->e = kyu_contact_restitution(w, c);
-    k->gap = c->gap;
-    k->ev = kyu_pair_event_speed(w, c->a, c->b);
-    k->target = solve_target(w, c);
-    if (!contact_spins(w, c)) {
-        if (!c->skip) apply(w, c, k, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt));
-        return;
-    }
+    memset(r, 0, sizeof *r);
+    r->n = kyu_f3_of(c->normal);
+    r->a = c->a;
+    r->flags = c->sensor ? ROW_SENSOR : c->skip ? 0 : ROW_HELD;
+    if (c->sensor) return;
     int col = kyu_is_collider(c->b);
-    k->iia = s->inv_inertia[c->a];
-    k->iib = col ? 0.0f : s->inv_inertia[c->b];
-    k->ra = k->iia > 0.0f ? s->radius[c->a] : 0.0f;
-    k->rb = k->iib > 0.0f ? s->radius[c->b] : 0.0f;
-    float ra = s->radius[c->a], rb = col ? 0.0f : s->radius[c->b];
-    k->kt = 1.0f / (k->ia + k->ib + ra * ra * k->iia + rb * rb * k->iib);
-    spin_bounds(w, c, k->mu, &k->roll, &k->twist);
+    const collider *cb = col ? &w->colliders.list[c->b & ~KYU_COLLIDER_BIT] : NULL;
+    r->b = col ? KYU_ROW_STATIC : c->b;
+    float ia = s->inv_mass[c->a], ib = col ? 0.0f : s->inv_mass[c->b];
+    r->kn = 1.0f / (ia + ib);
+    r->mu = kyu_contact_friction(w, c);
+    r->e = kyu_contact_restitution(w, c);
+    r->gap = c->gap;
+    r->ev = kyu_pair_event_speed(w, c->a, c->b);
+    r->target = solve_target(w, c->gap);
+    r->jn = c->jn;
+    if (cb) {
+        if (cb->type == KYU_SHAPE_MESH) r->flags |= ROW_MESH;
+        r->vb = kyu_f3_of(kyu_collider_point_velocity(
+            cb, glms_vec3_sub(s->pos[c->a], glms_vec3_scale(c->normal, s->radius[c->a])), c->normal));
+        r->wb = kyu_f3_of(cb->angular_velocity);
+    }
     // Last step's friction impulse, in the tangent plane of this step's normal: a rolling pair's
     // normal turns, and the part of the old impulse along the new normal would push or pull
     // outside the normal impulse's bound (energy from nothing, a bed that churns for ever).
-    c->jt = glms_vec3_sub(c->jt, glms_vec3_scale(c->normal, glms_vec3_dot(c->jt, c->normal)));
-    if (!c->skip) apply_spin(w, c, k, glms_vec3_add(glms_vec3_scale(c->normal, c->jn), c->jt), c->jt, c->jr);
-}
-
-// The solve of a contact where something turns: the normal impulse toward `target`; friction at
-// the contact point, whose velocity includes the spins (v + w x r), through the tangential
-// effective mass within mu times the normal impulse; then rolling and twisting resistance.
-static void solve_spin(kyu_world *w, contact *c, const pair_coef *k, float target, float omega) {
-    body_store *s = &w->bodies;
-    uint32_t a = c->a, b = c->b;
-    const collider *cb = kyu_is_collider(b) ? &w->colliders.list[b & ~KYU_COLLIDER_BIT] : NULL;
-    vec3s n = c->normal;
-    vec3s vb =
-        cb ? kyu_collider_point_velocity(cb, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a])), n)
-           : s->vel[b];
-    vec3s wb = cb ? cb->angular_velocity : s->ang[b];
-    vec3s vrel = glms_vec3_sub(s->vel[a], vb);
-    float vn = glms_vec3_dot(vrel, n);
-    float jn = kyu_maxf(c->jn - (vn - target) * k->kn * omega, 0.0f);
-    float djn = jn - c->jn;
-    c->jn = jn;
-    // The contact points' relative velocity (the normal impulse does not change its tangential part).
-    vec3s spin = glms_vec3_add(glms_vec3_scale(s->ang[a], k->ra), glms_vec3_scale(wb, k->rb));
-    vec3s vc = glms_vec3_add(vrel, glms_vec3_cross(n, spin));
-    vec3s vt = glms_vec3_sub(vc, glms_vec3_scale(n, glms_vec3_dot(vc, n)));
-    vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, k->kt));
-    float jt_len = glms_vec3_norm(jt), jt_max = k->mu * c->jn;
-    if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
-    vec3s dt = glms_vec3_sub(jt, c->jt);
-    c->jt = jt;
-    apply_spin(w, c, k, glms_vec3_add(glms_vec3_scale(n, djn), dt), dt, glms_vec3_zero());
-    if (!(k->iia + k->iib > 0.0f)) return;
-    float limit = k->roll * c->jn, twist_limit = k->twist * c->jn;
-    if (!(twist_limit > 0.0f) && c->jr.x == 0.0f && c->jr.y == 0.0f && c->jr.z == 0.0f)
-        return; // nothing resists turning
-    vec3s rel = glms_vec3_sub(s->ang[a], wb);
-    vec3s jr = glms_vec3_sub(c->jr, glms_vec3_scale(rel, 1.0f / (k->iia + k->iib)));
-    float twist = glms_vec3_dot(jr, n);
-    vec3s roll = glms_vec3_sub(jr, glms_vec3_scale(n, twist));
-    float roll_len = glms_vec3_norm(roll);
-    if (roll_len > limit) roll = roll_len > 0.0f ? glms_vec3_scale(roll, limit / roll_len) : roll;
-    twist = kyu_maxf(-twist_limit, kyu_minf(twist, twist_limit));
-    jr = glms_vec3_add(roll, glms_vec3_scale(n, twist));
-    apply_spin(w, c, k, glms_vec3_zero(), glms_vec3_zero(), glms_vec3_sub(jr, c->jr));
-    c->jr = jr;
-}
-
-// One contact toward `target`: the spin solve, or the translation-only one (the normal impulse,
-// then friction cancelling the tangential velocity within the Coulomb cone). The normal impulse's
-// change is scaled by omega (over-relaxation; 1: plain Gauss-Seidel).
-void kyu_contact_solve(kyu_world *w, contact *c, const pair_coef *k, float target, float omega) {
-    if (k->kt > 0.0f) {
-        solve_spin(w, c, k, target, omega);
+    r->jt = kyu_f3_of(glms_vec3_sub(c->jt, glms_vec3_scale(c->normal, glms_vec3_dot(c->jt, c->normal))));
+    if (!contact_spins(w, c)) {
+        r->kt = r->kn;
         return;
     }
-    vec3s vrel = glms_vec3_sub(w->bodies.vel[c->a], kyu_side_velocity(w, c->b));
-    float vn = glms_vec3_dot(vrel, c->normal);
-    float jn = kyu_maxf(c->jn - (vn - target) * k->kn * omega, 0.0f);
-    float djn = jn - c->jn;
-    c->jn = jn;
-    vec3s impulse = glms_vec3_scale(c->normal, djn);
-    vrel = glms_vec3_add(vrel, glms_vec3_scale(c->normal, djn / k->kn));
-    vec3s vt = glms_vec3_sub(vrel, glms_vec3_scale(c->normal, glms_vec3_dot(vrel, c->normal)));
-    vec3s jt = glms_vec3_sub(c->jt, glms_vec3_scale(vt, k->kn));
-    float jt_len = glms_vec3_norm(jt), jt_max = k->mu * c->jn;
-    if (jt_len > jt_max) jt = glms_vec3_scale(jt, jt_max / jt_len);
-    impulse = glms_vec3_add(impulse, glms_vec3_sub(jt, c->jt));
-    c->jt = jt;
-    apply(w, c, k, impulse);
+    r->flags |= ROW_SPINS;
+    r->jr = kyu_f3_of(c->jr);
+    float iia = s->inv_inertia[c->a], iib = col ? 0.0f : s->inv_inertia[c->b];
+    float ra = s->radius[c->a], rb = col ? 0.0f : s->radius[c->b];
+    r->ra = iia > 0.0f ? ra : 0.0f;
+    r->rb = iib > 0.0f ? rb : 0.0f;
+    r->kt = 1.0f / (ia + ib + ra * ra * iia + rb * rb * iib);
+    r->ki = iia + iib > 0.0f ? 1.0f / (iia + iib) : 0.0f;
+    spin_bounds(w, c, r->mu, &r->roll, &r->twist);
+}
+
+// The solves' vector arithmetic, on plain three-float structs (kyu_f3).
+static inline kyu_f3 s_add(kyu_f3 a, kyu_f3 b) { return (kyu_f3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline kyu_f3 s_sub(kyu_f3 a, kyu_f3 b) { return (kyu_f3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline kyu_f3 s_scale(kyu_f3 a, float s) { return (kyu_f3){a.x * s, a.y * s, a.z * s}; }
+static inline float s_dot(kyu_f3 a, kyu_f3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline kyu_f3 s_cross(kyu_f3 a, kyu_f3 b) {
+    return (kyu_f3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline kyu_f3 s_madd(kyu_f3 a, kyu_f3 b, float s) {
+    return (kyu_f3){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s};
+}
+
+// Impulse p on a and -p on b through the contact point (the friction part turns them by n x p_t:
+// a's point is at -rA n, b's at rB n), and angular impulse l on a and -l on b.
+static inline void row_apply(solver_body *A, solver_body *B, const solver_row *r, float ima, float imb,
+                             float iia, float iib, kyu_f3 p, kyu_f3 pt, kyu_f3 l) {
+    A->v = s_madd(A->v, p, ima);
+    if (B) B->v = s_madd(B->v, p, -imb);
+    if (!(r->flags & ROW_SPINS)) return;
+    kyu_f3 t = s_cross(r->n, pt);
+    A->w = s_madd(A->w, s_madd(l, t, -r->ra), iia);
+    if (B) B->w = s_madd(B->w, s_madd(l, t, r->rb), -iib);
+}
+
+// The solve of one row: the normal impulse toward `target`; friction at the contact point, whose
+// velocity includes the spins (v + w x r), through the tangential effective mass within mu times
+// the normal impulse; then rolling and twisting resistance. share_a, share_b (0 or 1) leave a side
+// out (the relax's upper body alone); the effective masses are then the other side's.
+void kyu_row_solve(solver_body *sb, solver_row *r, float target, float omega, float share_a, float share_b) {
+    solver_body *A = &sb[r->a], *B = r->b == KYU_ROW_STATIC ? NULL : &sb[r->b];
+    float ima = A->im * share_a, iia = A->ii * share_a, imb = B ? B->im * share_b : 0.0f,
+          iib = B ? B->ii * share_b : 0.0f;
+    float kn = r->kn, kt = r->kt, ki = r->ki;
+    if (share_a != 1.0f || share_b != 1.0f) {
+        kn = 1.0f / (ima + imb);
+        kt = (r->flags & ROW_SPINS) ? 1.0f / (ima + imb + r->ra * r->ra * iia + r->rb * r->rb * iib) : kn;
+        ki = iia + iib > 0.0f ? 1.0f / (iia + iib) : 0.0f;
+    }
+    kyu_f3 n = r->n, vb = B ? s_add(B->v, r->vb) : r->vb;
+    kyu_f3 vrel = s_sub(A->v, vb);
+    float vn = s_dot(vrel, n);
+    float jn = kyu_maxf(r->jn - (vn - target) * kn * omega, 0.0f), djn = jn - r->jn;
+    r->jn = jn;
+    // The contact points' relative velocity (the normal impulse does not change its tangential part).
+    kyu_f3 vc = vrel;
+    if (r->flags & ROW_SPINS) {
+        kyu_f3 wb = B ? s_add(B->w, r->wb) : r->wb;
+        vc = s_add(vc, s_cross(n, s_madd(s_scale(A->w, r->ra), wb, r->rb)));
+    }
+    kyu_f3 vt = s_madd(vc, n, -s_dot(vc, n));
+    kyu_f3 jt = s_madd(r->jt, vt, -kt);
+    float jt_len2 = s_dot(jt, jt), jt_max = r->mu * jn;
+    if (jt_len2 > jt_max * jt_max) jt = s_scale(jt, jt_max / sqrtf(jt_len2));
+    kyu_f3 djt = s_sub(jt, r->jt);
+    r->jt = jt;
+    row_apply(A, B, r, ima, imb, iia, iib, s_madd(djt, n, djn), djt, (kyu_f3){0.0f, 0.0f, 0.0f});
+    if (!(ki > 0.0f)) return;
+    float limit = r->roll * jn, twist_limit = r->twist * jn;
+    if (!(twist_limit > 0.0f) && r->jr.x == 0.0f && r->jr.y == 0.0f && r->jr.z == 0.0f)
+        return; // nothing resists turning
+    kyu_f3 wb = B ? s_add(B->w, r->wb) : r->wb;
+    kyu_f3 jr = s_madd(r->jr, s_sub(A->w, wb), -ki);
+    float twist = s_dot(jr, n);
+    kyu_f3 roll = {0.0f, 0.0f, 0.0f};
+    if (limit > 0.0f) {
+        roll = s_madd(jr, n, -twist);
+        float roll_len2 = s_dot(roll, roll);
+        if (roll_len2 > limit * limit) roll = s_scale(roll, limit / sqrtf(roll_len2));
+    }
+    twist = kyu_maxf(-twist_limit, kyu_minf(twist, twist_limit));
+    jr = s_madd(roll, n, twist);
+    kyu_f3 djr = s_sub(jr, r->jr);
+    r->jr = jr;
+    A->w = s_madd(A->w, djr, iia);
+    if (B) B->w = s_madd(B->w, djr, -iib);
+}
+
+// Warm start: last step's impulses again, on the held rows.
+static void warm_row(solver_body *sb, const solver_row *r) {
+    solver_body *A = &sb[r->a], *B = r->b == KYU_ROW_STATIC ? NULL : &sb[r->b];
+    row_apply(A, B, r, A->im, B ? B->im : 0.0f, A->ii, B ? B->ii : 0.0f, s_madd(r->jt, r->n, r->jn), r->jt,
+              r->jr);
 }
 
 // The solve's iterations over-relax the normal impulse (projected SOR): a bed of beads 40 deep
@@ -182,26 +214,134 @@ void kyu_contact_solve(kyu_world *w, contact *c, const pair_coef *k, float targe
 // at up to 3 cm/s, overlaps the soft escape kept mending and a bed that never slept (the test's
 // 1,401 beads: asleep 467 steps after the pour at 1.3, not within 900 at 1; 1.6 overshoots).
 #define SOLVE_OMEGA 1.3f
-static void solve_one(kyu_world *w, contact *c, pair_coef *k) {
-    if (!c->skip) kyu_contact_solve(w, c, k, k->target, SOLVE_OMEGA);
+
+// The rows of a domain are read in order, so the hardware brings them in; their bodies are
+// scattered: each is asked for a few rows ahead, so the solve does not wait for it. A hint only.
+#define AHEAD 8
+static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows, int k, int last) {
+    if (k + AHEAD < last) {
+        const solver_row *r = &rows[k + AHEAD];
+        __builtin_prefetch(&sb[r->a], 1);
+        if (r->b != KYU_ROW_STATIC) __builtin_prefetch(&sb[r->b], 1);
+    }
 }
 
-static void domain_task(int begin, int end, int worker, void *ctx) {
+typedef struct row_pass {
+    kyu_world *w;
+    kyu_row_fn *fn; // NULL: the iterations' solve (the warm start when warm)
+    int warm;
+} row_pass;
+
+static void row_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
-    kyu_domain_pass *p = ctx;
+    row_pass *p = ctx;
     kyu_world *w = p->w;
+    solver_body *sb = w->solver.body;
+    solver_row *rows = w->solver.row;
     for (int d = begin; d < end; d++)
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
-            kyu_solver_prefetch(w, k, last, 1);
-            p->fn(w, &w->contacts.list[w->solver.order[k]], &p->coef[k]);
+            prefetch_bodies(sb, rows, k, last);
+            solver_row *r = &rows[k];
+            if (p->fn)
+                p->fn(w, r);
+            else if (r->flags & ROW_HELD)
+                p->warm ? warm_row(sb, r) : kyu_row_solve(sb, r, r->target, SOLVE_OMEGA, 1.0f, 1.0f);
         }
 }
 
-// One pass of fn over every contact, domain by domain (the relax's too). The coefficients live in
-// the solver's scratch from the velocity solve's warm start to the end of the relax.
-void kyu_domain_pass_run(kyu_world *w, kyu_contact_fn *fn) {
-    kyu_domain_pass p = {.w = w, .fn = fn, .coef = (pair_coef *)(void *)w->solver.tmp};
-    kyu_solver_run(w, domain_task, &p);
+void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn) {
+    row_pass p = {.w = w, .fn = fn};
+    kyu_solver_run(w, row_task, &p);
+}
+
+static void fill_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int d = begin; d < end; d++)
+        for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++)
+            fill_row(w, &w->contacts.list[w->solver.order[k]], &w->solver.row[k]);
+}
+
+// The last pass under gravity, bottom up (shock propagation, Guendelman et al. 2003): a body resting
+// on one that is not rising into it takes no approach at all. The iterations of a deep pile never
+// quite carry the support of its floor to its top, and what they leave would sink every step (a
+// frictionless pile of 17 layers jittered at g dt for ever); here each body stops on what is
+// under it, which has already stopped on what is under that. The upper body only slows: no
+// energy can appear. The impulse counts toward the contact's, so the body is held this step.
+static void shock_one(kyu_world *w, solver_row *r) {
+    if (!(r->flags & ROW_HELD)) return;
+    kyu_f3 down = kyu_f3_of(w->down);
+    float up = -s_dot(r->n, down); // > 0: a above b
+    int col = r->b == KYU_ROW_STATIC;
+    if (!(fabsf(up) > 0.5f) || (up < 0.0f && col)) return;
+    solver_body *sb = w->solver.body;
+    solver_body *U = up > 0.0f ? &sb[r->a] : &sb[r->b];
+    kyu_f3 n = up > 0.0f ? r->n : s_scale(r->n, -1.0f); // from lower to upper
+    kyu_f3 v_lower = col ? r->vb : up > 0.0f ? sb[r->b].v : sb[r->a].v;
+    if (s_dot(v_lower, n) > 0.0f) return;      // rising into it: the iterations' business
+    float vn = s_dot(s_sub(U->v, v_lower), n); // the contact's vn
+    if (!(vn < r->target) || !(U->im > 0.0f)) return;
+    float dv = r->target - vn;
+    U->v = s_madd(U->v, n, dv);
+    r->jn += dv / U->im;
+}
+
+// A contact that pushed holds both its bodies: their gravity stays in the velocity. The support
+// reads only the row's own impulse, final once its shock is applied (no later pass changes it),
+// and the shock reads no acceleration, so the two run in one pass.
+static void support_one(kyu_world *w, solver_row *r) {
+    if (!(r->flags & ROW_HELD)) return;
+    if (w->gravity_on) shock_one(w, r);
+    if (!(r->jn > 0.0f)) return;
+    w->step.accel[r->a] = glms_vec3_zero();
+    if (r->b != KYU_ROW_STATIC) w->step.accel[r->b] = glms_vec3_zero();
+}
+
+// A body the solver pushed this step moves in a straight line with its solved velocity (which
+// already holds this step's gravity). Every other body takes its gravity back out of the velocity
+// and flies the exact parabola instead, so free flight and bounces keep their energy.
+static void gravity_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
+        uint32_t i = w->step.active[k];
+        w->step.accel[i] = glms_vec3_scale(w->def.gravity, kyu_body_kind(&w->bodies, i)->gravity_scale);
+    }
+}
+
+static void take_back_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
+        uint32_t i = w->step.active[k];
+        w->bodies.vel[i] =
+            glms_vec3_sub(w->bodies.vel[i], glms_vec3_scale(w->step.accel[i], w->def.fixed_dt));
+    }
+}
+
+int kyu_contacts_solve_velocities(kyu_world *w) {
+    if (kyu_solver_partition(w) || RESERVE(w->solver.row, w->solver.row_cap, w->contacts.count + 1) ||
+        RESERVE(w->solver.body, w->solver.body_cap, (int)w->bodies.high + 1))
+        return -1;
+    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, fill_task, w);
+    kyu_solver_gather(w);
+    // Warm start with last step's impulses (a resting pile starts from its answer), only after
+    // every target is set: a target read after another contact's warm start would see a bounce.
+    row_pass p = {.w = w, .warm = 1};
+    kyu_solver_run(w, row_task, &p);
+    p.warm = 0;
+    for (int it = 0; it < w->def.solver_iterations; it++) kyu_solver_run(w, row_task, &p);
+    // Which bodies a contact holds (kyu_contacts_mark_supported), found in the last pass.
+    kyu_parallel_for(w, w->step.active_count, 4096, gravity_task, w);
+    kyu_row_pass_run(w, support_one);
+    kyu_solver_scatter(w);
+    return 0;
+}
+
+// Runs after kyu_contacts_solve_velocities, whose last pass found which bodies a contact holds:
+// every other body takes its gravity back.
+void kyu_contacts_mark_supported(kyu_world *w) {
+    kyu_parallel_for(w, w->step.active_count, 4096, take_back_task, w);
 }
 
 // Which contacts the solver owns, decided at the start of the step, before this step's forces: the
@@ -268,84 +408,4 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b) {
          k++)
         if ((uint32_t)owned[k] == b) return !(owned[k] & NOT_HELD);
     return 0;
-}
-
-// The last pass under gravity, bottom up (shock propagation, Guendelman et al. 2003): a body resting
-// on one that is not rising into it takes no approach at all. The iterations of a deep pile never
-// quite carry the support of its floor to its top, and what they leave would sink every step (a
-// frictionless pile of 17 layers jittered at g dt for ever); here each body stops on what is
-// under it, which has already stopped on what is under that. The upper body only slows: no
-// energy can appear. The impulse counts toward the contact's, so the body is held this step.
-static void shock_one(kyu_world *w, contact *c, pair_coef *k) {
-    if (c->skip || c->sensor) return;
-    body_store *s = &w->bodies;
-    float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
-    if (!(fabsf(up) > 0.5f) || (up < 0.0f && kyu_is_collider(c->b))) return;
-    uint32_t upper = up > 0.0f ? c->a : c->b, lower = up > 0.0f ? c->b : c->a;
-    vec3s n = up > 0.0f ? c->normal : glms_vec3_negate(c->normal); // from lower to upper
-    vec3s v_lower = kyu_side_velocity(w, lower);
-    if (glms_vec3_dot(v_lower, n) > 0.0f) return; // rising into it: the iterations' business
-    float vn = glms_vec3_dot(glms_vec3_sub(s->vel[upper], v_lower), n); // the contact's vn
-    if (!(vn < k->target)) return;
-    float dv = k->target - vn;
-    s->vel[upper] = glms_vec3_add(s->vel[upper], glms_vec3_scale(n, dv));
-    c->jn += dv * s->mass[upper];
-}
-
-// A body the solver pushed this step moves in a straight line with its solved velocity (which
-// already holds this step's gravity). Every other body takes its gravity back out of the velocity
-// and flies the exact parabola instead, so free flight and bounces keep their energy.
-static void gravity_task(int begin, int end, int worker, void *ctx) {
-    (void)worker;
-    kyu_world *w = ctx;
-    for (int k = begin; k < end; k++) {
-        uint32_t i = w->step.active[k];
-        w->step.accel[i] = glms_vec3_scale(w->def.gravity, kyu_body_kind(&w->bodies, i)->gravity_scale);
-    }
-}
-
-static void take_back_task(int begin, int end, int worker, void *ctx) {
-    (void)worker;
-    kyu_world *w = ctx;
-    for (int k = begin; k < end; k++) {
-        uint32_t i = w->step.active[k];
-        w->bodies.vel[i] =
-            glms_vec3_sub(w->bodies.vel[i], glms_vec3_scale(w->step.accel[i], w->def.fixed_dt));
-    }
-}
-
-// A contact that pushed holds both its bodies: their gravity stays in the velocity.
-static void support_one(kyu_world *w, contact *c, pair_coef *k) {
-    (void)k;
-    if (c->skip || !(c->jn > 0.0f)) return;
-    w->step.accel[c->a] = glms_vec3_zero();
-    if (!kyu_is_collider(c->b)) w->step.accel[c->b] = glms_vec3_zero();
-}
-
-// The last pass under gravity, which also marks the support: the support reads only the contact's
-// own impulse, final once its shock is applied (no later pass changes it), and the shock reads no
-// acceleration, so the two in one pass give what two passes gave.
-static void shock_support_one(kyu_world *w, contact *c, pair_coef *k) {
-    shock_one(w, c, k);
-    support_one(w, c, k);
-}
-
-int kyu_contacts_solve_velocities(kyu_world *w) {
-    // Warm start with last step's impulses (a resting pile starts from its answer), only after
-    // every target is set: a target read after another contact's warm start would see a bounce.
-    if (kyu_solver_partition(w)) return -1;
-    _Static_assert(sizeof(pair_coef) == 16 * sizeof(int), "a place's coefficients take sixteen ints of tmp");
-    if (RESERVE(w->solver.tmp, w->solver.tmp_cap, 16 * (w->contacts.count + 1))) return -1;
-    kyu_domain_pass_run(w, warm_one);
-    for (int it = 0; it < w->def.solver_iterations; it++) kyu_domain_pass_run(w, solve_one);
-    // Which bodies a contact holds (kyu_contacts_mark_supported), found in the last pass.
-    kyu_parallel_for(w, w->step.active_count, 4096, gravity_task, w);
-    kyu_domain_pass_run(w, w->gravity_on ? shock_support_one : support_one);
-    return 0;
-}
-
-// Runs after kyu_contacts_solve_velocities, whose last pass found which bodies a contact holds:
-// every other body takes its gravity back.
-void kyu_contacts_mark_supported(kyu_world *w) {
-    kyu_parallel_for(w, w->step.active_count, 4096, take_back_task, w);
 }

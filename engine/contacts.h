@@ -56,26 +56,47 @@ typedef struct contact_store {
     int fresh_out_cap;
 } contact_store;
 
-// A contact's coefficients in the solves of one step, per place in the solver's order (in
-// solver.tmp), set by the warm start: the same for every iteration and for the relax.
-typedef struct pair_coef {
-    float kn;       // normal effective mass, 1 / (1/mA + 1/mB)
-    float mu;       // the pair's friction
-    float ia, ib;   // inverse masses (b's 0 for a collider)
-    float target;   // the least normal velocity of the solve: -gap / dt to close a gap (at most the
-                    //   event speed), 0 touching, the push-out speed beyond the slop
-    float gap;      // at the start of the step (the relax moves it with the bodies)
-    float ev;       // the pair's event speed
-    float kt;       // tangential effective mass, 1 / (1/mA + 1/mB + rA^2/IA + rB^2/IB); 0 for a
-                    //   contact where nothing turns (the translation-only solve)
-    float ra, rb;   // the sides' lever arms in the spin terms (0 for a side that cannot turn)
-    float iia, iib; // inverse moments of inertia (0 for a side that cannot turn)
-    float roll;     // rolling resistance's impulse bound per unit of normal impulse
-    float twist;    // twisting's (rolling's plus the contact patch's torsional friction)
-    float e;        // the pair's restitution
-    float spare;    // the soft escape's pseudo-impulse (to 64 bytes: a place's coefficients fill one
-                    //   cache line)
-} pair_coef;
+// Three floats as a plain struct: the solves' arithmetic on it stays in registers (cglm's vec3s is
+// a union with an array, which the compiler keeps in memory: a row's solve took 400 instructions).
+typedef struct kyu_f3 {
+    float x, y, z;
+} kyu_f3;
+static inline kyu_f3 kyu_f3_of(vec3s v) { return (kyu_f3){v.x, v.y, v.z}; }
+static inline vec3s kyu_vec3_of(kyu_f3 v) { return (vec3s){{v.x, v.y, v.z}}; }
+
+// A body in the solves of one step (solver.body, by slot): its velocities and inverse masses in one
+// cache-friendly place, gathered from the body store before a solve and given back after it.
+typedef struct solver_body {
+    kyu_f3 v; // linear velocity
+    float im; // inverse mass
+    kyu_f3 w; // angular velocity
+    float ii; // inverse moment of inertia (0: fixed rotation)
+} solver_body;
+
+// A contact in the solves of one step, per place in the solver's order (solver.row): what every
+// iteration, the relax and the push read, computed once by the warm start, and the accumulated
+// impulses (given back to the contact after the relax). Two cache lines.
+#define KYU_ROW_STATIC UINT32_MAX // row.b of a contact with a collider (its velocities are in vb, wb)
+enum { ROW_HELD = 1, ROW_SENSOR = 2, ROW_SPINS = 4, ROW_MESH = 8, ROW_UPPER_A = 16, ROW_UPPER_B = 32 };
+typedef struct solver_row {
+    kyu_f3 n;          // unit, from b to a
+    float jn;          // accumulated normal impulse
+    kyu_f3 jt;         // accumulated friction impulse (at the contact point)
+    float kn;          // normal effective mass, 1 / (1/mA + 1/mB)
+    kyu_f3 jr;         // accumulated angular impulse of rolling and twisting resistance
+    float kt;          // tangential effective mass, 1 / (1/mA + 1/mB + rA^2/IA + rB^2/IB)
+    kyu_f3 vb;         // a collider's velocity at the contact point (0 for a body: its own is in b)
+    float mu;          // the pair's friction
+    kyu_f3 wb;         // a collider's angular velocity (0 for a body)
+    float target;      // the least normal velocity of the solve: -gap / dt closing a gap, else 0
+    uint32_t a, b;     // solver body slots (b: KYU_ROW_STATIC for a collider)
+    float ra, rb;      // lever arms of the spin terms (0 for a side that cannot turn)
+    float roll, twist; // rolling's and twisting's impulse bounds per unit of normal impulse
+    float gap, ev;     // the gap (at the step's start; the relax's after the impacts), event speed
+    float e, pj;       // restitution; the push's accumulated pseudo-impulse
+    float ki;          // 1 / (1/IA + 1/IB) of the twist and roll (0 when nothing turns)
+    uint32_t flags;    // ROW_*
+} solver_row;
 
 // The contact solver's order (solver_slabs.c): contacts by slab of space, then the boundary.
 typedef struct solver_state {
@@ -83,8 +104,12 @@ typedef struct solver_state {
     int *order;    // contact indices by domain, then the boundary
     int order_cap;
     int *tmp; // scratch of the bottom-up order (heights and bands, then the order: twice the
-              //   contacts); then the pair_coef of each place, from the velocity solve to the relax
+              //   contacts)
     int tmp_cap;
+    solver_row *row; // per place in the order, from the velocity solve to the relax
+    int row_cap;
+    solver_body *body; // per body slot, gathered for each solve
+    int body_cap;
     int start[KYU_SOLVE_DOMAINS + 2]; // domain d: order[start[d] .. start[d+1])
 } solver_state;
 
@@ -119,7 +144,6 @@ float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the p
 // solver_slabs.c: the contacts split into domains of space (solver.order, solver.start)
 int kyu_solver_partition(kyu_world *w);
 void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx); // task over domains, then the boundary
-void kyu_solver_prefetch(const kyu_world *w, int k, int last, int velocities);
 
 // contact_solver.c: which contacts are the solver's, the velocity solve, the bodies it holds
 int kyu_contacts_classify(kyu_world *w);
@@ -127,14 +151,13 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b);
 int kyu_contacts_solve_velocities(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist);
-void kyu_contact_solve(kyu_world *w, contact *c, const pair_coef *k, float target, float omega);
-typedef void kyu_contact_fn(kyu_world *w, contact *c, pair_coef *k);
-typedef struct kyu_domain_pass {
-    kyu_world *w;
-    kyu_contact_fn *fn;
-    pair_coef *coef; // per place in the order (in solver.tmp)
-} kyu_domain_pass;
-void kyu_domain_pass_run(kyu_world *w, kyu_contact_fn *fn); // fn over every contact, domain by domain
+void kyu_solver_gather(kyu_world *w);  // the active bodies' velocities into solver.body
+void kyu_solver_scatter(kyu_world *w); // and back
+// One row toward `target`, the normal impulse's change scaled by omega (1: Gauss-Seidel), with the
+// given sides' shares (0 or 1: a side left out keeps its velocities, as if of infinite mass).
+void kyu_row_solve(solver_body *sb, solver_row *r, float target, float omega, float share_a, float share_b);
+typedef void kyu_row_fn(kyu_world *w, solver_row *r);
+void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn); // fn over every row, domain by domain
 
 // soft_escape.c: after the impacts, the relax and the push out of overlaps
 int kyu_contacts_relax(kyu_world *w);

@@ -332,13 +332,23 @@ static int sort_lowest_first(kyu_world *w, uint32_t *list, int n) {
 // the solver's). Returns how many it stopped, -1 out of memory.
 static int collapse_body(kyu_world *w, uint32_t i, float t) {
     int stopped = 0;
+    if (w->step.t_body[i] < t) advance(w, i, t);
+    const body_store *s = &w->bodies;
+    float reach = s->radius[i] + kyu_body_slop(w, i);
+    aabb near; // i's sphere grown by its slop: a collider that does not touch it is not touching i
+    for (int k = 0; k < 3; k++) near.lo[k] = s->pos[i].raw[k] - reach, near.hi[k] = s->pos[i].raw[k] + reach;
     for (kyu_partner_iter it = kyu_partners(&w->pairs, i); kyu_next_partner(&w->pairs, &it);) {
         uint32_t j = it.partner;
         int body = !(j & KYU_COLLIDER_BIT);
+        if (body) { // not touching at t: passed before anything moves (most partners of a heap)
+            vec3s pj = w->step.t_body[j] < t ? kyu_pos_at(w, j, t) : s->pos[j];
+            float r = reach + s->radius[j];
+            if (glms_vec3_norm2(glms_vec3_sub(s->pos[i], pj)) > r * r) continue;
+        } else if (w->colliders.list[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH || // the queue's
+                   !kyu_collider_touches_box(&w->colliders.list[j & ~KYU_COLLIDER_BIT], &near))
+            continue;
         if (kyu_pair_is_sensor(w, i, j)) continue;
-        if (!body && w->colliders.list[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH) continue; // the queue's
         if (body && w->step.t_body[j] < t) advance(w, j, t);
-        if (w->step.t_body[i] < t) advance(w, i, t);
         pair_now p = pair_at(w, i, j, t, glms_vec3_zero());
         if (p.gap > kyu_pair_slop(w, i, j) || !(p.vn < -0.01f * kyu_pair_event_speed(w, i, j))) continue;
         if (!(body && w->gravity_on && shock(w, i, j, &p)) && respond_now(w, i, j, t, &p, 1) < 0) return -1;

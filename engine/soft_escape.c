@@ -20,94 +20,81 @@
 
 #include "internal.h"
 
-// Every contact's gap and normal with the bodies where the impacts left them, into its place's
-// coefficients and the contact: the relax and the push work on these (a body the impacts turned
-// around may be far from where the step began).
+// Every contact's gap and normal with the bodies where the impacts left them, into its row and the
+// contact (and a collider's velocity at the new contact point): the relax and the push work on
+// these (a body the impacts turned around may be far from where the step began).
 static void geometry_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
-    pair_coef *coef = (pair_coef *)(void *)w->solver.tmp;
+    const body_store *s = &w->bodies;
     for (int d = begin; d < end; d++)
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
             contact *c = &w->contacts.list[w->solver.order[k]];
-            coef[k].gap = kyu_contact_geometry(w, c, &c->normal);
+            solver_row *r = &w->solver.row[k];
+            r->gap = kyu_contact_geometry(w, c, &c->normal);
+            r->n = kyu_f3_of(c->normal);
+            r->flags &= ~(uint32_t)(ROW_UPPER_A | ROW_UPPER_B);
+            if (w->gravity_on) { // a pair one above the other (normal within 60 degrees of gravity)
+                float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
+                if (up > 0.5f) r->flags |= ROW_UPPER_A;
+                if (up < -0.5f && !kyu_is_collider(c->b)) r->flags |= ROW_UPPER_B;
+            }
+            if (kyu_is_collider(c->b) && !c->sensor)
+                r->vb = kyu_f3_of(kyu_collider_point_velocity(
+                    &w->colliders.list[c->b & ~KYU_COLLIDER_BIT],
+                    glms_vec3_sub(s->pos[c->a], glms_vec3_scale(c->normal, s->radius[c->a])), c->normal));
         }
-}
-
-// Under gravity, a pair one above the other (normal within 60 degrees of gravity): +1 if a is the
-// upper body, -1 if b is (a collider is never above its body); 0 for any other pair.
-static int upper_side(const kyu_world *w, const contact *c) {
-    if (!w->gravity_on) return 0;
-    float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
-    if (!(fabsf(up) > 0.5f) || (up < 0.0f && kyu_is_collider(c->b))) return 0;
-    return up > 0.0f ? 1 : -1;
-}
-
-static int is_mesh(const kyu_world *w, uint32_t b) {
-    return kyu_is_collider(b) && w->colliders.list[b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH;
 }
 
 // The relax of one contact that touches now and closes: stopped, unless it closes fast enough to
 // bounce (then it reached its contact at the very end of the step: the impact queue's next step).
-// A pair one above the other is stopped by its upper body alone (see upper_side): the solve before
+// A pair one above the other is stopped by its upper body alone (ROW_UPPER_*): the solve before
 // it has settled the lower one on what holds it, and equal shares would halve the error a pass.
-static void relax_one(kyu_world *w, contact *c, pair_coef *k) {
-    if (c->sensor) return;
-    float u = -glms_vec3_dot(glms_vec3_sub(w->bodies.vel[c->a], kyu_side_velocity(w, c->b)), c->normal);
-    if (!(u > 0.0f) || k->gap > 0.0f) return;
-    if (u > k->ev && !(w->gravity_on && k->e * u <= w->def.restitution_threshold)) return;
-    int upper = upper_side(w, c);
-    if (!upper) {
-        kyu_contact_solve(w, c, k, 0.0f, 1.0f);
-        return;
-    }
-    pair_coef one = *k; // the lower body's masses left out
-    if (upper > 0)
-        one.ib = one.iib = one.rb = 0.0f;
-    else
-        one.ia = one.iia = one.ra = 0.0f;
-    one.kn = 1.0f / (one.ia + one.ib);
-    if (k->kt > 0.0f) {
-        const body_store *s = &w->bodies;
-        float ra = s->radius[c->a], rb = kyu_is_collider(c->b) ? 0.0f : s->radius[c->b];
-        one.kt = 1.0f / (one.ia + one.ib + ra * ra * one.iia + rb * rb * one.iib);
-    }
-    kyu_contact_solve(w, c, &one, 0.0f, 1.0f);
+static void relax_one(kyu_world *w, solver_row *r) {
+    if (r->flags & ROW_SENSOR) return;
+    const solver_body *sb = w->solver.body;
+    kyu_f3 va = sb[r->a].v, vb = r->vb;
+    if (r->b != KYU_ROW_STATIC) vb.x += sb[r->b].v.x, vb.y += sb[r->b].v.y, vb.z += sb[r->b].v.z;
+    float u = -((va.x - vb.x) * r->n.x + (va.y - vb.y) * r->n.y + (va.z - vb.z) * r->n.z);
+    if (!(u > 0.0f) || r->gap > 0.0f) return;
+    if (u > r->ev && !(w->gravity_on && r->e * u <= w->def.restitution_threshold)) return;
+    kyu_row_solve(w->solver.body, r, 0.0f, 1.0f, (r->flags & ROW_UPPER_B) ? 0.0f : 1.0f,
+                  (r->flags & ROW_UPPER_A) ? 0.0f : 1.0f);
 }
 
 // The fraction of an overlap's excess over the slop one step's push takes out: all of it, but never
-// more than the pair's event speed covers in a step (the most a pair the solver owns may close in
-// one), and without gravity never more than half the pair's margin (every approach is an impact
-// there, and a body moved farther could land inside a pair the solver does not know).
+// more than a quarter of the pair's smaller radius in a step (the most a pair the solver owns may
+// close in one).
 #define PUSH_FRACTION 1.0f
 
-// The push of one contact on the pseudo-velocities vp (kept in the coefficients' spare: the
-// accumulated pseudo-impulse, from 0 each step).
+// The push of one row on the pseudo-velocities vp (the accumulated pseudo-impulse in the row's pj,
+// from 0 each step).
 typedef struct push_pass {
     kyu_world *w;
     vec3s *vp;                        // per slot: the pseudo-velocity of the push
-    pair_coef *coef;                  // per place in the order
     int moved[KYU_SOLVE_DOMAINS + 1]; // per domain: whether the pass changed a pseudo-impulse
 } push_pass;
 
 // Returns whether it changed the pair's pseudo-impulse.
-static int push_one(push_pass *x, const contact *c, pair_coef *k) {
+static int push_one(push_pass *x, solver_row *r) {
     kyu_world *w = x->w;
-    if (c->sensor || is_mesh(w, c->b)) return 0;
-    float excess = -k->gap - kyu_pair_slop(w, c->a, c->b);
-    float dt = w->def.fixed_dt;
+    if (r->flags & (ROW_SENSOR | ROW_MESH)) return 0;
+    int col = r->b == KYU_ROW_STATIC;
+    float excess = -r->gap - kyu_pair_slop(w, r->a, col ? KYU_COLLIDER_BIT : r->b);
     if (!(excess > 0.0f)) return 0;
-    float r = kyu_is_collider(c->b) ? w->bodies.radius[c->a]
-                                    : kyu_minf(w->bodies.radius[c->a], w->bodies.radius[c->b]);
-    float target = kyu_minf(PUSH_FRACTION * excess, KYU_SPECULATIVE_RATIO * r) / dt;
-    int upper = upper_side(w, c), col = kyu_is_collider(c->b);
-    float ia = upper < 0 ? 0.0f : k->ia, ib = upper > 0 || col ? 0.0f : k->ib;
-    vec3s vb = col ? glms_vec3_zero() : x->vp[c->b];
-    float vn = glms_vec3_dot(glms_vec3_sub(x->vp[c->a], vb), c->normal);
-    float j = kyu_maxf(k->spare + (target - vn) / (ia + ib), 0.0f), dj = j - k->spare;
-    k->spare = j;
-    x->vp[c->a] = glms_vec3_add(x->vp[c->a], glms_vec3_scale(c->normal, dj * ia));
-    if (!col) x->vp[c->b] = glms_vec3_sub(x->vp[c->b], glms_vec3_scale(c->normal, dj * ib));
+    float dt = w->def.fixed_dt;
+    float rad = col ? w->bodies.radius[r->a] : kyu_minf(w->bodies.radius[r->a], w->bodies.radius[r->b]);
+    float target = kyu_minf(PUSH_FRACTION * excess, KYU_SPECULATIVE_RATIO * rad) / dt;
+    const solver_body *sb = w->solver.body;
+    float ia = (r->flags & ROW_UPPER_B) ? 0.0f : sb[r->a].im,
+          ib = (r->flags & ROW_UPPER_A) || col ? 0.0f : sb[r->b].im;
+    vec3s vb = col ? glms_vec3_zero() : x->vp[r->b];
+    vec3s n = kyu_vec3_of(r->n);
+    float vn = glms_vec3_dot(glms_vec3_sub(x->vp[r->a], vb), n);
+    float j = kyu_maxf(r->pj + (target - vn) / (ia + ib), 0.0f), dj = j - r->pj;
+    r->pj = j;
+    x->vp[r->a] = glms_vec3_add(x->vp[r->a], glms_vec3_scale(n, dj * ia));
+    if (!col) x->vp[r->b] = glms_vec3_sub(x->vp[r->b], glms_vec3_scale(n, dj * ib));
     return dj != 0.0f;
 }
 
@@ -118,7 +105,7 @@ static void push_task(int begin, int end, int worker, void *ctx) {
     for (int d = begin; d < end; d++) {
         int moved = 0;
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++)
-            moved |= push_one(x, &w->contacts.list[w->solver.order[k]], &x->coef[k]);
+            moved |= push_one(x, &w->solver.row[k]);
         x->moved[d] = moved;
     }
 }
@@ -173,10 +160,9 @@ static void wall_task(int begin, int end, int worker, void *ctx) {
 // The pseudo-velocities of the push, domain by domain as the solves run, then the bodies moved by
 // them (and out of the meshes they overlap).
 static void push_out(kyu_world *w, int iterations) {
-    push_pass x = {.w = w, .coef = (pair_coef *)(void *)w->solver.tmp};
+    push_pass x = {.w = w};
     x.vp = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *x.vp);
     kyu_parallel_for(w, w->step.active_count, 4096, zero_task, &x);
-    for (int k = 0; k < w->contacts.count; k++) x.coef[k].spare = 0.0f;
     for (int it = 0; it < iterations; it++) { // until a pass changes nothing: then neither would the next
         kyu_solver_run(w, push_task, &x);
         int moved = 0;
@@ -186,6 +172,19 @@ static void push_out(kyu_world *w, int iterations) {
     kyu_parallel_for(w, w->step.active_count, 4096, move_task, &x);
     kyu_arena_reset(&w->step.arena);
     kyu_solver_run(w, wall_task, &x);
+}
+
+// The rows' impulses back to their contacts: the next step's warm start, the events' impulses.
+static void give_back_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int d = begin; d < end; d++)
+        for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
+            contact *c = &w->contacts.list[w->solver.order[k]];
+            const solver_row *r = &w->solver.row[k];
+            if (r->flags & ROW_SENSOR) continue;
+            c->jn = r->jn, c->jt = kyu_vec3_of(r->jt), c->jr = kyu_vec3_of(r->jr);
+        }
 }
 
 // The impacts the solver took (the pairs it held that met faster than the restitution threshold:
@@ -214,12 +213,17 @@ static int report_impacts(kyu_world *w) {
 int kyu_contacts_relax(kyu_world *w) {
     int iterations = w->def.solver_iterations > 0 ? (w->def.solver_iterations + 3) / 4 : 0;
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, geometry_task, w);
-    for (int it = 0; it < iterations; it++) kyu_domain_pass_run(w, relax_one);
+    kyu_solver_gather(w);
+    for (int it = 0; it < iterations; it++) kyu_row_pass_run(w, relax_one);
+    kyu_solver_scatter(w);
+    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, give_back_task, w);
     push_out(w, w->def.solver_iterations);
     if (w->def.enable_impact_events && report_impacts(w)) return -1;
     // The solver's order and its scratch are idle until the next step: given back if large.
     GIVE_BACK(w->contacts.meet, w->contacts.meet_cap);
     GIVE_BACK(w->solver.order, w->solver.order_cap);
     GIVE_BACK(w->solver.tmp, w->solver.tmp_cap);
+    GIVE_BACK(w->solver.row, w->solver.row_cap);
+    GIVE_BACK(w->solver.body, w->solver.body_cap);
     return 0;
 }

@@ -216,20 +216,6 @@ int kyu_solver_partition(kyu_world *w) {
     return 0;
 }
 
-// The contacts of a domain are read in the solver's order, scattered over the cache: each is asked
-// for from memory a few places ahead (its bodies' velocities a little later, once it has come), so
-// the solve does not wait for it (the escape, which reads positions, asks for the contact only).
-// A hint only: the same arithmetic in the same order.
-#define AHEAD 16
-void kyu_solver_prefetch(const kyu_world *w, int k, int last, int velocities) {
-    if (k + AHEAD < last) __builtin_prefetch(&w->contacts.list[w->solver.order[k + AHEAD]]);
-    if (velocities && k + AHEAD / 2 < last) {
-        const contact *c = &w->contacts.list[w->solver.order[k + AHEAD / 2]];
-        __builtin_prefetch(&w->bodies.vel[c->a], 1);
-        if (!kyu_is_collider(c->b)) __builtin_prefetch(&w->bodies.vel[c->b], 1);
-    }
-}
-
 // A pass of a domain task over every contact: the slabs (in parallel when it pays), then the
 // boundary, which touches bodies of two slabs.
 void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx) {

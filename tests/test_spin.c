@@ -304,7 +304,10 @@ static float heap_height(float rolling, int *on_plate, int *asleep) {
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
     kyu_collider_def c = kyu_collider_def_default();
-    c.type = KYU_SHAPE_BOX, c.position = v3(0, -0.5f, 0), c.half_extents = v3(1, 0.5f, 1), c.friction = 0.5f;
+    // A plate 3 m wide: a bead that lands on the heap's flank at 3.5 m/s can leave it at 1.5 m/s and
+    // roll 0.8 m before rolling resistance stops it (5/7 g 0.2 = 1.4 m/s^2): it stays on the plate.
+    c.type = KYU_SHAPE_BOX, c.position = v3(0, -0.5f, 0), c.half_extents = v3(1.5f, 0.5f, 1.5f),
+    c.friction = 0.5f;
     kyu_collider_create(w, &c, NULL);
     const float r = 0.02f;
     kyu_body_def bd = kyu_body_def_default();
@@ -477,8 +480,9 @@ static void test_fixed_rotation_is_bit_for_bit_the_old_particle(void) {
     // impact cascade left pairs of large slop to the solver (for every body, spinning or not), then
     // 0x36d09dd7b278e5b9 until the contact solves chose the axis of their slabs by where bodies sit
     // in memory (the order of the solve changed for every body), then 0x27b4090185c8d0e3 until the
-    // contact regime changed (slow pairs the solver's, the cascade and the position escape replaced).
-    ENSURE(h == 0x25e97dc41a8b12d0ull);
+    // contact regime changed (slow pairs the solver's, the cascade and the position escape replaced),
+    // then 0x25e97dc41a8b12d0 until the solves ran on packed rows (the same arithmetic regrouped).
+    ENSURE(h == 0xb86a60afcf86e7a4ull);
     kyu_world_destroy(w);
 }
 
