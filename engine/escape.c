@@ -457,11 +457,11 @@ typedef struct domain_pass {
 // A hint only: the same arithmetic in the same order.
 #define AHEAD 16
 static void prefetch_contact(const kyu_world *w, int k, int last, int velocities) {
-    if (k + AHEAD < last) __builtin_prefetch(&w->contacts.list[w->solver.order[k + AHEAD]]);
+    if (k + AHEAD < last) KYU_PREFETCH(&w->contacts.list[w->solver.order[k + AHEAD]]);
     if (velocities && k + AHEAD / 2 < last) {
         const contact *c = &w->contacts.list[w->solver.order[k + AHEAD / 2]];
-        __builtin_prefetch(&w->bodies.vel[c->a], 1);
-        if (!is_collider(c->b)) __builtin_prefetch(&w->bodies.vel[c->b], 1);
+        KYU_PREFETCH(&w->bodies.vel[c->a], 1);
+        if (!is_collider(c->b)) KYU_PREFETCH(&w->bodies.vel[c->b], 1);
     }
 }
 

@@ -248,7 +248,7 @@ typedef struct reader {
     kyu_world *w; // the world being built (its validators write their message there)
 } reader;
 
-static void fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(reader *r, const char *fmt, ...) KYU_PRINTF_LIKE(2, 3);
 static void fail(reader *r, const char *fmt, ...) {
     if (r->bad) return;
     r->bad = 1;
