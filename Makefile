@@ -67,8 +67,9 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # cxx.sh: the README's program and tests/cxx/use.cpp built as C++ (they link libkyu.a with LDSAN).
 # install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
 # CMake package (tests/cmake-consumer).
+# iso.sh: the engine is ISO C11 without GNU C or SSE (what MSVC or another compiler would accept).
 # hashes.sh: the benchmark scenes, run short, end in pinned state hashes for 1, 2, 3 and 8 workers.
-TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/iso.sh
 ifeq ($(SANITIZE),) # a sanitizer build would give the same hashes 5-10 times slower (its unit tests
 TOOL_TESTS += tests/tools/hashes.sh # already compare worker counts)
 endif
