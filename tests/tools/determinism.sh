@@ -10,15 +10,24 @@
 #     --pin    after a change to how kyu steps: when every lane and worker count agree on a scene's
 #              new hash, writes it into hashes.sh and README.md (re-pinning is this one command:
 #              sh tests/tools/determinism.sh --build --pin)
+#     --results DIR  keeps each lane's hashes in DIR and reuses those already there (CI runs the
+#              emulated lanes early, beside other work, and the whole table at the end; give a
+#              fresh DIR for each state of the code)
 #     LANE     only these lanes (the README check then needs them all)
 # Lanes: gcc clang cmake nosimd win32 winpthreads arm64 wasm. Windows programs run under Wine
 # (a prefix of its own in build-mingw/wine), ARM64 ones under qemu-user, wasm under node.
 set -u
 . tests/tools/lib.sh
-BUILD_FIRST=0 MODE=check
+BUILD_FIRST=0 MODE=check RESULTS=""
 LANES=""
+next_is_results=0
 for a in "$@"; do
+    if [ "$next_is_results" = 1 ]; then
+        RESULTS=$a next_is_results=0
+        continue
+    fi
     case "$a" in
+    --results) next_is_results=1 ;;
     --build) BUILD_FIRST=1 ;;
     --write) MODE=write ;;
     --pin) MODE=pin ;;
@@ -88,6 +97,8 @@ build_lane() {
 }
 
 T=$(mktemp -d)
+R=${RESULTS:-$T}
+mkdir -p "$R"
 WINE_STARTED=0
 cleanup() {
     if [ "$WINE_STARTED" = 1 ]; then WINEPREFIX=$WINEPREFIX wineserver -k > /dev/null 2>&1; fi
@@ -123,24 +134,27 @@ for lane in $LANES; do
         no "build $lane" "$(tail -n 5 "$T/build-$lane.log")"
         continue
     fi
-    case "$lane" in win32 | winpthreads) [ -f "$(bench_of "$lane")" ] && start_wine ;; esac
+    case "$lane" in win32 | winpthreads) [ -f "$(bench_of "$lane")" ] && [ ! -s "$R/$lane" ] && start_wine ;; esac
 done
 
 # Each lane runs its scenes on its own (side by side: a lane is one process at a time).
-run_lane() { # lane -> $T/$lane: "scene-index workers hash" lines
+run_lane() { # lane -> $R/$lane: "scene-index workers hash" lines
     lane=$1 bench=$(bench_of "$1") runner=$(runner_of "$1")
+    : > "$T/$lane.part"
     i=0
     while IFS='|' read -r args expected; do
         i=$((i + 1))
         for workers in 1 2 3 8; do
             $runner "$bench" $(echo "$args" | sed "s/WORKERS/$workers/") > "$T/$lane.run" 2>&1 < /dev/null
             h=$(sed -n 's/.*state_hash=\(0x[0-9a-f]*\).*/\1/p' "$T/$lane.run" | tail -n 1)
-            echo "$i $workers ${h:-none}" >> "$T/$lane"
+            echo "$i $workers ${h:-none}" >> "$T/$lane.part"
         done
     done < "$T/scenes"
+    mv "$T/$lane.part" "$R/$lane"
 }
 pids=""
 for lane in $LANES; do
+    [ -s "$R/$lane" ] && [ "$(wc -l < "$R/$lane")" = $(($(wc -l < "$T/scenes") * 4)) ] && continue # kept
     if [ ! -f "$(bench_of "$lane")" ]; then
         no "lane $lane" "$(bench_of "$lane") is not built (--build builds it)"
         continue
@@ -164,7 +178,7 @@ for p in $pids; do wait "$p"; done
         i=$((i + 1))
         printf '| `%s` | `%s` |' "$(echo "$args" | sed 's/ WORKERS//')" "$expected"
         for lane in $LANES; do
-            hs=$(sed -n "s/^$i \([0-9]*\) \(.*\)/\1:\2/p" "$T/$lane" 2>/dev/null)
+            hs=$(sed -n "s/^$i \([0-9]*\) \(.*\)/\1:\2/p" "$R/$lane" 2>/dev/null)
             distinct=$(echo "$hs" | sed 's/^[0-9]*://' | sort -u)
             if [ -n "$hs" ] && [ "$(echo "$distinct" | wc -l)" = 1 ]; then
                 printf ' `%s` |' "$distinct"
@@ -181,8 +195,8 @@ cat "$T/table"
 i=0
 while IFS='|' read -r args expected; do
     i=$((i + 1))
-    got=$(for lane in $LANES; do sed -n "s/^$i [0-9]* //p" "$T/$lane" 2>/dev/null; done | sort -u)
-    cells=$(for lane in $LANES; do sed -n "s/^$i [0-9]* //p" "$T/$lane" 2>/dev/null; done | wc -l)
+    got=$(for lane in $LANES; do sed -n "s/^$i [0-9]* //p" "$R/$lane" 2>/dev/null; done | sort -u)
+    cells=$(for lane in $LANES; do sed -n "s/^$i [0-9]* //p" "$R/$lane" 2>/dev/null; done | wc -l)
     want=$(($(echo $LANES | wc -w) * 4))
     if [ "$cells" = "$want" ] && [ "$got" = "$expected" ]; then
         ok "bench $args: $expected in every lane ($(echo $LANES | wc -w)) for 1, 2, 3 and 8 workers"
