@@ -5,6 +5,9 @@
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L // clock_gettime, sysconf
 #endif
+#if defined(__APPLE__) && !defined(_DARWIN_C_SOURCE)
+#define _DARWIN_C_SOURCE // macOS declares them and _SC_NPROCESSORS_ONLN only with it (not built here)
+#endif
 
 #include "os.h"
 
