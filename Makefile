@@ -73,10 +73,12 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # cxx.sh: the README's program and tests/cxx/use.cpp built as C++ (they link libkyu.a with LDSAN).
 # install.sh: make install into a scratch DESTDIR; the version in every place, the soname, the
 # CMake package (tests/cmake-consumer).
+# iso.sh: the engine is ISO C11 without GNU C or SSE (what MSVC or another compiler would accept).
 # hashes.sh: the benchmark scenes, run short, end in pinned state hashes for 1, 2, 3 and 8 workers.
 # deps.sh: tools/packages is the one list (CI, `make deps`, the skip lines), `make test` as root
 # installs what is missing, and the closing summary names every skipped test.
-TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/deps.sh
+TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/deps.sh \
+              tests/tools/iso.sh
 ifeq ($(SANITIZE),) # a sanitizer build would give the same hashes 5-10 times slower (its unit tests
 TOOL_TESTS += tests/tools/hashes.sh # already compare worker counts)
 endif

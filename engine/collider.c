@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry/fquat.h"
 #include "internal.h"
 
 kyu_collider_def kyu_collider_def_default(void) {
@@ -372,7 +373,7 @@ void kyu_colliders_advance(kyu_world *w) {
         if (glms_vec3_norm2(c->angular_velocity) > 0.0f) { // the turn of this step, about its position
             if (c->type == KYU_SHAPE_PLANE) { // a plane is its normal (a turn about it changes nothing)
                 versors turn = kyu_quat_turn(glms_quat_identity(), c->angular_velocity, dt);
-                c->normal = glms_vec3_normalize(glms_quat_rotatev(turn, c->normal));
+                c->normal = glms_vec3_normalize(kyu_fquat_rotatev(turn, c->normal));
             }
             kyu_collider_place(c, c->box.center, kyu_quat_turn(c->rotation, c->angular_velocity, dt));
         }

@@ -38,6 +38,18 @@ enum { KYU_FAIL_MEMORY = -1, KYU_FAIL_PAIRS = -2, KYU_FAIL_CONTACTS = -3 };
 #define KYU_COLLIDER_BIT 0x80000000u
 static inline int kyu_is_collider(uint32_t b) { return (b & KYU_COLLIDER_BIT) != 0; }
 
+// Compiler hints, no-ops where the compiler has none (the library is ISO C11: MSVC must build it).
+// KYU_PREFETCH(address) or KYU_PREFETCH(address, 1) (to be written): gcc's and clang's
+// __builtin_prefetch. KYU_PRINTF_LIKE(f, a): the function's argument f is a printf format whose
+// arguments start at a, checked like printf's.
+#if defined(__GNUC__)
+#define KYU_PREFETCH(...)     __builtin_prefetch(__VA_ARGS__)
+#define KYU_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define KYU_PREFETCH(...) ((void)0)
+#define KYU_PRINTF_LIKE(f, a)
+#endif
+
 // min and max of finite floats, inlined: without -ffinite-math-only, fminf and fmaxf are calls into
 // libm, which showed up at 4% of a GAS step.
 static inline float kyu_minf(float a, float b) { return b < a ? b : a; }

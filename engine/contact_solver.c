@@ -219,10 +219,11 @@ static void warm_row(solver_body *sb, const solver_row *r) {
 // scattered: each is asked for a few rows ahead, so the solve does not wait for it. A hint only.
 #define AHEAD 8
 static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows, int k, int last) {
+    (void)sb; // (a compiler without the hint)
     if (k + AHEAD < last) {
         const solver_row *r = &rows[k + AHEAD];
-        __builtin_prefetch(&sb[r->a], 1);
-        if (r->b != KYU_ROW_STATIC) __builtin_prefetch(&sb[r->b], 1);
+        KYU_PREFETCH(&sb[r->a], 1);
+        if (r->b != KYU_ROW_STATIC) KYU_PREFETCH(&sb[r->b], 1);
     }
 }
 

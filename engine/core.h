@@ -31,7 +31,9 @@ void kyu_world_count_add(int delta);
 #endif
 _Noreturn void kyu_assert_fail(const char *condition, const char *file, int line);
 
-#ifdef KYU_BUILD // the library's own sources (the Makefile sets it); tests may include internal.h
+// The library's own sources (the Makefile sets KYU_BUILD; tests may include internal.h), with a
+// compiler that knows the pragma (gcc and clang: every build CI makes).
+#if defined(KYU_BUILD) && defined(__GNUC__)
 #pragma GCC poison malloc calloc realloc free aligned_alloc posix_memalign strdup strndup
 #endif
 

@@ -8,7 +8,11 @@
 // agree with, and swaps it in only when all passed: a bad file never leaves a world half loaded.
 //
 // Layout: "kyu-snap" | u32 version | u32 0x01020304 (byte order) | u64 payload size | u64 FNV-1a of
-// the payload | payload. The payload is the sections below, in this order, in the host's byte order.
+// the payload | payload. The payload is the sections below, in this order. Every number is
+// little-endian whatever the host's byte order (store_le, load_le), so a file's bytes are the same
+// from x86-64, ARM64 and wasm, and any of them loads what another wrote (CI saves on one and loads
+// on the other: tests/tools/snapshots.sh). The byte-order word, written little-endian too, refuses
+// a file that a kyu before this rule wrote on a big-endian host (in that host's order).
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,14 +37,38 @@ typedef struct writer {
     size_t n;
 } writer;
 
+static void store_le(uint8_t *p, uint64_t v, size_t bytes) {
+    for (size_t i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint64_t load_le(const uint8_t *p, size_t bytes) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < bytes; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+// len bytes of 4-byte numbers (int32, uint32, float, and vectors and arrays of them) from src.
 static void put(writer *o, const void *src, size_t len) {
-    if (o->p && len) memcpy(o->p + o->n, src, len);
+    KYU_ASSERT(len % 4 == 0);
+    for (size_t k = 0; o->p && k < len; k += 4) {
+        uint32_t v;
+        memcpy(&v, (const uint8_t *)src + k, 4);
+        store_le(o->p + o->n + k, v, 4);
+    }
     o->n += len;
 }
 static void put_u32(writer *o, uint32_t v) { put(o, &v, 4); }
 static void put_i32(writer *o, int32_t v) { put(o, &v, 4); }
 static void put_f32(writer *o, float v) { put(o, &v, 4); }
-static void put_u8(writer *o, uint8_t v) { put(o, &v, 1); }
+static void put_u8(writer *o, uint8_t v) {
+    if (o->p) o->p[o->n] = v;
+    o->n += 1;
+}
+static void put_f64(writer *o, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    if (o->p) store_le(o->p + o->n, bits, 8);
+    o->n += 8;
+}
 static void put_vec(writer *o, vec3s v) { put(o, v.raw, 12); }
 
 static void put_def(writer *o, const kyu_world_def *d) {
@@ -165,7 +193,7 @@ static int island_in_use(const kyu_world *w, int id) {
 
 static void put_world(writer *o, const kyu_world *w) {
     put_def(o, &w->def);
-    put(o, &w->accumulator, 8);
+    put_f64(o, w->accumulator);
     put_i32(o, w->contacts.removed);
     put_bodies(o, &w->bodies);
     put_i32(o, w->contacts.fresh_count); // created or moved since the last step: contacts still to find
@@ -210,13 +238,11 @@ kyu_status kyu_world_save_memory(const kyu_world *w, void *buffer, size_t capaci
     uint8_t *out = buffer;
     writer o = {out + SNAP_HEADER, 0};
     put_world(&o, w);
-    uint32_t version = SNAP_VERSION, order = SNAP_ORDER;
-    uint64_t payload = o.n, sum = fnv1a(out + SNAP_HEADER, o.n);
     memcpy(out, SNAP_MAGIC, 8);
-    memcpy(out + 8, &version, 4);
-    memcpy(out + 12, &order, 4);
-    memcpy(out + 16, &payload, 8);
-    memcpy(out + 24, &sum, 8);
+    store_le(out + 8, SNAP_VERSION, 4);
+    store_le(out + 12, SNAP_ORDER, 4);
+    store_le(out + 16, o.n, 8);
+    store_le(out + 24, fnv1a(out + SNAP_HEADER, o.n), 8);
     return KYU_OK;
 }
 
@@ -249,7 +275,7 @@ typedef struct reader {
     kyu_world *w; // the world being built (its validators write their message there)
 } reader;
 
-static void fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(reader *r, const char *fmt, ...) KYU_PRINTF_LIKE(2, 3);
 static void fail(reader *r, const char *fmt, ...) {
     if (r->bad) return;
     r->bad = 1;
@@ -264,14 +290,28 @@ static void out_of_memory(reader *r) {
     r->no_memory = 1;
 }
 
-static int take(reader *r, void *dst, size_t len) {
+// Steps over the next len bytes: where they start, or NULL when the file ends before them.
+static const uint8_t *advance(reader *r, size_t len) {
     if (r->bad || len > r->n - r->at) {
         fail(r, "the file ends early (truncated)");
+        return NULL;
+    }
+    const uint8_t *p = r->p + r->at;
+    r->at += len;
+    return p;
+}
+// len bytes of 4-byte numbers into dst (as put wrote them), or zeros when the file ends early.
+static int take(reader *r, void *dst, size_t len) {
+    KYU_ASSERT(len % 4 == 0);
+    const uint8_t *p = advance(r, len);
+    if (!p) {
         if (dst && len) memset(dst, 0, len);
         return -1;
     }
-    if (dst && len) memcpy(dst, r->p + r->at, len);
-    r->at += len;
+    for (size_t k = 0; dst && k < len; k += 4) {
+        uint32_t v = (uint32_t)load_le(p + k, 4);
+        memcpy((uint8_t *)dst + k, &v, 4);
+    }
     return 0;
 }
 static uint32_t get_u32(reader *r) {
@@ -290,8 +330,14 @@ static float get_f32(reader *r) {
     return v;
 }
 static uint8_t get_u8(reader *r) {
-    uint8_t v;
-    take(r, &v, 1);
+    const uint8_t *p = advance(r, 1);
+    return p ? *p : 0;
+}
+static double get_f64(reader *r) {
+    const uint8_t *p = advance(r, 8);
+    uint64_t bits = p ? load_le(p, 8) : 0;
+    double v;
+    memcpy(&v, &bits, 8);
     return v;
 }
 static vec3s get_vec(reader *r) {
@@ -864,7 +910,7 @@ static kyu_world *build(reader *r, const kyu_world *into) {
     }
     r->w = w;
     w->def.body_capacity = into->def.body_capacity;
-    take(r, &w->accumulator, 8);
+    w->accumulator = get_f64(r);
     if (!r->bad &&
         !(w->accumulator >= 0.0 && w->accumulator <= (double)d.max_steps_per_update * (double)d.fixed_dt))
         fail(r, "the accumulator %g is outside [0, max_steps_per_update * fixed_dt]", w->accumulator);
@@ -939,12 +985,8 @@ kyu_status kyu_world_load_memory(kyu_world *w, const void *data, size_t size) {
     const uint8_t *p = data;
     if (size < SNAP_HEADER || memcmp(p, SNAP_MAGIC, 8) != 0)
         return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "not a kyu snapshot (no 'kyu-snap' header)");
-    uint32_t version, order;
-    uint64_t payload, sum;
-    memcpy(&version, p + 8, 4);
-    memcpy(&order, p + 12, 4);
-    memcpy(&payload, p + 16, 8);
-    memcpy(&sum, p + 24, 8);
+    uint32_t version = (uint32_t)load_le(p + 8, 4), order = (uint32_t)load_le(p + 12, 4);
+    uint64_t payload = load_le(p + 16, 8), sum = load_le(p + 24, 8);
     if (order != SNAP_ORDER)
         return kyu_fail(w, KYU_ERR_BAD_SNAPSHOT, "snapshot written with another byte order");
     if (version != SNAP_VERSION)

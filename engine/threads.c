@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The worker pool: worker_count - 1 pthreads owned by the world plus the calling thread, or the
+// The worker pool: worker_count - 1 threads owned by the world plus the calling thread, or the
 // game's own job system through the enqueue/finish callbacks. A parallel phase gives each worker a
 // contiguous share of its items, whose last chunks a worker that finished early may take (see
 // run_share); every task writes only per-item results, so neither the split nor the timing can
 // change an answer (results are bit-identical for any worker count).
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
+#include "os.h" // threads, locks, clocks: pthreads or Win32
 
 // A worker's share of a phase: items [front, back), packed in one word so the owner (taking chunks
 // from the front) and a thief (taking chunks from the back) never take the same item.
@@ -27,12 +24,12 @@ typedef struct meter {
 } meter;
 
 struct kyu_pool {
-    pthread_t *threads;
+    kyu_thread *threads;
     int count; // threads started (worker_count - 1)
-    pthread_mutex_t lock;
-    pthread_cond_t wake, done;
+    kyu_mutex lock;
+    kyu_cond wake, done;
     int spin;                        // workers fit on the machine's processors: spin between phases
-    double alone_until;              // s (CLOCK_MONOTONIC): until then phases run on the caller alone
+    double alone_until;              // s (kyu_os_seconds): until then phases run on the caller alone
     meter caller;                    // only the caller (the stepping thread) touches these two
     atomic_uint_fast64_t generation; // bumped for each parallel phase (after its fields are set)
     atomic_int pending;              // workers still running the current phase
@@ -84,18 +81,6 @@ static void run_share(struct kyu_pool *p, int worker) {
     }
 }
 
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double thread_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 // Busy processors. When another process (a renderer, a game loop, another job) needs the processors
 // the workers run on, a parallel phase waits for whichever worker the kernel took the processor
 // from (to see the phase begin, or to finish a chunk it holds), for a time slice of milliseconds,
@@ -128,14 +113,6 @@ static void meter_phase(struct kyu_pool *p, double start, double share_wall, dou
     m->wall = m->lost = 0.0;
 }
 
-static void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 // A step dispatches a few dozen phases with short serial stretches between them. A worker that
 // slept on the condition variable between them took tens of microseconds to wake (measured: 27 us
 // a phase on average in PILE 100k), while the caller, which starts its share at once, then waited
@@ -149,9 +126,9 @@ static int wait_for_phase(struct kyu_pool *p, uint64_t seen) {
     for (int i = 1; p->spin; i++) {
         if (atomic_load_explicit(&p->quit, memory_order_acquire)) return 0;
         if (atomic_load_explicit(&p->generation, memory_order_acquire) != seen) return 1;
-        cpu_relax();
+        kyu_os_relax();
         if ((i & 63) == 0) {
-            double t = seconds_now();
+            double t = kyu_os_seconds();
             if (until == 0.0)
                 until = t + SPIN_SECONDS;
             else if (t > until)
@@ -161,16 +138,15 @@ static int wait_for_phase(struct kyu_pool *p, uint64_t seen) {
     // Sleep. `sleepers` is raised before the generation is read again and the dispatcher bumps the
     // generation before it reads `sleepers` (both sequentially consistent), so either this thread
     // sees the new phase or the dispatcher sees a sleeper and signals it under the lock.
-    pthread_mutex_lock(&p->lock);
+    kyu_mutex_lock(&p->lock);
     atomic_fetch_add(&p->sleepers, 1);
-    while (!atomic_load(&p->quit) && atomic_load(&p->generation) == seen)
-        pthread_cond_wait(&p->wake, &p->lock);
+    while (!atomic_load(&p->quit) && atomic_load(&p->generation) == seen) kyu_cond_wait(&p->wake, &p->lock);
     atomic_fetch_sub(&p->sleepers, 1);
-    pthread_mutex_unlock(&p->lock);
+    kyu_mutex_unlock(&p->lock);
     return !atomic_load(&p->quit);
 }
 
-static void *worker_main(void *arg) {
+static void worker_main(void *arg) {
     worker_arg *wa = arg;
     struct kyu_pool *p = wa->pool;
     uint64_t seen = 0;
@@ -178,13 +154,12 @@ static void *worker_main(void *arg) {
         seen = atomic_load_explicit(&p->generation, memory_order_acquire);
         run_share(p, wa->index);
         if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1 && !p->spin) {
-            pthread_mutex_lock(&p->lock); // the caller waits on `done` under the lock: no lost wake
-            pthread_cond_signal(&p->done);
-            pthread_mutex_unlock(&p->lock);
+            kyu_mutex_lock(&p->lock); // the caller waits on `done` under the lock: no lost wake
+            kyu_cond_signal(&p->done);
+            kyu_mutex_unlock(&p->lock);
         }
     }
     kyu_free(wa);
-    return NULL;
 }
 
 int kyu_pool_create(kyu_world *w) {
@@ -197,7 +172,7 @@ int kyu_pool_create(kyu_world *w) {
     // block with room to spare (aligned_alloc would bypass the hooks, and kyu_free would hand them
     // a block they never gave).
     p->shares_block = kyu_malloc((size_t)(n + 1) * sizeof *p->shares + _Alignof(share));
-    if (!p->threads || !p->shares_block || pthread_mutex_init(&p->lock, NULL)) {
+    if (!p->threads || !p->shares_block || kyu_mutex_init(&p->lock)) {
         kyu_free(p->threads);
         kyu_free(p->shares_block);
         kyu_free(p);
@@ -206,17 +181,16 @@ int kyu_pool_create(kyu_world *w) {
     uintptr_t at = (uintptr_t)p->shares_block + _Alignof(share) - 1;
     p->shares = (share *)(at - at % _Alignof(share));
     for (int k = 0; k <= n; k++) atomic_init(&p->shares[k].range, 0); // empty
-    pthread_cond_init(&p->wake, NULL);
-    pthread_cond_init(&p->done, NULL);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    p->spin = cpus > 0 && n + 1 <= cpus;
+    kyu_cond_init(&p->wake);
+    kyu_cond_init(&p->done);
+    p->spin = n + 1 <= kyu_os_processors();
     w->pool = p;
     for (int i = 0; i < n; i++) {
         worker_arg *wa = kyu_malloc(sizeof *wa);
         if (!wa) return -1;
         wa->pool = p;
         wa->index = i + 1;
-        if (pthread_create(&p->threads[i], NULL, worker_main, wa)) {
+        if (kyu_thread_start(&p->threads[i], worker_main, wa)) {
             kyu_free(wa);
             return -1;
         }
@@ -228,14 +202,14 @@ int kyu_pool_create(kyu_world *w) {
 void kyu_pool_destroy(kyu_world *w) {
     struct kyu_pool *p = w->pool;
     if (!p) return;
-    pthread_mutex_lock(&p->lock);
+    kyu_mutex_lock(&p->lock);
     atomic_store(&p->quit, 1);
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->lock);
-    for (int i = 0; i < p->count; i++) pthread_join(p->threads[i], NULL);
-    pthread_cond_destroy(&p->wake);
-    pthread_cond_destroy(&p->done);
-    pthread_mutex_destroy(&p->lock);
+    kyu_cond_broadcast(&p->wake);
+    kyu_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->count; i++) kyu_thread_join(&p->threads[i]);
+    kyu_cond_destroy(&p->wake);
+    kyu_cond_destroy(&p->done);
+    kyu_mutex_destroy(&p->lock);
     kyu_free(p->threads);
     kyu_free(p->shares_block);
     kyu_free(p);
@@ -257,7 +231,7 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
         task(0, items, 0, context);
         return;
     }
-    double start = seconds_now();
+    double start = kyu_os_seconds();
     if (w->def.yield_when_busy && start < p->alone_until) {
         w->stats.phases_alone++;
         task(0, items, 0, context);
@@ -278,22 +252,24 @@ void kyu_parallel_for(kyu_world *w, int items, int min_range, kyu_task_fn *task,
     atomic_fetch_add(&p->generation, 1); // publishes the fields above
     int woke = atomic_load(&p->sleepers) > 0;
     if (woke) {
-        pthread_mutex_lock(&p->lock);
-        pthread_cond_broadcast(&p->wake);
-        pthread_mutex_unlock(&p->lock);
+        kyu_mutex_lock(&p->lock);
+        kyu_cond_broadcast(&p->wake);
+        kyu_mutex_unlock(&p->lock);
     }
-    double cpu0 = thread_seconds(), share_start = seconds_now();
+    double cpu0 = kyu_os_thread_seconds(), share_start = kyu_os_seconds();
     run_share(p, 0);
-    double share_wall = seconds_now() - share_start, share_cpu = thread_seconds() - cpu0;
+    double share_wall = kyu_os_seconds() - share_start;
+    // Without a fine clock of the thread's own time (os.h), only the waits for the workers count.
+    double share_cpu = cpu0 < 0.0 ? share_wall : kyu_os_thread_seconds() - cpu0;
     if (!p->spin) {
-        pthread_mutex_lock(&p->lock);
-        while (atomic_load(&p->pending) > 0) pthread_cond_wait(&p->done, &p->lock);
-        pthread_mutex_unlock(&p->lock);
+        kyu_mutex_lock(&p->lock);
+        while (atomic_load(&p->pending) > 0) kyu_cond_wait(&p->done, &p->lock);
+        kyu_mutex_unlock(&p->lock);
     } else {
         for (int i = 1; atomic_load_explicit(&p->pending, memory_order_acquire) > 0; i++) {
-            cpu_relax();
-            if ((i & 1023) == 0) sched_yield(); // a worker descheduled by another process: let it run
+            kyu_os_relax();
+            if ((i & 1023) == 0) kyu_os_yield(); // a worker descheduled by another process: let it run
         }
     }
-    meter_phase(p, start, share_wall, share_cpu, seconds_now(), woke);
+    meter_phase(p, start, share_wall, share_cpu, kyu_os_seconds(), woke);
 }

@@ -13,7 +13,7 @@ typedef struct checker {
     int bad;
 } checker;
 
-static int fail_at(checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_at(checker *c, const char *fmt, ...) KYU_PRINTF_LIKE(2, 3);
 static int fail_at(checker *c, const char *fmt, ...) {
     if (!c->bad && c->msg && c->cap) {
         va_list ap;

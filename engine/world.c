@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "internal.h"
+#include "os.h"
 
 static atomic_uint next_world_id = 1; // distinguishes handles of different worlds
 
@@ -219,11 +219,7 @@ void kyu_step_take_paths(kyu_world *w) {
     kyu_arena_keep(&s->arena);
 }
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return kyu_os_seconds() * 1e3; }
 
 // After a step where bodies fell asleep: the per-step arrays that this step used less than half of
 // give most of it back (kyu_shrink), so a pile that has gone to sleep does not keep the room it

@@ -65,6 +65,23 @@ $(WASM_DIR)/obj/%.o: %.c $(HEADERS) $(WEB_HDR) $(wildcard engine/*.h engine/geom
 $(WASM_DIR)/kyu.js: $(WASM_OBJ) mk/wasm.mk
 	$(EMCC_ENV) $(EMCC) $(WASM_LDFLAGS) $(WASM_OBJ) -o $@
 
+# tools/bench as WebAssembly for node, with threads (wasm workers in node's worker_threads), for the
+# determinism table (tests/tools/determinism.sh): the pinned scenes' hashes for 1, 2, 3 and 8
+# workers. The engine is compiled again with -pthread (shared memory and atomics), apart from the
+# page's single-threaded objects. Run it as: node $(WASM_DIR)/bench/bench.js pile 1000 2 --steps 150
+.PHONY: wasm-bench
+wasm-bench: $(WASM_DIR)/bench/bench.js
+WASM_MT_OBJ := $(patsubst %.c,$(WASM_DIR)/mt-obj/%.o,$(LIB_SRC) tools/bench.c)
+$(WASM_DIR)/mt-obj/%.o: %.c $(HEADERS) $(wildcard engine/*.h engine/geometry/*.h) | $(WASM_DIR)/include/cglm
+	@mkdir -p $(dir $@)
+	$(EMCC_ENV) $(EMCC) $(WASM_CFLAGS) -pthread $(if $(filter tools/%,$<),,-DKYU_BUILD) -c $< -o $@
+# A pool of 8 workers made before main (creating one later would wait for the main thread, which
+# is busy in main); memory fixed at 512 MB (growth with threads is slow in wasm); one file.
+$(WASM_DIR)/bench/bench.js: $(WASM_MT_OBJ) mk/wasm.mk
+	@mkdir -p $(dir $@)
+	$(EMCC_ENV) $(EMCC) -O2 -pthread -sPTHREAD_POOL_SIZE=8 -sINITIAL_MEMORY=536870912 -sENVIRONMENT=node,worker \
+		-sEXIT_RUNTIME=1 -sSINGLE_FILE=1 $(WASM_MT_OBJ) -o $@
+
 # The two script tags become the scripts themselves.
 $(WASM_DIR)/index.html: web/index.html web/page.js $(WASM_DIR)/kyu.js
 	awk '/^<script src="[a-z]+\.js"><\/script>$$/ { \
@@ -74,7 +91,7 @@ $(WASM_DIR)/index.html: web/index.html web/page.js $(WASM_DIR)/kyu.js
 		{ print }' web/index.html > $@.tmp
 	mv $@.tmp $@
 else
-wasm:
+wasm wasm-bench:
 	@echo "wasm: it needs emscripten (apt-get install -y emscripten): not built"
 	@exit 1
 endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Test runner: runs every suite (or the tests whose names contain argv[1]) and ends with the line
-// "N passed, N failed"; exits non-zero on any failure.
+// Test runner: runs every suite (or the tests whose names contain any of the arguments) and ends
+// with the line "N passed, N failed"; exits non-zero on any failure.
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,7 +14,8 @@ int test_quick(void) {
     if (quick < 0) quick = getenv("KYU_TEST_QUICK") != NULL && getenv("KYU_TEST_QUICK")[0] != '\0';
     return quick;
 }
-static const char *filter;
+static char **filters; // NULL: every test
+static int filter_count;
 int test_current_failed;
 
 void test_fail(const char *file, int line, const char *what) {
@@ -23,7 +24,9 @@ void test_fail(const char *file, int line, const char *what) {
 }
 
 void test_run(const char *name, void (*fn)(void)) {
-    if (filter && !strstr(name, filter)) return;
+    int chosen = filters == NULL;
+    for (int i = 0; i < filter_count && !chosen; i++) chosen = strstr(name, filters[i]) != NULL;
+    if (!chosen) return;
     test_current_failed = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -39,7 +42,8 @@ void test_run(const char *name, void (*fn)(void)) {
 }
 
 int main(int argc, char **argv) {
-    filter = argc > 1 ? argv[1] : NULL;
+    filters = argc > 1 ? argv + 1 : NULL;
+    filter_count = argc - 1;
     suite_geometry();
     suite_version();
     suite_errors();

@@ -4,6 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <io.h> // _mktemp_s
+#endif
 
 #include "test.h"
 
@@ -124,9 +127,14 @@ static void test_snapshot_through_a_file_rewinds_the_same_world(void) {
     kyu_body_id ids[401];
     int count = kyu_world_get_bodies(w, ids, 401);
     ENSURE(count > 300 && count < 401);
+#ifdef _WIN32 // no mkstemp: a fresh name in the current directory
+    char path[] = "kyu-snap-XXXXXX";
+    ENSURE(_mktemp_s(path, sizeof path) == 0);
+#else
     char path[] = "/tmp/kyu-snap-XXXXXX";
     int fd = mkstemp(path);
     ENSURE(fd >= 0);
+#endif
     ENSURE(kyu_world_save(w, path) == KYU_OK);
     uint64_t at_save = kyu_world_state_hash(w);
     step_n(w, 200);

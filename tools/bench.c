@@ -17,14 +17,21 @@
 // The scenes must match docs/benchmarks.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef _WIN32 // the clock, the peak memory and --busy below have one version per system
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include <psapi.h>
+#else
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
+#endif
 
 #include <kyu/kyu.h>
 
@@ -149,11 +156,20 @@ static vec3s body_position(kyu_world *w, kyu_body_id id) {
     return p;
 }
 
+#ifdef _WIN32
+static double now_seconds(void) {
+    LARGE_INTEGER t, f;
+    QueryPerformanceCounter(&t);
+    QueryPerformanceFrequency(&f);
+    return (double)t.QuadPart / (double)f.QuadPart;
+}
+#else
 static double now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
+#endif
 
 // Steps the world and fills the timing fields. The clock is read only at the start, the half-way
 // step and the end, so the loop times nothing but kyu_world_step.
@@ -515,6 +531,19 @@ static options parse_args(int argc, char **argv) {
     return o;
 }
 
+#ifdef _WIN32
+static double peak_rss_mb(void) {
+    PROCESS_MEMORY_COUNTERS pmc;
+    if (!GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof pmc)) return 0.0;
+    return (double)pmc.PeakWorkingSetSize / (1024.0 * 1024.0);
+}
+
+static int start_busy_process(void) {
+    fprintf(stderr, "bench: --busy forks a process: not on Windows\n");
+    exit(2);
+}
+static void stop_busy_process(int busy) { (void)busy; }
+#else
 static double peak_rss_mb(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -522,7 +551,7 @@ static double peak_rss_mb(void) {
 }
 
 // The load of --busy: a child process that spins until the bench ends (or dies: it watches its parent).
-static pid_t start_busy_process(void) {
+static int start_busy_process(void) {
     pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         perror("bench: fork");
@@ -535,12 +564,16 @@ static pid_t start_busy_process(void) {
             if (getppid() != parent) _exit(0);
         }
     }
-    return pid;
+    return (int)pid;
 }
+static void stop_busy_process(int busy) {
+    if (busy > 0) kill((pid_t)busy, SIGKILL);
+}
+#endif
 
 int main(int argc, char **argv) {
     options o = parse_args(argc, argv);
-    pid_t busy = o.busy ? start_busy_process() : 0;
+    int busy = o.busy ? start_busy_process() : 0;
     result *runs = calloc((size_t)o.repeat, sizeof *runs);
     if (runs == NULL) check(NULL, KYU_ERR_OUT_OF_MEMORY, "calloc");
     for (int i = 0; i < o.repeat; i++) {
@@ -550,6 +583,6 @@ int main(int argc, char **argv) {
     }
     if (o.repeat > 1) print_median(&o, runs);
     free(runs);
-    if (busy > 0) kill(busy, SIGKILL);
+    stop_busy_process(busy);
     return 0;
 }

@@ -444,9 +444,19 @@ static int epa_seed(epa *e, const kyu_convex *A, dv3 shift, const kyu_convex *B,
             u = dscale(u, 1.0 / sqrt(ddot(u, u)));
             perp_basis(u, &p, &q);
             *flat_normal = p;
+            // cos and sin of i pi / 3, written as the bits glibc's cos and sin give (mingw-w64's
+            // too): C libraries differ in the last bit here (musl, wasm's: sin(4 pi / 3) is one
+            // unit further from 0), and a seed direction must be the same on every platform.
+            static const double seed_cos[6] = {0x1p+0,  0x1.0000000000001p-1,  -0x1.ffffffffffffcp-2,
+                                               -0x1p+0, -0x1.0000000000004p-1, 0x1.ffffffffffff4p-2};
+            static const double seed_sin[6] = {0x0p+0,
+                                               0x1.bb67ae8584caap-1,
+                                               0x1.bb67ae8584cabp-1,
+                                               0x1.1a62633145c07p-53,
+                                               -0x1.bb67ae8584ca8p-1,
+                                               -0x1.bb67ae8584caep-1};
             for (int i = 0; i < 6 && !grown; i++) {
-                double ang = i * 1.0471975511965976;
-                dv3 dir = cx_add(dscale(p, cos(ang)), dscale(q, sin(ang)));
+                dv3 dir = cx_add(dscale(p, seed_cos[i]), dscale(q, seed_sin[i]));
                 sv w = support_pair(A, shift, B, dir);
                 dv3 d = dsub(w.w, p0);
                 d = dmad(d, u, -ddot(d, u));

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "dmath.h"
+#include "fquat.h"
 #include "kyu/geometry.h"
 
 static vec3s unit_or_up(dv3 a) {
@@ -258,7 +259,7 @@ kyu_box kyu_box_make(vec3s center, versors rotation, vec3s half_extents) {
     kyu_box b;
     b.center = center;
     b.half_extents = half_extents;
-    versors q = glms_quat_normalize(rotation);
-    b.rotation = glms_quat_mat3(q);
+    versors q = kyu_fquat_normalize(rotation); // cglm's SSE2 order on every processor (fquat.h)
+    b.rotation = kyu_fquat_mat3(q);
     return b;
 }

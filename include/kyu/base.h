@@ -30,9 +30,12 @@
 
 /// Marks a function of kyu's public API. The library is built with `-fvisibility=hidden`, so
 /// libkyu.so exports exactly the functions declared with KYU_API (tests/tools/symbols.sh checks
-/// both directions); everything else in the engine stays private to it. For a program that uses
-/// kyu the macro is empty.
-#if defined(KYU_BUILD) && (defined(__GNUC__) || defined(__clang__))
+/// both directions); everything else in the engine stays private to it. A Windows DLL is built
+/// with KYU_BUILD_DLL, which exports them the same way. For a program that uses kyu the macro is
+/// empty (kyu exports functions only, which a DLL's import library reaches without dllimport).
+#if defined(_WIN32) && defined(KYU_BUILD_DLL)
+#define KYU_API __declspec(dllexport)
+#elif defined(KYU_BUILD) && (defined(__GNUC__) || defined(__clang__)) && !defined(_WIN32)
 #define KYU_API __attribute__((visibility("default")))
 #else
 #define KYU_API

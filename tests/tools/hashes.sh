@@ -5,7 +5,10 @@
 # test with both builds' bench) and from any machine: kyu's arithmetic is IEEE single and double
 # precision without fused multiply-adds (-ffp-contract=off) and without libm's own roundings.
 # A commit that changes how kyu steps changes a hash here on purpose: it then writes the new value
-# and says in its message which hash changed and why. Run by `make test` with BUILD set.
+# and says in its message which hash changed and why. tests/tools/determinism.sh runs this list in
+# every lane (Windows, ARM64, wasm, ...) for README's table: `sh tests/tools/determinism.sh --build
+# --pin` writes the new hashes here and there at once, when every lane agrees. Run by `make test`
+# with BUILD set.
 set -u
 BUILD=${BUILD:-build}
 BENCH=${BENCH:-$BUILD/tools/bench}
