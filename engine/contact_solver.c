@@ -100,6 +100,11 @@ static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
     r->ev = kyu_pair_event_speed(w, c->a, c->b);
     r->target = solve_target(w, c->gap);
     r->jn = c->jn;
+    if (w->gravity_on) { // a pair one above the other (normal within 60 degrees of gravity)
+        float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
+        if (up > 0.5f) r->flags |= ROW_UPPER_A;
+        if (up < -0.5f && !col) r->flags |= ROW_UPPER_B;
+    }
     if (cb) {
         if (cb->type == KYU_SHAPE_MESH) r->flags |= ROW_MESH;
         r->vb = kyu_f3_of(kyu_collider_point_velocity(
@@ -326,6 +331,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
         return -1;
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, fill_task, w);
     kyu_solver_gather(w);
+    kyu_contacts_push(w); // overlaps out first, by position (soft_escape.c)
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
     row_pass p = {.w = w, .warm = 1};

@@ -161,6 +161,7 @@ void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn); // fn over every row, domai
 
 // soft_escape.c: after the impacts, the relax and the push out of overlaps
 int kyu_contacts_relax(kyu_world *w);
+void kyu_contacts_push(kyu_world *w); // at the step's start, from the velocity solve
 
 // material.c: a pair's friction and restitution (b is a body slot or a collider code)
 float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);

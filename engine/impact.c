@@ -267,7 +267,8 @@ static int respond_now(kyu_world *w, uint32_t a, uint32_t b, float t, const pair
 #define INSTANT_IMPACTS 4
 #define INSTANT_WINDOW  1e-3f
 #define COLLAPSE_SWEEPS 8
-#define COLLAPSED       255 // in impacts.hits: the body was in a collapse at time hit_t
+#define COLLAPSED       128 // in impacts.hits, and above: the body was in a collapse at time hit_t
+#define AFTER_COLLAPSE  8   // impacts a body in a collapse may still take at its time (see resolve)
 
 // Whether time t is within the instant under way.
 static int in_instant(const kyu_world *w, float t) {
@@ -277,7 +278,7 @@ static int in_instant(const kyu_world *w, float t) {
 // The impacts body i has taken in the instant of time t (COLLAPSED: it was in a collapse at t).
 static int impacts_at(const kyu_world *w, uint32_t i, float t) {
     const impact_state *im = &w->impacts;
-    if (im->hits[i] == COLLAPSED && im->hit_t[i] >= 0.0f) return im->hit_t[i] == t ? COLLAPSED : 0;
+    if (im->hits[i] >= COLLAPSED && im->hit_t[i] >= 0.0f) return im->hit_t[i] == t ? im->hits[i] : 0;
     return in_instant(w, t) && im->hit_t[i] == im->instant_t ? im->hits[i] : 0;
 }
 
@@ -285,7 +286,7 @@ static int impacts_at(const kyu_world *w, uint32_t i, float t) {
 static int count_impact(kyu_world *w, uint32_t i, float t) {
     impact_state *im = &w->impacts;
     if (!in_instant(w, t)) im->instant_t = t, im->instant_count = 0;
-    if (im->hit_t[i] != im->instant_t || im->hits[i] == COLLAPSED) {
+    if (im->hit_t[i] != im->instant_t || im->hits[i] >= COLLAPSED) {
         if (RESERVE(im->instant, im->instant_cap, im->instant_count + 1)) return -1;
         im->instant[im->instant_count++] = i;
         im->hit_t[i] = im->instant_t, im->hits[i] = 0;
@@ -390,11 +391,24 @@ static int collapse(kyu_world *w, float t) {
 static int resolve(kyu_world *w, const impact_event *ev) {
     int body = !(ev->b & KYU_COLLIDER_BIT);
     int ha = impacts_at(w, ev->a, ev->t), hb = body ? impacts_at(w, ev->b, ev->t) : 0;
-    // A body in a collapse at this very time: what it meets then is the solver's, but a static
-    // collider (nothing passes through a wall), which stops it inelastically and leaves it in the
-    // collapse (two walls at once take turns until it no longer closes on either).
-    int collapsed = ha == COLLAPSED || hb == COLLAPSED;
-    if (collapsed && (body || w->colliders.list[ev->b & ~KYU_COLLIDER_BIT].motion != KYU_STATIC)) return 0;
+    // A body in a collapse at this very time: what the collapse could not settle (a partner it
+    // pushed closing on a body beyond it) is stopped inelastically, AFTER_COLLAPSE times a body at
+    // most; a static collider always (nothing passes through a wall; two walls at once take turns
+    // until it no longer closes on either). Beyond that bound, and against a moving collider (a
+    // ball squeezed between a kinematic box and a wall, which no response can settle), the pair is
+    // the relax's after the impacts.
+    int collapsed = ha >= COLLAPSED || hb >= COLLAPSED;
+    if (collapsed) {
+        int wall = !body && w->colliders.list[ev->b & ~KYU_COLLIDER_BIT].motion == KYU_STATIC;
+        if (!body && !wall) return 0;
+        if (!wall && (ha >= COLLAPSED + AFTER_COLLAPSE || hb >= COLLAPSED + AFTER_COLLAPSE)) {
+            return 0;
+        }
+        if (body) {
+            if (ha >= COLLAPSED) w->impacts.hits[ev->a]++;
+            if (hb >= COLLAPSED) w->impacts.hits[ev->b]++;
+        }
+    }
     if (!collapsed && w->gravity_on && (ha >= INSTANT_IMPACTS || hb >= INSTANT_IMPACTS))
         return collapse(w, ev->t) < 0 ? -1 : 0;
     advance(w, ev->a, ev->t);

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: MIT
-// The soft escape (seed 004's escape, made soft): what the contacts leave after the impacts.
-// - The relax: the impact queue leaves slow approaches to the solver (slower than the pair's event
-//   speed, or those of a body at its bound of impacts at one instant: a column landing on its
-//   floor, a ball squeezed against a wall). Every contact that touches and still closes is solved
-//   again, inelastically, with the others at once, so nothing keeps sinking into what it touches.
-// - The push: an overlap beyond the slop is taken out over a few steps, never at once: a pass of
-//   pseudo-velocities over the contacts (Catto's split impulses) moves the bodies apart by the
-//   excess, at most the pair's event speed times a step, and leaves their velocities alone, so the
-//   escape adds no kinetic energy, not even through friction (a push in the velocity, as Box2D v3's
-//   soft contacts do, then taken back by a relax, had a floor's friction turn a ball pushed off a
-//   wall into one rolling away). What it adds is the potential energy of lifting a body out of what
-//   it sank into; a bed at rest, every pair within its slop, is never pushed.
+// The soft escape: what the contacts leave out of the velocity solve and the impacts.
+// - The push, at the start of each step (kyu_contacts_push, called by the velocity solve once the
+//   rows are filled): an overlap beyond the slop is taken out over a few steps, never at once: a
+//   pass of pseudo-velocities over the contacts (Catto's split impulses) moves the bodies apart by
+//   the excess, at most a quarter of the pair's smaller radius a step, and leaves their velocities
+//   alone, so the escape adds no kinetic energy, not even through friction (a push in the velocity,
+//   as Box2D v3's soft contacts do, then taken back by a relax, had a floor's friction turn a ball
+//   pushed off a wall into one rolling away). What it adds is the potential energy of lifting a body
+//   out of what it sank into; a bed at rest, every pair within its slop, is never pushed. It runs
+//   on the contact list the last step found at these very positions (every pair within its margin):
+//   run after the impacts instead, on the step's start list, it pushed beads into pairs the impacts
+//   had just made and the list did not hold (a 1 cm pour kept overlaps of 40% of r).
+// - The relax, after the impacts: the impact queue leaves slow approaches to the solver (slower
+//   than the pair's event speed, or those of a body at its bound of impacts at one instant: a column
+//   landing on its floor, a ball squeezed against a wall). Every contact that touches and still
+//   closes is solved again, inelastically, with the others at once, so nothing keeps sinking into
+//   what it touches. Then every body leaves the static colliders it still overlaps.
 // A pair splits the push by inverse mass (all of it to the particle against a collider); under
 // gravity a pair one above the other moves only its upper body (shock propagation: bottom up, the
 // lower one has been mended on what holds it already). A mesh keeps one contact per body (its
@@ -110,9 +115,12 @@ static void push_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
-// The bodies moved by their pseudo-velocities. One pushed faster than a tenth of the sleep speed is
-// not at rest, though its velocity is: an island must not fall asleep with an overlap it is still
-// taking out (it would keep it while it sleeps).
+// The bodies moved by their pseudo-velocities. The contact list holds every pair within its margin
+// of the positions the push starts from (found at the end of the last step), so a push moves a body
+// into a pair the list does not know only when it moves it farther than a margin (the bottom of a
+// deep overlap under a column). One pushed faster than a tenth of the sleep speed is not at rest,
+// though its velocity is: an island must not fall asleep with an overlap it is still taking out (it
+// would keep it while it sleeps).
 static void move_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     push_pass *x = ctx;
@@ -127,6 +135,22 @@ static void move_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
+// Each row's gap after the push, and the solve's target from it.
+static void regap_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    push_pass *x = ctx;
+    kyu_world *w = x->w;
+    float dt = w->def.fixed_dt;
+    for (int d = begin; d < end; d++)
+        for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
+            solver_row *r = &w->solver.row[k];
+            if (r->flags & ROW_SENSOR) continue;
+            vec3s dv = r->b == KYU_ROW_STATIC ? x->vp[r->a] : glms_vec3_sub(x->vp[r->a], x->vp[r->b]);
+            r->gap += glms_vec3_dot(dv, kyu_vec3_of(r->n)) * dt;
+            r->target = r->gap > 0.0f ? -r->gap / dt : 0.0f;
+        }
+}
+
 static void zero_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     push_pass *x = ctx;
@@ -138,8 +162,7 @@ static void zero_task(int begin, int end, int worker, void *ctx) {
 // presses on its walls as a liquid does). A mesh is left by every triangle the body overlaps.
 static void wall_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
-    push_pass *x = ctx;
-    kyu_world *w = x->w;
+    kyu_world *w = ctx;
     body_store *s = &w->bodies;
     for (int d = begin; d < end; d++)
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
@@ -157,21 +180,23 @@ static void wall_task(int begin, int end, int worker, void *ctx) {
         }
 }
 
-// The pseudo-velocities of the push, domain by domain as the solves run, then the bodies moved by
-// them (and out of the meshes they overlap).
-static void push_out(kyu_world *w, int iterations) {
+// The push, at the start of the step, before the velocity solve (kyu_contacts_solve_velocities
+// calls it once the rows are filled): the pseudo-velocities, domain by domain as the solves run,
+// until a pass changes nothing or for as many passes as the solve has, then the bodies moved by
+// them and the rows' gaps with them.
+void kyu_contacts_push(kyu_world *w) {
     push_pass x = {.w = w};
     x.vp = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *x.vp);
     kyu_parallel_for(w, w->step.active_count, 4096, zero_task, &x);
-    for (int it = 0; it < iterations; it++) { // until a pass changes nothing: then neither would the next
+    for (int it = 0; it < w->def.solver_iterations; it++) {
         kyu_solver_run(w, push_task, &x);
         int moved = 0;
         for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= x.moved[d];
         if (!moved) break;
     }
     kyu_parallel_for(w, w->step.active_count, 4096, move_task, &x);
+    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, regap_task, &x);
     kyu_arena_reset(&w->step.arena);
-    kyu_solver_run(w, wall_task, &x);
 }
 
 // The rows' impulses back to their contacts: the next step's warm start, the events' impulses.
@@ -208,8 +233,8 @@ static int report_impacts(kyu_world *w) {
     return 0;
 }
 
-// The relax and the push run a quarter of the solve's iterations (at least one): what they mend is
-// what this step's impacts left, a small part of what the solve did.
+// The relax runs a quarter of the solve's iterations (at least one): what it mends is what this
+// step's impacts left, a small part of what the solve did.
 int kyu_contacts_relax(kyu_world *w) {
     int iterations = w->def.solver_iterations > 0 ? (w->def.solver_iterations + 3) / 4 : 0;
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, geometry_task, w);
@@ -217,7 +242,7 @@ int kyu_contacts_relax(kyu_world *w) {
     for (int it = 0; it < iterations; it++) kyu_row_pass_run(w, relax_one);
     kyu_solver_scatter(w);
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, give_back_task, w);
-    push_out(w, w->def.solver_iterations);
+    kyu_solver_run(w, wall_task, w);
     if (w->def.enable_impact_events && report_impacts(w)) return -1;
     // The solver's order and its scratch are idle until the next step: given back if large.
     GIVE_BACK(w->contacts.meet, w->contacts.meet_cap);

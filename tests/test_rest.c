@@ -515,7 +515,10 @@ static void test_deep_bed_of_beads_holds_at_every_depth(void) {
         }
         for (int s = 0; s < 6; s++) ENSURE(kyu_world_step(w) == KYU_OK);
     }
-    for (int s = 0; s < 900 && kyu_world_sleeping_body_count(w) < kyu_world_body_count(w); s++)
+    // It sleeps within 1,200 steps of the last layer (1,071 with the push at the start of the step,
+    // which never pushes a bead into a pair the contact list does not hold; 616 when the push ran
+    // after the impacts, which left a 1 cm pour with overlaps of 40% of r).
+    for (int s = 0; s < 1200 && kyu_world_sleeping_body_count(w) < kyu_world_body_count(w); s++)
         ENSURE(kyu_world_step(w) == KYU_OK);
     kyu_body_id ids[2048];
     int n = kyu_world_get_bodies(w, ids, 2048);

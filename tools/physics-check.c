@@ -144,15 +144,33 @@ static void print_bed(const char *what, const bed_stats *b, double seconds, int 
 }
 
 // Steps until every body sleeps (or `limit` seconds pass); returns the wall time of the stepping.
+// TRACE=N: every N steps of a settle, the time, the awake bodies, the kinetic and the gravitational
+// potential energy, the deepest overlap, the impacts and whether the event cap stopped the step.
+static void trace_line(kyu_world *w, int step, const kyu_step_stats *st) {
+    int n = kyu_world_body_count(w);
+    float *xyz = malloc((size_t)n * 3 * sizeof *xyz), *m = malloc((size_t)n * sizeof *m);
+    kyu_world_get_positions(w, xyz, n);
+    kyu_world_get_masses(w, m, n);
+    double pe = 0;
+    for (int i = 0; i < n; i++) pe += 9.81 * m[i] * xyz[3 * i + 1];
+    printf("  t=%.3f awake=%d kinetic_j=%.4g potential_j=%.6g max_overlap_m=%.3g impacts=%d cap=%d\n",
+           (double)(step + 1) * kyu_world_get_def(w).fixed_dt, st->awake_bodies, kyu_world_kinetic_energy(w),
+           pe, (double)st->max_overlap, st->impacts, st->event_cap_hit);
+    free(xyz), free(m);
+}
+
 static double settle(kyu_world *w, double limit, int *steps_out, float *max_overlap_stat) {
     kyu_world_def d = kyu_world_get_def(w);
     int steps = (int)(limit / d.fixed_dt), s = 0;
     double t0 = now();
     *max_overlap_stat = 0;
+    int trace = getenv("TRACE") ? atoi(getenv("TRACE")) : 0; // every TRACE steps, a line of numbers
     for (; s < steps; s++) {
         check(w, kyu_world_step(w), "a step");
-        float m = kyu_world_stats(w).max_overlap;
+        kyu_step_stats st = kyu_world_stats(w);
+        float m = st.max_overlap;
         if (m > *max_overlap_stat) *max_overlap_stat = m;
+        if (trace > 0 && s % trace == 0) trace_line(w, s, &st);
         if (kyu_world_sleeping_body_count(w) == kyu_world_body_count(w)) {
             s++;
             break;

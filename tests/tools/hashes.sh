@@ -34,9 +34,9 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x6af84107bc319cb8
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x5651c1fd08bc65e8
-pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x709635941b87c701
+pile 1000 WORKERS --steps 150|0x78d2724d2eeb702f
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x6abe2c258f71370f
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0xac5749090b155ad3
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
