@@ -494,10 +494,13 @@ static int find_resting_islands(kyu_world *w) {
     return ready;
 }
 
-// The first island to sleep in an empty grid sets its cell: about two diameters of those bodies.
+// The first island to sleep while no body sleeps sets the grid's cell: about two diameters of the
+// awake bodies. Whether a body sleeps is asked of the bodies, not of the grid's entries: the grid
+// keeps the entries of woken bodies (a giant's until the grid is next emptied) where a grid loaded
+// from a snapshot has none, and a grid of giants alone has no table.
 static void size_sleep_grid(kyu_world *w) {
-    if (w->islands.grid.table_size != 0 && (w->islands.grid.live != 0 || w->islands.grid.giant_count != 0))
-        return;
+    for (int i = 0; i < w->bodies.high; i++)
+        if (w->bodies.alive[i] && !w->bodies.awake[i]) return;
     double sum = 0.0;
     for (int k = 0; k < w->step.active_count; k++) sum += (double)w->bodies.radius[w->step.active[k]];
     double mean = sum / w->step.active_count;

@@ -817,16 +817,26 @@ static void check_order(reader *r, const contact *cs, int n, const char *what) {
         if (!by_pair(&cs[i - 1], &cs[i])) fail(r, "%s %d: the list is out of key order", what, i);
 }
 
-// The woken contacts join the cache at the next step: no pair may be in both, or twice.
+// The woken contacts join the cache at the next step: no pair may be in both, or twice. The list
+// is kept in the order saved, the order of the wakes (island by island, not by key: the step sorts
+// it when it merges it), so the loaded world saves it back as it was; a sorted copy is checked.
 static void check_woken(reader *r, kyu_world *w) {
-    if (r->bad || w->islands.woken_count == 0) return;
-    kyu_contacts_sort(w->islands.woken, w->islands.woken_count);
-    check_order(r, w->islands.woken, w->islands.woken_count, "woken contact");
-    for (int i = 0, j = 0; i < w->islands.woken_count && !r->bad; i++) {
-        while (j < w->contacts.count && by_pair(&w->contacts.list[j], &w->islands.woken[i])) j++;
-        if (j < w->contacts.count && !by_pair(&w->islands.woken[i], &w->contacts.list[j]))
+    int n = w->islands.woken_count;
+    if (r->bad || n == 0) return;
+    contact *sorted = kyu_malloc((size_t)n * sizeof *sorted);
+    if (!sorted) {
+        out_of_memory(r);
+        return;
+    }
+    memcpy(sorted, w->islands.woken, (size_t)n * sizeof *sorted);
+    kyu_contacts_sort(sorted, n);
+    check_order(r, sorted, n, "woken contact");
+    for (int i = 0, j = 0; i < n && !r->bad; i++) {
+        while (j < w->contacts.count && by_pair(&w->contacts.list[j], &sorted[i])) j++;
+        if (j < w->contacts.count && !by_pair(&sorted[i], &w->contacts.list[j]))
             fail(r, "woken contact %d: the pair is in the cache too", i);
     }
+    kyu_free(sorted);
 }
 
 // Sleeping islands: each body asleep in exactly one, each sleeping body in one. Records are
@@ -882,14 +892,16 @@ static void get_islands(reader *r, kyu_world *w) {
             fail(r, "body %d sleeps in no island", i);
             return;
         }
-    if (n == 0) return;
-    if (!(cell > 0.0f && cell <= 1e30f)) {
-        fail(r, "the sleep grid's cell %g is not a positive number", (double)cell);
+    // The cell is the world's with or without islands (0 until an island first sleeps): the next
+    // island keeps it while any body sleeps, and a world saves it back as it was loaded.
+    if (!((cell > 0.0f || (n == 0 && cell == 0.0f && !signbit(cell))) && cell <= 1e30f)) {
+        fail(r, "the sleep grid's cell %g is not a positive number%s", (double)cell,
+             n == 0 ? " or 0" : " (islands sleep in it)");
         return;
     }
     w->islands.grid.cell = cell;
-    w->islands.grid.inv_cell = 1.0f / cell;
-    if (kyu_islands_rebuild_grid(w)) out_of_memory(r);
+    w->islands.grid.inv_cell = cell > 0.0f ? 1.0f / cell : 0.0f;
+    if (n > 0 && kyu_islands_rebuild_grid(w)) out_of_memory(r);
 }
 
 // Builds the saved world as a new world (one worker, no threads) with `into`'s threading.

@@ -12,7 +12,8 @@
 
 // A scene with every kind of state: piles that fall asleep, a kinematic paddle, every collider
 // shape, removed bodies and colliders (free slots, pending end events), and a few balls in flight.
-static kyu_world *build_scene(int workers) {
+// With rolling resistance the balls stop rolling: some fall asleep early and are woken again.
+static kyu_world *build_scene_rolling(int workers, float rolling) {
     kyu_world_def wd = kyu_world_def_default();
     wd.worker_count = workers;
     wd.sleep_time = 0.3f;
@@ -42,6 +43,7 @@ static kyu_world *build_scene(int workers) {
     bd.radius = 0.2f;
     bd.restitution = 0.3f;
     bd.angular_damping = 2.0f; // balls on the open ground stop rolling: some islands sleep by step 300
+    bd.rolling_resistance = rolling;
     kyu_body_id ids[400];
     for (int i = 0; i < 400; i++) {
         bd.position = v3(-4.0f + (float)(i % 20) * 0.42f, 0.25f + (float)(i / 80) * 0.42f,
@@ -59,6 +61,8 @@ static kyu_world *build_scene(int workers) {
     kyu_collider_destroy(w, doomed);
     return w;
 }
+
+static kyu_world *build_scene(int workers) { return build_scene_rolling(workers, 0.0f); }
 
 // A ball fired into the sleeping piles: their islands, contacts and sleep grid must come back.
 static void fire(kyu_world *w) {
@@ -87,6 +91,14 @@ static uint64_t fnv(const uint8_t *p, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
+}
+
+static kyu_body_id ball_of(kyu_world *w, float r, float m, vec3s p, vec3s v, vec3s spin) {
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = r, bd.mass = m, bd.position = p, bd.velocity = v, bd.angular_velocity = spin;
+    kyu_body_id id = KYU_NULL_BODY;
+    kyu_body_create(w, &bd, &id);
+    return id;
 }
 
 static void test_snapshot_resumed_at_300_matches_600_uninterrupted(void) {
@@ -171,6 +183,115 @@ static void test_snapshot_saves_the_same_bytes_twice(void) {
     ENSURE(same);
     ENSURE(loaded);
     ENSURE(again);
+}
+
+// Saves w, loads the bytes into a new world and saves that again: the loaded world, or NULL (and a
+// failure recorded) when it does not load or does not save back to the very same bytes.
+static kyu_world *round_trip(kyu_world *w, const char *what, int step) {
+    size_t n1 = 0, n2 = 0;
+    uint8_t *s1 = save(w, &n1);
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *copy = NULL;
+    kyu_world_create(&wd, &copy);
+    int loaded = s1 && copy && kyu_world_load_memory(copy, s1, n1) == KYU_OK;
+    uint8_t *s2 = loaded ? save(copy, &n2) : NULL;
+    int same = s2 && n2 == n1 && memcmp(s1, s2, n1) == 0;
+    free(s1), free(s2);
+    if (!same) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s, step %d: %s", what, step,
+                 loaded ? "the loaded world saves other bytes" : kyu_world_last_error(copy));
+        test_fail(__FILE__, __LINE__, msg);
+        kyu_world_destroy(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+// Steps w and its loaded copy n times: the same state (*asleep: how many bodies sleep). Then gravity changes
+// in both, which wakes every island (their contacts wait, island by island, in the woken list): both save the
+// same bytes, and w saves, loads and saves back to them. Destroys copy.
+static int steps_on_alike(kyu_world *w, kyu_world *copy, int n, int *asleep) {
+    step_n(w, n);
+    step_n(copy, n);
+    *asleep = kyu_world_sleeping_body_count(w);
+    int alike = kyu_world_state_hash(w) == kyu_world_state_hash(copy) &&
+                kyu_world_sleeping_body_count(w) == kyu_world_sleeping_body_count(copy);
+    vec3s g = kyu_world_get_def(w).gravity;
+    g.y *= 0.5f;
+    alike &= kyu_world_set_gravity(w, g) == KYU_OK && kyu_world_set_gravity(copy, g) == KYU_OK;
+    size_t n1 = 0, n2 = 0;
+    uint8_t *s1 = save(w, &n1), *s2 = save(copy, &n2);
+    alike &= s1 && s2 && n1 == n2 && memcmp(s1, s2, n1) == 0;
+    free(s1), free(s2);
+    kyu_world_destroy(copy);
+    copy = round_trip(w, "woken", n);
+    kyu_world_destroy(copy);
+    return alike && copy != NULL;
+}
+
+// Rolling resistance stops the balls: one falls asleep within a few steps and is woken, so the
+// world has a sleep grid (its cell set by the first island to sleep) and no island; later the piles
+// sleep. At every step the world saves, loads and saves back to the same bytes; from a step with
+// no island and from one with islands, the loaded world steps on 100 steps as the original does.
+static void test_snapshot_with_rolling_resistance_saves_loads_and_steps_on_alike(void) {
+    kyu_world *w = build_scene_rolling(1, 0.05f);
+    ENSURE(w != NULL);
+    int slept = 0, woken = 0, islands = 0, went_on = 0;
+    for (int s = 1; s <= TEST_LENGTH(300, 150); s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        int asleep = kyu_world_sleeping_body_count(w);
+        slept |= asleep > 0;
+        woken += slept && asleep == 0;
+        islands += asleep > 0;
+        kyu_world *copy = round_trip(w, "rolling resistance", s);
+        ENSURE(copy != NULL);
+        if ((asleep == 0 && woken == 1) || (asleep > 0 && islands == 100)) { // rewound after
+            size_t n = 0;
+            void *snap = save(w, &n);
+            ENSURE(snap != NULL);
+            int later = 0, alike = steps_on_alike(w, copy, 100, &later);
+            int back = kyu_world_load_memory(w, snap, n) == KYU_OK;
+            free(snap);
+            ENSURE(alike);
+            ENSURE(back);
+            went_on++;
+        } else {
+            kyu_world_destroy(copy);
+        }
+    }
+    kyu_world_destroy(w);
+    ENSURE(woken > 0);
+    ENSURE(went_on == (islands >= 100 ? 2 : 1));
+}
+
+// The first island to sleep into an empty sleep grid sizes its cells from the awake bodies' mean
+// radius. A big ball sleeping among small ones is too big for those cells: it is listed apart (a
+// giant). When everything wakes, the grid holds no sleeper and the next island sizes it again, in
+// the original world (which still lists the woken giant) as in one loaded from a snapshot then.
+static void test_snapshot_of_a_woken_sleep_grid_steps_on_alike(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.sleep_time = 0.2f;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_collider_def ground = kyu_collider_def_default();
+    ENSURE(kyu_collider_create(w, &ground, NULL) == KYU_OK);
+    ball_of(w, 4.0f, 1.0f, v3(0, 4.0f, 0), v3(0, 0, 0), v3(0, 0, 0));
+    for (int i = 0; i < 100; i++)
+        ball_of(w, 0.05f, 1.0f, v3(6.0f + 0.2f * (float)(i % 10), 0.05f, 0.2f * (float)(i / 10)), v3(0, 0, 0),
+                v3(0, 0, 0));
+    for (int s = 0; s < 200 && kyu_world_sleeping_body_count(w) < 101; s++)
+        ENSURE(kyu_world_step(w) == KYU_OK);
+    ENSURE(kyu_world_sleeping_body_count(w) == 101);
+    ENSURE(kyu_world_set_gravity(w, v3(0, -9.8f, 0)) == KYU_OK); // wakes every island
+    ENSURE(kyu_world_sleeping_body_count(w) == 0);
+    ball_of(w, 1.0f, 1.0f, v3(-8.0f, 1.0f, 0), v3(0, 0, 0), v3(0, 0, 0)); // another mean radius
+    kyu_world *copy = round_trip(w, "woken sleep grid", 0);
+    ENSURE(copy != NULL);
+    int asleep = 0, alike = steps_on_alike(w, copy, 120, &asleep);
+    kyu_world_destroy(w);
+    ENSURE(asleep == 102); // asleep again: the grid was sized again
+    ENSURE(alike);
 }
 
 // The world that refuses a snapshot is left exactly as it was.
@@ -339,14 +460,6 @@ static int loads_after_every_step(kyu_world *w, int steps, const char *what) {
     return ok;
 }
 
-static kyu_body_id ball_of(kyu_world *w, float r, float m, vec3s p, vec3s v, vec3s spin) {
-    kyu_body_def bd = kyu_body_def_default();
-    bd.radius = r, bd.mass = m, bd.position = p, bd.velocity = v, bd.angular_velocity = spin;
-    kyu_body_id id = KYU_NULL_BODY;
-    kyu_body_create(w, &bd, &id);
-    return id;
-}
-
 // A world kyu made loads at either end of the mass range. A light body under a far heavier one
 // carries a normal impulse beyond its mass times any speed kyu accepts (a 1 kg ball resting on a
 // speck of 1e-20 kg, a 1e12 kg ball on a 1 kg one: both rest, and the loader took their impulse
@@ -387,6 +500,8 @@ void suite_snapshot(void) {
     RUN_TEST(test_snapshot_resumed_at_300_matches_600_uninterrupted);
     RUN_TEST(test_snapshot_through_a_file_rewinds_the_same_world);
     RUN_TEST(test_snapshot_saves_the_same_bytes_twice);
+    RUN_TEST(test_snapshot_with_rolling_resistance_saves_loads_and_steps_on_alike);
+    RUN_TEST(test_snapshot_of_a_woken_sleep_grid_steps_on_alike);
     RUN_TEST(test_snapshot_truncated_or_corrupt_is_refused_whole);
     RUN_TEST(test_snapshot_forged_bytes_never_crash);
     RUN_TEST(test_snapshot_refuses_a_negative_radius_with_a_reason);
