@@ -327,19 +327,32 @@ static int sort_lowest_first(kyu_world *w, uint32_t *list, int n) {
     return 0;
 }
 
+static int by_slot(const void *x, const void *y) {
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
 // One sweep of a collapse over body i's touching partners at t: each approach stopped. A partner
 // it changes is listed after the instant's bodies (from `swept` on), to queue its next impacts, but
 // not swept itself: a collapse does not spread through a heap (what the partner then closes on is
 // the solver's). Returns how many it stopped, -1 out of memory.
 static int collapse_body(kyu_world *w, uint32_t i, float t) {
     int stopped = 0;
+    // Its partners in slot order: the answer must not depend on the broadphase's cells, whose
+    // order the adjacency lists follow.
+    int np = 0;
+    for (kyu_partner_iter it = kyu_partners(&w->pairs, i); kyu_next_partner(&w->pairs, &it);) {
+        if (RESERVE(w->impacts.partners, w->impacts.partners_cap, np + 1)) return -1;
+        w->impacts.partners[np++] = it.partner;
+    }
+    qsort(w->impacts.partners, (size_t)np, sizeof *w->impacts.partners, by_slot);
     if (w->step.t_body[i] < t) advance(w, i, t);
     const body_store *s = &w->bodies;
     float reach = s->radius[i] + kyu_body_slop(w, i);
     aabb near; // i's sphere grown by its slop: a collider that does not touch it is not touching i
     for (int k = 0; k < 3; k++) near.lo[k] = s->pos[i].raw[k] - reach, near.hi[k] = s->pos[i].raw[k] + reach;
-    for (kyu_partner_iter it = kyu_partners(&w->pairs, i); kyu_next_partner(&w->pairs, &it);) {
-        uint32_t j = it.partner;
+    for (int k = 0; k < np; k++) {
+        uint32_t j = w->impacts.partners[k];
         int body = !(j & KYU_COLLIDER_BIT);
         if (body) { // not touching at t: passed before anything moves (most partners of a heap)
             vec3s pj = w->step.t_body[j] < t ? kyu_pos_at(w, j, t) : s->pos[j];
@@ -581,4 +594,5 @@ void kyu_impacts_free(impact_state *s) {
     kyu_free(s->hits);
     kyu_free(s->instant);
     kyu_free(s->keys);
+    kyu_free(s->partners);
 }

@@ -13,6 +13,8 @@
 //       --busy   a second process spins on one processor for the whole run (a renderer or another
 //                job beside the simulation): how the workers do when the cores are not all theirs
 //       --no-yield  workers never leave the phases to the caller when processors are busy
+//       --cell M  the broadphase cell in metres (world def cell_size; default 0, kyu chooses): the
+//                state hash must not depend on it (tests/tools/hashes.sh)
 //
 // The scenes must match docs/benchmarks.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
@@ -77,6 +79,7 @@ typedef struct options {
     int phases;         // print the mean ms per step of each stage
     int busy;           // --busy: another process keeps one processor busy while the scene runs
     int no_yield;       // --no-yield: workers never step aside for busy processors (yield_when_busy off)
+    float cell_size;    // --cell M: the broadphase cell (0: kyu chooses)
 } options;
 
 typedef struct result {
@@ -109,6 +112,7 @@ static kyu_world_def scene_world_def(const options *o, int capacity, vec3s gravi
     wd.gravity = gravity;
     wd.enable_sleep = !o->no_sleep;
     wd.yield_when_busy = !o->no_yield;
+    wd.cell_size = o->cell_size;
     return wd;
 }
 
@@ -453,7 +457,7 @@ static void print_median(const options *o, const result *runs) {
 
 static void usage_to(FILE *f) {
     fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] "
-               "[--fixed-rotation] [--phases] [--busy] [--no-yield]\n"
+               "[--fixed-rotation] [--phases] [--busy] [--no-yield] [--cell M]\n"
                "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
 }
 
@@ -502,7 +506,12 @@ static options parse_args(int argc, char **argv) {
             o.steps = parse_count(argv[++i], 1 << 30);
         else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)
             o.repeat = parse_count(argv[++i], 1000);
-        else if (strcmp(a, "--steps") == 0 || strcmp(a, "--repeat") == 0)
+        else if (strcmp(a, "--cell") == 0 && i + 1 < argc) {
+            char *end;
+            double c = strtod(argv[++i], &end);
+            if (*end != '\0' || !(c > 0 && c < 1e6)) bad("not a cell size in metres (0 < M < 1e6)", argv[i]);
+            o.cell_size = (float)c;
+        } else if (strcmp(a, "--steps") == 0 || strcmp(a, "--repeat") == 0 || strcmp(a, "--cell") == 0)
             bad("needs a value", a);
         else if (a[0] == '-')
             bad("unknown option", a);
