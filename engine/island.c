@@ -334,12 +334,14 @@ static int hit_visit(void *ctx, uint32_t j) {
     return pr->hit; // the first sleeper met ends the query
 }
 
-// Body i's coming path (gravity included): its box and its probe.
+// Body i's coming path (gravity and the force it holds included): its box and its probe.
 static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
     const body_store *s = &w->bodies;
     float dt = w->def.fixed_dt;
     vec3s v =
         glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, kyu_body_kind(s, i)->gravity_scale * dt));
+    const body_force *f = kyu_body_force_of(s, i);
+    if (f) v = glms_vec3_add(v, glms_vec3_scale(glms_vec3_scale(f->force, s->inv_mass[i]), dt));
     vec3s p1 = glms_vec3_add(s->pos[i], glms_vec3_scale(v, dt));
     float g = s->radius[i] + kyu_body_margin(w, i);
     for (int k = 0; k < 3; k++) {

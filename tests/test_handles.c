@@ -30,6 +30,11 @@ static void expect_body_handle_rejected(const char *label, kyu_world *w, kyu_bod
     BODY_CALL("kyu_body_get_radius", kyu_body_get_radius(w, h, &f));
     BODY_CALL("kyu_body_get_mass", kyu_body_get_mass(w, h, &f));
     BODY_CALL("kyu_body_get_user_data", kyu_body_get_user_data(w, h, &ud));
+    BODY_CALL("kyu_body_apply_force", kyu_body_apply_force(w, h, v3(1, 1, 1)));
+    BODY_CALL("kyu_body_apply_force_at_point", kyu_body_apply_force_at_point(w, h, v3(1, 1, 1), v3(0, 0, 0)));
+    BODY_CALL("kyu_body_apply_torque", kyu_body_apply_torque(w, h, v3(1, 1, 1)));
+    BODY_CALL("kyu_body_get_force", kyu_body_get_force(w, h, &o3));
+    BODY_CALL("kyu_body_get_torque", kyu_body_get_torque(w, h, &o3));
     BODY_CALL("kyu_body_destroy", kyu_body_destroy(w, h));
 #undef BODY_CALL
     if (kyu_body_is_valid(w, h)) {
