@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Islands, sleep and wake (seed 004; Box2D's solver sets). Bodies linked by contacts form islands;
-// an island whose bodies all stayed slower than sleep_speed for sleep_time falls asleep: its bodies
-// stop, leave the step entirely (no integration, no broadphase, no pairs), and its contacts are set
-// aside in an island record, unchanged, so sleeping never ends a pair and waking never begins one.
-// Sleeping bodies stay solid through the sleep grid: an awake body or a moving kinematic collider
+// Islands, sleep and wake (docs/design.md, "Islands, sleep and wake"; Box2D's solver sets). Bodies linked by
+// contacts form islands; an island whose bodies all stayed slower than sleep_speed for sleep_time falls
+// asleep: its bodies stop, leave the step entirely (no integration, no broadphase, no pairs), and its
+// contacts are set aside in an island record, unchanged, so sleeping never ends a pair and waking never
+// begins one. Sleeping bodies stay solid through the sleep grid: an awake body or a moving kinematic collider
 // whose box meets a sleeping body wakes its whole island, before the step or in the middle of it.
 #include <stdlib.h>
 #include <string.h>

@@ -295,7 +295,7 @@ static kyu_status step(kyu_world *w) {
     w->down = w->gravity_on ? glms_vec3_normalize(w->def.gravity) : glms_vec3_zero();
     double t0 = now_ms();
     kyu_step_give_back_paths(&w->step); // last step's
-    // Stages as README's "How a step works" numbers them; 0 readies the step.
+    // Stages as docs/design.md, "One step", numbers them; 0 readies the step.
     int fail = kyu_events_begin_step(w);     // 0. events, removals, waking, new bodies' contacts
     if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)
     if (!fail)

@@ -212,7 +212,8 @@ static void test_ball_turned_around_mid_step_hits_what_is_behind(void) {
     kyu_world_destroy(w);
 }
 
-// A resting ball hit by a wall moving at u leaves at 2u when e = 1 (seed 003: relative velocity).
+// A resting ball hit by a wall moving at u leaves at 2u when e = 1 (docs/design.md, "Impact response": by the
+// relative velocity).
 static void test_moving_wall_reflects_by_relative_velocity(void) {
     kyu_world *w = make_world(v3(0, 0, 0));
     add_box(w, v3(-3, -1, -1), v3(-2, 1, 1), 1, 0, KYU_KINEMATIC, v3(6, 0, 0));

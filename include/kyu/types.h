@@ -316,7 +316,8 @@ typedef struct kyu_step_stats {
     int stale_events;       ///< queued impacts dropped because a body changed first
     int late_inserts;       ///< bodies whose new sweep left their broadphase box mid-step
     int contacts;           ///< contacts kept at the end (body-body plus body-collider)
-    int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop (see README)
+    int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop
+                            ///< (docs/design.md, "Impacts in time order")
     float max_overlap;      ///< m, the deepest overlap between any two things after the step's
                             ///< escape, in sleeping islands too
     int islands_woken;      ///< sleeping islands woken during the step
