@@ -173,7 +173,7 @@ install: lib
 		-e "s|@SIZEOF_VOID_P@|$$(echo | $(CC) -dM -E - | sed -n 's/^.define __SIZEOF_POINTER__ //p')|g" \
 		cmake/kyuConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/kyu/kyuConfigVersion.cmake
 	@# The dynamic loader's cache must learn the new libkyu.so.0 (/usr/local/lib is searched, but
-	@# only through the cache). Other prefixes: see README (LD_LIBRARY_PATH, or link --static).
+	@# only through the cache). Other prefixes: see docs/building.md (LD_LIBRARY_PATH, or link --static).
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then ldconfig; fi
 
 # Every C and C++ file in git laid out as .clang-format says: `make format` rewrites them,
