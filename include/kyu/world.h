@@ -61,13 +61,16 @@ KYU_API const char *kyu_world_last_error(const kyu_world *world);
 /// lost or NaN; it saves, and its snapshot loads), but bodies may have moved part of the step and
 /// that step's events are incomplete.
 /// It is not rolled back. Stepping again, once memory is freed or the capacity raised, goes on from
-/// there. Every other function that fails leaves the world exactly as it was.
+/// there. Every other function that fails leaves the world exactly as it was. The forces and
+/// torques applied since the last step act over this one and are cleared after it.
 KYU_API kyu_status kyu_world_step(kyu_world *world);
 
 /// Adds `frame_seconds` (in [0, 1e6], finite) to the accumulator and runs as many fixed steps as fit,
 /// at most `max_steps_per_update` (time beyond the cap is dropped so a slow frame cannot spiral).
 /// `steps_run` may be NULL. Afterwards `kyu_world_alpha` is the fraction of a step left over. If a
 /// step fails, update returns its status at once and the accumulator is emptied (see kyu_world_step).
+/// The forces and torques applied since the last call act over every step it runs and are cleared
+/// when it returns, also when it ran none (see kyu_body_apply_force); a refused call keeps them.
 KYU_API kyu_status kyu_world_update(kyu_world *world, float frame_seconds, int *steps_run);
 
 /// Interpolation factor in [0, 1): draw `prev + alpha * (current - prev)`.
