@@ -77,8 +77,9 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # hashes.sh: the benchmark scenes, run short, end in pinned state hashes for 1, 2, 3 and 8 workers.
 # deps.sh: tools/packages is the one list (CI, `make deps`, the skip lines), `make test` as root
 # installs what is missing, and the closing summary names every skipped test.
+# samples.sh: the samples that check their own numbers (games, billiards) run and pass.
 TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/deps.sh \
-              tests/tools/iso.sh
+              tests/tools/iso.sh tests/tools/samples.sh
 ifeq ($(SANITIZE),) # a sanitizer build would give the same hashes 5-10 times slower (its unit tests
 TOOL_TESTS += tests/tools/hashes.sh # already compare worker counts)
 endif
@@ -87,7 +88,7 @@ endif
 SCENE_SRC := tools/scene.c tools/scene_json.c tools/scene_bodies.c tools/scene_colliders.c \
 	tools/scene_generators.c tools/scene_settings.c
 SCENE_HDR := tools/scene.h tools/scene_internal.h
-TOOL_TEST_DEPS := $(BUILD)/libkyu.so $(BUILD)/tools/bench
+TOOL_TEST_DEPS := $(BUILD)/libkyu.so $(BUILD)/tools/bench $(BUILD)/samples/games $(BUILD)/samples/billiards
 -include $(sort $(wildcard mk/*.mk))
 
 # The library's own objects: only what include/kyu/*.h declares with KYU_API is exported (base.h).
@@ -172,7 +173,7 @@ install: lib
 		-e "s|@SIZEOF_VOID_P@|$$(echo | $(CC) -dM -E - | sed -n 's/^.define __SIZEOF_POINTER__ //p')|g" \
 		cmake/kyuConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/kyu/kyuConfigVersion.cmake
 	@# The dynamic loader's cache must learn the new libkyu.so.0 (/usr/local/lib is searched, but
-	@# only through the cache). Other prefixes: see README (LD_LIBRARY_PATH, or link --static).
+	@# only through the cache). Other prefixes: see docs/building.md (LD_LIBRARY_PATH, or link --static).
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then ldconfig; fi
 
 # Every C and C++ file in git laid out as .clang-format says: `make format` rewrites them,

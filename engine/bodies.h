@@ -19,6 +19,17 @@ typedef struct body_kind {
     uint8_t sensor, allow_sleep;
 } body_kind;
 
+// A force and a torque applied to a body since the last step (kyu_body_apply_force and the calls
+// beside it), summed: they act over the next kyu_world_step, or every step of the next
+// kyu_world_update, and are cleared after it (world.c). Kept aside, not per slot: few bodies hold
+// one, and a slot array would cost every body 24 bytes.
+typedef struct body_force {
+    uint32_t slot;
+    vec3s force;  // N
+    vec3s torque; // N m (0 for a body of fixed rotation: it never turns)
+    uint8_t held; // scratch of the step (world.c): a contact holds the body this step
+} body_force;
+
 // Particles, by slot. Slots of removed bodies go on a free list and are reused.
 typedef struct body_store {
     int capacity;     // slots allocated
@@ -47,10 +58,26 @@ typedef struct body_store {
     int kind_count, kind_cap;
     uint32_t *kind_table; // open addressing over kinds by their bits: index + 1, 0 empty
     int kind_table_size;
+    body_force *forces; // the bodies holding a force or torque for the next step, in the order of
+    int force_count;    //   their first push (a removed body's entry stays, unread, until cleared)
+    int force_cap;
+    uint32_t *force_table; // open addressing over forces by slot: index + 1, 0 empty; a power of two
+    int force_table_size;  //   at least twice force_count (0 before the first force)
 } body_store;
 
 static inline const body_kind *kyu_body_kind(const body_store *s, uint32_t i) {
     return &s->kinds[s->kind[i]];
+}
+
+// The force and torque body i holds for the next step, or NULL (at once when no body holds one).
+static inline body_force *kyu_body_force_of(const body_store *s, uint32_t i) {
+    if (s->force_count == 0) return NULL;
+    uint32_t mask = (uint32_t)s->force_table_size - 1;
+    for (uint32_t h = (i * 2654435761u) & mask;; h = (h + 1) & mask) { // Knuth's multiplicative hash
+        uint32_t k = s->force_table[h];
+        if (k == 0) return NULL;
+        if (s->forces[k - 1].slot == i) return &s->forces[k - 1];
+    }
 }
 
 // filter: whether a body pair / body-collider pair may collide (before sensors are considered).
@@ -70,6 +97,9 @@ static inline uint32_t kyu_body_named_generation(const body_store *s, uint32_t i
 body_kind kyu_body_kind_of_def(const kyu_body_def *d);
 int kyu_bodies_kind_of(body_store *s, const body_kind *k);
 void kyu_bodies_release_limbo(body_store *s); // the slots in limbo join the free list
+// body.c: body i's entry for a force, made if new (zero); NULL: out of memory, nothing changed
+body_force *kyu_bodies_force_entry(body_store *s, uint32_t i);
+void kyu_bodies_clear_forces(body_store *s); // after a step (or an update) consumed them
 
 // handle.c: a handle to its slot (-1 and *status when it names none)
 int kyu_body_slot(const kyu_world *w, kyu_body_id id, kyu_status *status);

@@ -73,6 +73,8 @@ void kyu_bodies_free(body_store *b) {
     kyu_free(b->alive);
     kyu_free(b->free_slots);
     kyu_free(b->limbo);
+    kyu_free(b->forces);
+    kyu_free(b->force_table);
     memset(b, 0, sizeof *b);
 }
 
@@ -138,6 +140,43 @@ int kyu_bodies_kind_of(body_store *s, const body_kind *k) {
     s->kinds[s->kind_count] = *k;
     *kind_slot(s, k) = (uint32_t)++s->kind_count;
     return s->kind_count - 1;
+}
+
+// The table slot of body i's force: its own, or the empty one where it would go.
+static uint32_t *force_slot(const body_store *s, uint32_t i) {
+    uint32_t mask = (uint32_t)s->force_table_size - 1;
+    for (uint32_t h = (i * 2654435761u) & mask;; h = (h + 1) & mask)
+        if (s->force_table[h] == 0 || s->forces[s->force_table[h] - 1].slot == i) return &s->force_table[h];
+}
+
+// Room for one more entry (the list and a table at most half full); nothing a caller can see changes.
+static int force_reserve(body_store *s) {
+    if (RESERVE(s->forces, s->force_cap, s->force_count + 1)) return -1;
+    if (2 * (s->force_count + 1) <= s->force_table_size) return 0;
+    int size = s->force_table_size > 0 ? 2 * s->force_table_size : 16; // rebuilt twice as large
+    uint32_t *table = kyu_calloc((size_t)size, sizeof *table);
+    if (!table) return -1;
+    kyu_free(s->force_table);
+    s->force_table = table, s->force_table_size = size;
+    for (int k = 0; k < s->force_count; k++) *force_slot(s, s->forces[k].slot) = (uint32_t)k + 1;
+    return 0;
+}
+
+body_force *kyu_bodies_force_entry(body_store *s, uint32_t i) {
+    body_force *f = kyu_body_force_of(s, i);
+    if (f) return f;
+    if (force_reserve(s)) return NULL;
+    f = &s->forces[s->force_count];
+    memset(f, 0, sizeof *f);
+    f->slot = i;
+    *force_slot(s, i) = (uint32_t)++s->force_count;
+    return f;
+}
+
+void kyu_bodies_clear_forces(body_store *s) {
+    if (s->force_count == 0) return;
+    s->force_count = 0;
+    memset(s->force_table, 0, (size_t)s->force_table_size * sizeof *s->force_table);
 }
 
 // Looks up a handle for a function, or returns its error from the calling function.
@@ -512,6 +551,94 @@ kyu_status kyu_body_apply_angular_impulse(kyu_world *w, kyu_body_id id, vec3s an
     if (st != KYU_OK) return st;
     if (kyu_wake_body(w, (uint32_t)slot)) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
     s->ang[slot] = av;
+    return KYU_OK;
+}
+
+// ---- forces and torques: summed until the next step, which integrates them as it does gravity ----
+
+// Adds force (N) and torque (N m) to what body `slot` holds for the next step, as one call. The
+// sums are checked before anything changes: finite, an acceleration F / m within gravity's bound,
+// and the velocity and spin one step of them alone gives within the limits of
+// kyu_body_set_velocity and kyu_body_set_angular_velocity (beyond those a body could pass through
+// walls). A body of fixed rotation holds no torque (it never turns). Then its island wakes.
+static kyu_status push_force(kyu_world *w, int slot, vec3s force, vec3s torque, const char *what) {
+    body_store *s = &w->bodies;
+    const body_force *held = kyu_body_force_of(s, (uint32_t)slot);
+    vec3s f = glms_vec3_add(held ? held->force : glms_vec3_zero(), force);
+    vec3s t = held ? held->torque : glms_vec3_zero();
+    int turns = s->inv_inertia[slot] > 0.0f;
+    if (turns) t = glms_vec3_add(t, torque);
+    float dt = w->def.fixed_dt, m = s->mass[slot];
+    vec3s a = glms_vec3_scale(f, s->inv_mass[slot]);
+    if (!kyu_finite3(f) || !kyu_bounded3(a, KYU_MAX_COORD))
+        return kyu_fail(
+            w, KYU_ERR_NOT_FINITE,
+            "%s: the body's force would be (%g, %g, %g) N, on its %g kg an acceleration of (%g, "
+            "%g, %g) m/s^2: each component of force / mass must be finite and <= 1e9, as gravity's",
+            what, (double)f.x, (double)f.y, (double)f.z, (double)m, (double)a.x, (double)a.y, (double)a.z);
+    kyu_status st = kyu_body_check_velocity(w, glms_vec3_add(s->vel[slot], glms_vec3_scale(a, dt)),
+                                            s->radius[slot], "the force gives a velocity after one step");
+    if (st != KYU_OK) return st;
+    if (turns) {
+        if (!kyu_finite3(t))
+            return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                            "%s: the body's torque would be (%g, %g, %g) N m (must be finite)", what,
+                            (double)t.x, (double)t.y, (double)t.z);
+        vec3s spin = glms_vec3_add(s->ang[slot], glms_vec3_scale(t, s->inv_inertia[slot] * dt));
+        st = kyu_body_check_spin(w, slot, spin, "the torque gives an angular_velocity after one step");
+        if (st != KYU_OK) return st;
+    }
+    if ((!held && force_reserve(s)) || kyu_wake_body(w, (uint32_t)slot)) // room first: then nothing fails
+        return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "%s: room for the force, or waking its island", what);
+    body_force *e = kyu_bodies_force_entry(s, (uint32_t)slot);
+    e->force = f, e->torque = t;
+    return KYU_OK;
+}
+
+kyu_status kyu_body_apply_force(kyu_world *w, kyu_body_id id, vec3s force) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_force during a step");
+    if (!kyu_finite3(force))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "force (%g, %g, %g) must be finite", (double)force.x,
+                        (double)force.y, (double)force.z);
+    return push_force(w, slot, force, glms_vec3_zero(), "kyu_body_apply_force");
+}
+
+kyu_status kyu_body_apply_force_at_point(kyu_world *w, kyu_body_id id, vec3s force, vec3s point) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_force_at_point during a step");
+    if (!kyu_finite3(force))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "force (%g, %g, %g) must be finite", (double)force.x,
+                        (double)force.y, (double)force.z);
+    if (!kyu_bounded3(point, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "point (%g, %g, %g) must be finite, each |x| <= 1e9",
+                        (double)point.x, (double)point.y, (double)point.z);
+    vec3s torque = glms_vec3_cross(glms_vec3_sub(point, w->bodies.pos[slot]), force);
+    return push_force(w, slot, force, torque, "kyu_body_apply_force_at_point");
+}
+
+kyu_status kyu_body_apply_torque(kyu_world *w, kyu_body_id id, vec3s torque) {
+    BODY_SLOT(w, id, slot);
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_torque during a step");
+    if (!kyu_finite3(torque))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "torque (%g, %g, %g) must be finite", (double)torque.x,
+                        (double)torque.y, (double)torque.z);
+    return push_force(w, slot, glms_vec3_zero(), torque, "kyu_body_apply_torque");
+}
+
+kyu_status kyu_body_get_force(const kyu_world *w, kyu_body_id id, vec3s *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
+    const body_force *f = kyu_body_force_of(&w->bodies, (uint32_t)slot);
+    *out = f ? f->force : glms_vec3_zero();
+    return KYU_OK;
+}
+
+kyu_status kyu_body_get_torque(const kyu_world *w, kyu_body_id id, vec3s *out) {
+    BODY_SLOT(w, id, slot);
+    if (!out) return kyu_fail(w, KYU_ERR_NULL, "out is NULL");
+    const body_force *f = kyu_body_force_of(&w->bodies, (uint32_t)slot);
+    *out = f ? f->torque : glms_vec3_zero();
     return KYU_OK;
 }
 

@@ -68,7 +68,8 @@ static float box_extent(const aabb *b);
 // cascade walks: in a dense heap another cell can change the answer (a pile of 2000 with cells of
 // 0.9, 1.7 and 3.1 m ends in different states). Sorting the partners by slot made the answer
 // cell-free but the cascade worse (a deep bed of beads hit the event cap and lost a bead): known
-// limit, see README. The cell is computed from the bodies alone, identically on every platform.
+// limit (docs/design.md, "Determinism"). The cell is computed from the bodies alone, identically on every
+// platform.
 #define SPARSE_BODIES_PER_CELL 0.6
 
 // What one fixed slice of the active bodies adds to the choice: the sum of its box extents and the

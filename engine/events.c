@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Events: pairs that begin and end touching (the enter/exit of seed 004), and impacts with their
+// Events (docs/design.md, "Events"): pairs that begin and end touching, and impacts with their
 // closing speed. Arrays rebuilt every step, read after it; no callback runs during a step.
 #include <stdlib.h>
 #include <string.h>

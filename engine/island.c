@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Islands, sleep and wake (seed 004; Box2D's solver sets). Bodies linked by contacts form islands;
-// an island whose bodies all stayed slower than sleep_speed for sleep_time falls asleep: its bodies
-// stop, leave the step entirely (no integration, no broadphase, no pairs), and its contacts are set
-// aside in an island record, unchanged, so sleeping never ends a pair and waking never begins one.
-// Sleeping bodies stay solid through the sleep grid: an awake body or a moving kinematic collider
+// Islands, sleep and wake (docs/design.md, "Islands, sleep and wake"; Box2D's solver sets). Bodies linked by
+// contacts form islands; an island whose bodies all stayed slower than sleep_speed for sleep_time falls
+// asleep: its bodies stop, leave the step entirely (no integration, no broadphase, no pairs), and its
+// contacts are set aside in an island record, unchanged, so sleeping never ends a pair and waking never
+// begins one. Sleeping bodies stay solid through the sleep grid: an awake body or a moving kinematic collider
 // whose box meets a sleeping body wakes its whole island, before the step or in the middle of it.
 #include <stdlib.h>
 #include <string.h>
@@ -334,12 +334,14 @@ static int hit_visit(void *ctx, uint32_t j) {
     return pr->hit; // the first sleeper met ends the query
 }
 
-// Body i's coming path (gravity included): its box and its probe.
+// Body i's coming path (gravity and the force it holds included): its box and its probe.
 static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
     const body_store *s = &w->bodies;
     float dt = w->def.fixed_dt;
     vec3s v =
         glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, kyu_body_kind(s, i)->gravity_scale * dt));
+    const body_force *f = kyu_body_force_of(s, i);
+    if (f) v = glms_vec3_add(v, glms_vec3_scale(glms_vec3_scale(f->force, s->inv_mass[i]), dt));
     vec3s p1 = glms_vec3_add(s->pos[i], glms_vec3_scale(v, dt));
     float g = s->radius[i] + kyu_body_margin(w, i);
     for (int k = 0; k < 3; k++) {

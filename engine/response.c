@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Impulse response at an impact (seed 003's reflection with restitution): the normal impulse
+// Impulse response at an impact (docs/design.md, "Impact response"): the normal impulse
 // j = -(1 + e) (v_rel . n) / (1/mA + 1/mB), with a fixed or kinematic side at 1/m = 0, so a moving
 // wall reflects by the relative velocity. Friction acts at the contact point, whose velocity
 // includes the spin (v + w x r): the tangential impulse takes the contact points' tangential

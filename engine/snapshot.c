@@ -20,10 +20,12 @@
 
 #include "internal.h"
 
-#define SNAP_MAGIC   "kyu-snap"
-#define SNAP_VERSION 4u // 3: spin (angular velocity, orientation, rolling resistance); 4: slots in limbo
-#define SNAP_ORDER   0x01020304u
-#define SNAP_HEADER  32u
+#define SNAP_MAGIC "kyu-snap"
+#define SNAP_VERSION                                                                                         \
+    5u // 3: spin (angular velocity, orientation, rolling resistance); 4: slots in limbo;
+       // 5: the forces and torques bodies hold for the next step
+#define SNAP_ORDER  0x01020304u
+#define SNAP_HEADER 32u
 
 // Positions and velocities a loaded body may hold: the step can carry a body past what the API
 // accepts (a body falling for hours), so a saved state may too; this bound keeps every product the
@@ -132,6 +134,22 @@ static void put_bodies(writer *o, const body_store *b) {
     put(o, b->limbo, (size_t)b->limbo_count * sizeof *b->limbo);
 }
 
+// The forces and torques bodies hold for the next step (kyu_body_apply_force), in slot order: the
+// next step adds them, so a resumed run must too.
+static void put_forces(writer *o, const body_store *b) {
+    int n = 0;
+    for (int i = 0; i < b->high && b->force_count > 0; i++)
+        n += b->alive[i] && kyu_body_force_of(b, (uint32_t)i);
+    put_i32(o, n);
+    for (int i = 0; i < b->high && n > 0; i++) {
+        const body_force *f = b->alive[i] ? kyu_body_force_of(b, (uint32_t)i) : NULL;
+        if (!f) continue;
+        put_u32(o, (uint32_t)i);
+        put_vec(o, f->force);
+        put_vec(o, f->torque);
+    }
+}
+
 static void put_collider(writer *o, const collider *c) {
     put_u8(o, c->alive);
     put_u32(o, c->generation);
@@ -196,6 +214,7 @@ static void put_world(writer *o, const kyu_world *w) {
     put_f64(o, w->accumulator);
     put_i32(o, w->contacts.removed);
     put_bodies(o, &w->bodies);
+    put_forces(o, &w->bodies);
     put_i32(o, w->contacts.fresh_count); // created or moved since the last step: contacts still to find
     put(o, w->contacts.fresh, (size_t)w->contacts.fresh_count * 4);
     put_i32(o, w->colliders.high);
@@ -542,6 +561,51 @@ static void get_bodies(reader *r, kyu_world *w) {
         fail(r, "the free body slots are not the %d dead slots", high - b->count);
     for (int k = 0; k < b->free_count; k++) b->awake[b->free_slots[k]] = 0;
     for (int k = 0; k < b->limbo_count; k++) b->awake[b->limbo[k]] = 0;
+}
+
+// The forces bodies hold, as kyu_body_apply_force leaves them: each on an awake body (the call woke
+// it, and nothing puts a body to sleep before the step that clears it), listed once in slot order,
+// finite, with an acceleration force / mass within gravity's bound; a torque only on a body that
+// turns, with an angular acceleration within what separates two spins kyu accepts in one step.
+// (The velocity and spin they give after a step are not checked again: the body's velocity may
+// have been set since the call, within its own limit.)
+static void get_forces(reader *r, kyu_world *w) {
+    body_store *b = &w->bodies;
+    int n = get_count(r, 28, b->high, "forces");
+    for (int k = 0, last = -1; k < n && !r->bad; k++) {
+        uint32_t i = get_u32(r);
+        vec3s f = get_vec(r), t = get_vec(r);
+        if (r->bad) return;
+        if (i >= (uint32_t)b->high || !b->alive[i] || !b->awake[i] || (int)i <= last) {
+            fail(r, "force %d: body %u is not an awake body after the last one listed", k, i);
+            return;
+        }
+        last = (int)i;
+        vec3s a = glms_vec3_scale(f, b->inv_mass[i]);
+        if (!kyu_finite3(f) || !kyu_bounded3(a, KYU_MAX_COORD)) {
+            fail(r, "force %d: body %u's force (%g, %g, %g) N is not finite, or force / mass beyond 1e9", k,
+                 i, (double)f.x, (double)f.y, (double)f.z);
+            return;
+        }
+        double t2 = 0.0; // in double: a heavy body's torque squared is beyond float
+        for (int c = 0; c < 3; c++) t2 += (double)t.raw[c] * (double)t.raw[c];
+        double spin_change =
+            sqrt(t2) * (double)b->inv_inertia[i] * (double)w->def.fixed_dt * (double)b->radius[i];
+        if (!kyu_finite3(t) || (b->inv_inertia[i] == 0.0f && t2 != 0.0) ||
+            !(spin_change <= 2.0 * (double)KYU_MAX_COORD)) {
+            fail(r,
+                 "force %d: body %u's torque (%g, %g, %g) N m is not finite, on a body of fixed rotation, or "
+                 "turns its surface faster than 2e9 m/s in a step",
+                 k, i, (double)t.x, (double)t.y, (double)t.z);
+            return;
+        }
+        body_force *e = kyu_bodies_force_entry(b, i);
+        if (!e) {
+            out_of_memory(r);
+            return;
+        }
+        e->force = f, e->torque = t;
+    }
 }
 
 // Every live collider through the checks of kyu_collider_create, built as create builds it (the
@@ -930,6 +994,7 @@ static kyu_world *build(reader *r, const kyu_world *into) {
     w->contacts.removed = get_i32(r);
     if (!r->bad && w->contacts.removed < 0) fail(r, "the count of removals is negative");
     get_bodies(r, w);
+    get_forces(r, w);
     int fresh = get_count(r, 4, 1 << 30, "new bodies");
     if (!r->bad && fresh > 0) {
         w->contacts.fresh = get_array(r, fresh, 4);

@@ -68,6 +68,17 @@ static int check_bodies(const kyu_world *w, checker *c) {
     if (w->contacts.removed != b->limbo_count + w->colliders.limbo_count)
         return fail_at(c, "%d removals, %d slots wait for reuse", w->contacts.removed,
                        b->limbo_count + w->colliders.limbo_count);
+    // The forces held for the next step: one entry a slot, found by its table, finite; no torque on
+    // a body that cannot turn (a removed body's entry waits, unread, for the step to clear it).
+    for (int k = 0; k < b->force_count; k++) {
+        const body_force *f = &b->forces[k];
+        if (f->slot >= (uint32_t)b->high || kyu_body_force_of(b, f->slot) != f)
+            return fail_at(c, "force %d: slot %u out of range, or not the one its table finds", k, f->slot);
+        if (!kyu_finite3(f->force) || !kyu_finite3(f->torque))
+            return fail_at(c, "force %d: body %u's force or torque is not finite", k, f->slot);
+        if (b->alive[f->slot] && b->inv_inertia[f->slot] == 0.0f && glms_vec3_norm2(f->torque) != 0.0f)
+            return fail_at(c, "force %d: body %u has fixed rotation and holds a torque", k, f->slot);
+    }
     return 0;
 }
 

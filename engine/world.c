@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// World lifetime, the fixed-timestep loop, and the step pipeline in the order of DESIGN.md.
+// World lifetime, the fixed-timestep loop, and the step pipeline in the order of docs/design.md.
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +178,8 @@ static void sort_active(kyu_world *w) {
     qsort(w->step.active, (size_t)w->step.active_count, sizeof *w->step.active, by_slot);
 }
 
-// 1. Forces: gravity and damping change velocities.
+// 1. Forces: gravity, the forces and torques applied since the last step (kyu_body_apply_force),
+// then damping, change velocities.
 static void forces_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
@@ -188,10 +189,43 @@ static void forces_task(int begin, int end, int worker, void *ctx) {
         uint32_t i = w->step.active[k];
         const body_kind *kind = kyu_body_kind(s, i);
         vec3s v = glms_vec3_add(s->vel[i], glms_vec3_scale(w->def.gravity, kind->gravity_scale * dt));
+        const body_force *f = kyu_body_force_of(s, i); // NULL at once when no body holds one
+        if (f) {
+            v = glms_vec3_add(v, glms_vec3_scale(glms_vec3_scale(f->force, s->inv_mass[i]), dt));
+            s->ang[i] = glms_vec3_add(s->ang[i], glms_vec3_scale(f->torque, s->inv_inertia[i] * dt));
+        }
         if (kind->linear_damping > 0.0f) v = glms_vec3_scale(v, 1.0f / (1.0f + dt * kind->linear_damping));
         s->vel[i] = v;
         if (kind->angular_damping > 0.0f)
             s->ang[i] = glms_vec3_scale(s->ang[i], 1.0f / (1.0f + dt * kind->angular_damping));
+    }
+}
+
+// A contact that pushed holds its bodies this step (the rule of the velocity solve's support pass,
+// which ran last): their force stays in their velocity, as their gravity does. The solver's domains
+// give each body's contacts to one worker, so each entry is written by one.
+static void mark_held(kyu_world *w, solver_row *r) {
+    if (!(r->flags & ROW_HELD) || !(r->jn > 0.0f)) return;
+    body_force *f = kyu_body_force_of(&w->bodies, r->a);
+    if (f) f->held = 1;
+    if (r->b != KYU_ROW_STATIC && (f = kyu_body_force_of(&w->bodies, r->b)) != NULL) f->held = 1;
+}
+
+// Between the velocity solve and the take-back of gravity: a body no contact held flies the exact
+// parabola of its gravity and its force together. The solve left its acceleration at its gravity;
+// the force's part joins it, and the take-back removes both from the velocity, to which the forces
+// stage added both, so its sweeps and impacts follow the path it moves on. A held body keeps its
+// force in the velocity the solve worked with and moves in a line, as it keeps its gravity.
+static void forces_join_paths(kyu_world *w) {
+    body_store *s = &w->bodies;
+    if (s->force_count == 0) return;
+    for (int k = 0; k < s->force_count; k++) s->forces[k].held = 0;
+    kyu_row_pass_run(w, mark_held);
+    for (int k = 0; k < s->force_count; k++) {
+        const body_force *f = &s->forces[k];
+        uint32_t i = f->slot;
+        if (!s->alive[i] || !s->awake[i] || f->held) continue; // awake now: this step's forces stage had it
+        w->step.accel[i] = glms_vec3_add(w->step.accel[i], glms_vec3_scale(f->force, s->inv_mass[i]));
     }
 }
 
@@ -252,16 +286,16 @@ static void validate_after(const kyu_world *w, const char *stage, int checks) {
 #define VALIDATE_AFTER(stage, checks) ((void)0)
 #endif
 
-kyu_status kyu_world_step(kyu_world *w) {
-    if (!w) return KYU_ERR_NULL;
-    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
+// One fixed step; the forces applied since the last one stay (kyu_world_step and kyu_world_update
+// clear them when they are done with them).
+static kyu_status step(kyu_world *w) {
     w->locked = 1;
     memset(&w->stats, 0, sizeof w->stats);
     w->gravity_on = kyu_gravity_on(w);
     w->down = w->gravity_on ? glms_vec3_normalize(w->def.gravity) : glms_vec3_zero();
     double t0 = now_ms();
     kyu_step_give_back_paths(&w->step); // last step's
-    // Stages as README's "How a step works" numbers them; 0 readies the step.
+    // Stages as docs/design.md, "One step", numbers them; 0 readies the step.
     int fail = kyu_events_begin_step(w);     // 0. events, removals, waking, new bodies' contacts
     if (!fail) fail = kyu_contacts_purge(w); // what was removed leaves the cache (end events)
     if (!fail)
@@ -280,6 +314,7 @@ kyu_status kyu_world_step(kyu_world *w) {
         fail = kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
     kyu_parallel_for(w, w->step.active_count, 1024, forces_task, w); // 1. forces
     if (!fail) fail = kyu_contacts_solve_velocities(w);              // 2. velocity solve over kept contacts
+    if (!fail) forces_join_paths(w);           //  the forces of bodies no contact holds join their paths
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
     VALIDATE_AFTER("stages 1-2 (forces, velocity solve)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
     kyu_parallel_for(w, w->step.active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
@@ -330,6 +365,14 @@ kyu_status kyu_world_step(kyu_world *w) {
     return KYU_OK;
 }
 
+kyu_status kyu_world_step(kyu_world *w) {
+    if (!w) return KYU_ERR_NULL;
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_step during a step");
+    kyu_status st = step(w);
+    kyu_bodies_clear_forces(&w->bodies); // used, also by a step that failed part way
+    return st;
+}
+
 // The fraction of a step left in the accumulator, below 1.
 float kyu_alpha_of(double accumulator, float dt) {
     float a = (float)(accumulator / (double)dt);
@@ -361,11 +404,12 @@ kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
         if (i == n - 1)
             memcpy(w->bodies.prev, w->bodies.pos, (size_t)w->bodies.high * sizeof *w->bodies.prev);
         w->events.step = i; // every step's events of one update are kept, each with its step
-        kyu_status st = kyu_world_step(w);
+        kyu_status st = step(w);
         w->events.step = 0;
         if (st != KYU_OK) {
             w->accumulator = 0.0; // the failed step's time is not owed again
             w->alpha = 0.0f;
+            kyu_bodies_clear_forces(&w->bodies);
             return st;
         }
         w->accumulator -= dt;
@@ -373,6 +417,9 @@ kyu_status kyu_world_update(kyu_world *w, float frame_seconds, int *steps_run) {
     }
     if (w->accumulator < 0.0) w->accumulator = 0.0;
     w->alpha = kyu_alpha_of(w->accumulator, w->def.fixed_dt);
+    // The forces applied for this frame pushed through every step it ran (none, for a frame shorter
+    // than a step: a force applied every frame then pushes in the frames that step, once a step).
+    kyu_bodies_clear_forces(&w->bodies);
     return KYU_OK;
 }
 
@@ -487,6 +534,13 @@ uint64_t kyu_world_state_hash(const kyu_world *w) {
             memcpy(&v, &w->bodies.vel[i].raw[k], 4);
             h = mix(mix(h, p), v);
         }
+        const body_force *f = kyu_body_force_of(&w->bodies, (uint32_t)i); // none after a step
+        if (f)
+            for (int k = 0; k < 6; k++) {
+                uint32_t x;
+                memcpy(&x, k < 3 ? &f->force.raw[k] : &f->torque.raw[k - 3], 4);
+                h = mix(h, x);
+            }
         if (w->bodies.inv_inertia[i] > 0.0f) { // a body of fixed rotation hashes as kyu did before spin
             for (int k = 0; k < 3; k++) {
                 uint32_t a;

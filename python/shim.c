@@ -166,6 +166,32 @@ int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]) {
     return kyu_body_apply_impulse(w, id, v3(j));
 }
 
+int kyupy_body_apply_force(kyu_world *w, kyu_body_id id, const float f[3]) {
+    return kyu_body_apply_force(w, id, v3(f));
+}
+
+int kyupy_body_apply_force_at_point(kyu_world *w, kyu_body_id id, const float f[3], const float p[3]) {
+    return kyu_body_apply_force_at_point(w, id, v3(f), v3(p));
+}
+
+int kyupy_body_apply_torque(kyu_world *w, kyu_body_id id, const float t[3]) {
+    return kyu_body_apply_torque(w, id, v3(t));
+}
+
+int kyupy_body_get_force(const kyu_world *w, kyu_body_id id, float out[3]) {
+    vec3s f;
+    kyu_status st = kyu_body_get_force(w, id, &f);
+    if (st == KYU_OK) put3(out, f);
+    return st;
+}
+
+int kyupy_body_get_torque(const kyu_world *w, kyu_body_id id, float out[3]) {
+    vec3s t;
+    kyu_status st = kyu_body_get_torque(w, id, &t);
+    if (st == KYU_OK) put3(out, t);
+    return st;
+}
+
 int kyupy_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, float out[3]) {
     vec3s a;
     kyu_status st = kyu_body_get_angular_velocity(w, id, &a);

@@ -88,6 +88,11 @@ int kyupy_body_get_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
 int kyupy_body_set_position(kyu_world *w, kyu_body_id id, const float p[3]);
 int kyupy_body_set_velocity(kyu_world *w, kyu_body_id id, const float v[3]);
 int kyupy_body_apply_impulse(kyu_world *w, kyu_body_id id, const float j[3]);
+int kyupy_body_apply_force(kyu_world *w, kyu_body_id id, const float f[3]);
+int kyupy_body_apply_force_at_point(kyu_world *w, kyu_body_id id, const float f[3], const float p[3]);
+int kyupy_body_apply_torque(kyu_world *w, kyu_body_id id, const float t[3]);
+int kyupy_body_get_force(const kyu_world *w, kyu_body_id id, float out[3]);
+int kyupy_body_get_torque(const kyu_world *w, kyu_body_id id, float out[3]);
 int kyupy_body_get_angular_velocity(const kyu_world *w, kyu_body_id id, float out[3]);
 int kyupy_body_set_angular_velocity(kyu_world *w, kyu_body_id id, const float a[3]);
 int kyupy_body_get_rotation(const kyu_world *w, kyu_body_id id, float out[4]); // x, y, z, w

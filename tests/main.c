@@ -69,6 +69,7 @@ int main(int argc, char **argv) {
     suite_bulk();
     suite_spin();
     suite_validate();
+    suite_forces();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -7,7 +7,7 @@
 // separable where there are several parameters. Inside the nested searches two closed forms
 // appear: the distance from a point to a segment by projection (checked against the golden-section
 // search on every point-segment case) and, for segment-triangle, a point-triangle distance as a
-// minimum over features (plane, edges: seed 001's alternative to the Voronoi regions the routine
+// minimum over features (plane, edges: the textbook alternative to the Voronoi regions the routine
 // uses; checked against the nested search on every point-triangle case). Sphere-sphere is checked
 // against its definition. Random cases come from a fixed-seed LCG and a failing case prints its
 // index and inputs in hex floats (%a), ready for a reproducer. Each random test also checks what is returned,
@@ -133,7 +133,7 @@ static real o_point_triangle2(lv3 a, lv3 b, lv3 c, lv3 p) {
     tri_ctx k = {a, b, c, p};
     return golden(tri_f, &k, 0, 1, NULL);
 }
-// A second point-triangle oracle, by features (seed 001: the minimum over the plane when its foot
+// A second point-triangle oracle, by features (the minimum over the plane when its foot
 // is inside, and the three edges), cheap enough to nest inside a search over a segment.
 static real feat_point_triangle2(lv3 a, lv3 b, lv3 c, lv3 p) {
     real best =

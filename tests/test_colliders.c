@@ -226,7 +226,7 @@ static void test_kinematic_capsule_paddle_pushes_the_ball(void) {
     kyu_collider_create(w, &cd, NULL);
     kyu_body_id b = ball(w, v3(0, 0, 0), v3(0, 0, 0), 0.5f, 1, 0);
     for (int i = 0; i < 30; i++) kyu_world_step(w);
-    ENSURE_NEAR(vel(w, b).x, 60.0, 1e-3); // 2 u for e = 1 (seed 003)
+    ENSURE_NEAR(vel(w, b).x, 60.0, 1e-3); // 2 u for e = 1 (docs/design.md, "Impact response")
     ENSURE(pos(w, b).x > -3 + 0.5f * 30); // ahead of the paddle
     kyu_world_destroy(w);
 }

@@ -30,6 +30,11 @@ static void expect_body_handle_rejected(const char *label, kyu_world *w, kyu_bod
     BODY_CALL("kyu_body_get_radius", kyu_body_get_radius(w, h, &f));
     BODY_CALL("kyu_body_get_mass", kyu_body_get_mass(w, h, &f));
     BODY_CALL("kyu_body_get_user_data", kyu_body_get_user_data(w, h, &ud));
+    BODY_CALL("kyu_body_apply_force", kyu_body_apply_force(w, h, v3(1, 1, 1)));
+    BODY_CALL("kyu_body_apply_force_at_point", kyu_body_apply_force_at_point(w, h, v3(1, 1, 1), v3(0, 0, 0)));
+    BODY_CALL("kyu_body_apply_torque", kyu_body_apply_torque(w, h, v3(1, 1, 1)));
+    BODY_CALL("kyu_body_get_force", kyu_body_get_force(w, h, &o3));
+    BODY_CALL("kyu_body_get_torque", kyu_body_get_torque(w, h, &o3));
     BODY_CALL("kyu_body_destroy", kyu_body_destroy(w, h));
 #undef BODY_CALL
     if (kyu_body_is_valid(w, h)) {
@@ -314,6 +319,54 @@ static void test_random_add_remove_step_churn_keeps_handles_consistent(void) {
     kyu_world_destroy(w);
 }
 
+// kyu_body_id_equal and kyu_collider_id_equal (types.h) compare all three fields: a copy equals
+// its handle; another body, the body that reused a removed body's slot, and a handle of another
+// world with the same slot and generation do not. A game finds its player in impact events so.
+static void test_id_equal_compares_slot_world_and_generation(void) {
+    kyu_world *w = make_world(v3(0, 0, 0)), *other = make_world(v3(0, 0, 0));
+    ENSURE(w && other);
+    kyu_body_id a = add_body(w, v3(1, 0, 0), v3(0, 0, 0)), b = add_body(w, v3(3, 0, 0), v3(0, 0, 0));
+    kyu_body_id copy = a, there = add_body(other, v3(1, 0, 0), v3(0, 0, 0));
+    ENSURE(there.index1 == a.index1 && there.generation == a.generation && there.world != a.world);
+    EXPECT(kyu_body_id_equal(a, copy) && kyu_body_id_equal(copy, a));
+    EXPECT(!kyu_body_id_equal(a, b));
+    EXPECT(!kyu_body_id_equal(a, there));
+    EXPECT(kyu_body_id_equal(KYU_NULL_BODY, KYU_NULL_BODY) && !kyu_body_id_equal(a, KYU_NULL_BODY));
+    ENSURE(kyu_body_destroy(w, a) == KYU_OK && kyu_world_step(w) == KYU_OK);
+    kyu_body_id reused = add_body(w, v3(1, 0, 0), v3(0, 0, 0));
+    ENSURE(reused.index1 == a.index1); // the slot came back with a new generation
+    EXPECT(!kyu_body_id_equal(reused, a) && kyu_body_id_equal(reused, reused));
+
+    kyu_collider_def cd = kyu_collider_def_default();
+    kyu_collider_id c = KYU_NULL_COLLIDER, d = KYU_NULL_COLLIDER, e = KYU_NULL_COLLIDER;
+    ENSURE(kyu_collider_create(w, &cd, &c) == KYU_OK && kyu_collider_create(w, &cd, &d) == KYU_OK);
+    ENSURE(kyu_collider_create(other, &cd, &e) == KYU_OK && e.index1 == c.index1);
+    kyu_collider_id c2 = c;
+    EXPECT(kyu_collider_id_equal(c, c2) && !kyu_collider_id_equal(c, d) && !kyu_collider_id_equal(c, e));
+    EXPECT(kyu_collider_id_equal(KYU_NULL_COLLIDER, KYU_NULL_COLLIDER));
+
+    // The use it is for: which impact events name the ball.
+    kyu_world_def wd = kyu_world_def_default();
+    wd.enable_impact_events = true;
+    kyu_world *g = make_world_with(wd);
+    ENSURE(g);
+    ENSURE(kyu_collider_create(g, &cd, NULL) == KYU_OK);
+    kyu_body_id ball = add_body(g, v3(0, 0.6f, 0), v3(0, -5, 0)),
+                bystander = add_body(g, v3(4, 3, 0), v3(0, 0, 0));
+    ENSURE(!kyu_body_id_equal(ball, bystander));
+    int mine = 0;
+    for (int s = 0; s < 3; s++) {
+        ENSURE(kyu_world_step(g) == KYU_OK);
+        int n = 0;
+        const kyu_impact_event *ev = kyu_world_impact_events(g, &n);
+        for (int k = 0; k < n; k++) mine += kyu_body_id_equal(ev[k].body, ball);
+    }
+    EXPECT(mine == 1);
+    kyu_world_destroy(g);
+    kyu_world_destroy(other);
+    kyu_world_destroy(w);
+}
+
 void suite_handles(void) {
     RUN_TEST(test_removed_body_handle_is_stale_for_every_function);
     RUN_TEST(test_stale_handle_after_slot_reuse_is_rejected);
@@ -323,4 +376,5 @@ void suite_handles(void) {
     RUN_TEST(test_removed_collider_handle_is_stale_after_slot_reuse);
     RUN_TEST(test_stale_handle_stays_stale_through_generation_wraparound);
     RUN_TEST(test_random_add_remove_step_churn_keeps_handles_consistent);
+    RUN_TEST(test_id_equal_compares_slot_world_and_generation);
 }

@@ -11,7 +11,7 @@
 //   (bisection) decide the case;
 // - boolean tests: the gap between the shapes minimised numerically (golden-section search,
 //   nested over a triangle: the distance to a convex set is convex) or by another construction
-//   (seed 001's disc-against-disc for sphere/cylinder, sampled rims for plane/cylinder).
+//   (a disc-against-disc test for sphere/cylinder, sampled rims for plane/cylinder).
 // Cases within E = 2e-6 of touching (about 8 float rounding units of these coordinates; the
 // routines compute in double, and the oracles stop far below E) can come out either way: they are
 // counted as ambiguous and skipped, and every random test ENSUREs that fewer than 1% are, and that
@@ -790,7 +790,7 @@ static void test_sphere_triangle_matches_minimised_distance(void) {
         }
     }
     ENSURE_TALLY(k, CASES);
-    // An obtuse triangle where the u, v region rule of seed 001 picks the wrong feature: the
+    // An obtuse triangle where a plain u, v range rule for the regions picks the wrong feature: the
     // centre is nearest the long edge a-b, but has u < 0 style coordinates of corner c's region.
     kyu_triangle ob = {v3(0, 0, 0), v3(10, 0, 0), v3(-4, 1, 0)};
     ENSURE(kyu_test_sphere_triangle(v3(5, -0.9f, 0), 1, &ob));

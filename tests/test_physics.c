@@ -212,7 +212,8 @@ static void test_ball_turned_around_mid_step_hits_what_is_behind(void) {
     kyu_world_destroy(w);
 }
 
-// A resting ball hit by a wall moving at u leaves at 2u when e = 1 (seed 003: relative velocity).
+// A resting ball hit by a wall moving at u leaves at 2u when e = 1 (docs/design.md, "Impact response": by the
+// relative velocity).
 static void test_moving_wall_reflects_by_relative_velocity(void) {
     kyu_world *w = make_world(v3(0, 0, 0));
     add_box(w, v3(-3, -1, -1), v3(-2, 1, 1), 1, 0, KYU_KINEMATIC, v3(6, 0, 0));
@@ -615,7 +616,51 @@ static void test_big_balls_among_tiny_fast_ones_let_nothing_through(void) {
     kyu_world_destroy(w);
 }
 
+// What a student measures (docs/tuning.md, "The step"): a body in free flight is on the exact
+// parabola, so 2 s / t^2 from its positions is g. A body a contact holds (a block sliding down a
+// smooth 30 degree slope) takes each step's velocity first and moves the whole step with it: its
+// velocities are exact (v = a t), its positions are s = a t (t + dt) / 2, so 2 s / t^2 reads
+// a (1 + dt / t), 1.7% high after 1 s at 60 Hz, and a = 2 s / (t (t + dt)) is exact; so is the
+// second difference (s[n] - 2 s[n-1] + s[n-2]) / dt^2, for both.
+static void test_held_body_positions_run_half_a_step_ahead_of_the_parabola(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    const float th = 30.0f * 3.14159265f / 180.0f, dt = wd.fixed_dt;
+    kyu_collider_def slope = kyu_collider_def_default();
+    slope.normal = (vec3s){{-sinf(th), cosf(th), 0}};
+    slope.friction = 0.0f;
+    ENSURE(kyu_collider_create(w, &slope, NULL) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = glms_vec3_scale(slope.normal, 0.5f), bd.friction = 0.0f, bd.fixed_rotation = true;
+    kyu_body_id block = KYU_NULL_BODY, drop = KYU_NULL_BODY;
+    ENSURE(kyu_body_create(w, &bd, &block) == KYU_OK);
+    bd.position = (vec3s){{-50, 100, 0}};
+    ENSURE(kyu_body_create(w, &bd, &drop) == KYU_OK);
+    const double a = 9.81 * sin((double)th);
+    double s[61] = {0};
+    vec3s p0 = bd.position, b0;
+    ENSURE(kyu_body_get_position(w, block, &b0) == KYU_OK);
+    for (int n = 1; n <= 60; n++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        vec3s p, v;
+        ENSURE(kyu_body_get_position(w, block, &p) == KYU_OK &&
+               kyu_body_get_velocity(w, block, &v) == KYU_OK);
+        double t = n * (double)dt;
+        s[n] = (double)glms_vec3_norm(glms_vec3_sub(p, b0));
+        ENSURE_NEAR(glms_vec3_norm(v), a * t, 1e-5 * a * t);                  // velocities: exact
+        ENSURE_NEAR(2.0 * s[n] / (t * (t + (double)dt)), a, 2e-4 * a + 1e-3); // positions: t (t + dt)
+        if (n >= 3) ENSURE_NEAR((s[n] - 2 * s[n - 1] + s[n - 2]) / ((double)dt * (double)dt), a, 0.01 * a);
+    }
+    ENSURE_NEAR(2.0 * s[60] / 1.0, a * (1.0 + 1.0 / 60.0), 2e-4 * a); // 2 s / t^2 at 1 s: 1.7% high
+    vec3s p;
+    ENSURE(kyu_body_get_position(w, drop, &p) == KYU_OK);
+    ENSURE_NEAR(2.0 * ((double)p0.y - (double)p.y) / 1.0, 9.81, 1e-3); // free fall: the parabola
+    kyu_world_destroy(w);
+}
+
 void suite_physics(void) {
+    RUN_TEST(test_held_body_positions_run_half_a_step_ahead_of_the_parabola);
     RUN_TEST(test_big_balls_among_tiny_fast_ones_let_nothing_through);
     RUN_TEST(test_step_stats_stage_times_add_up);
     RUN_TEST(test_equal_spheres_head_on_swap_velocities);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// kyu-lesson's own arithmetic for the captured step: the time of impact from P, Q, R (seed 000) or
-// from the wall's signed distance, and the reflection with restitution (seed 003). It is computed
+// kyu-lesson's own arithmetic for the captured step: the time of impact from P, Q, R (docs/design.md) or
+// from the wall's signed distance, and the reflection with restitution. It is computed
 // here from the states before the step, independently of the engine, so the page can show both.
 #include <math.h>
 #include <string.h>

@@ -57,7 +57,7 @@ static int make_world(run_ctx *x, vec3s gravity) {
     return 0;
 }
 
-// (1) Two spheres meeting off-centre in free space: the textbook case of seed 000.
+// (1) Two spheres meeting off-centre in free space: the textbook case of the P, Q, R quadratic.
 static int setup_two_spheres(run_ctx *x) {
     ls_capture *c = x->c;
     c->title = "Two spheres meeting";
@@ -72,7 +72,8 @@ static int setup_two_spheres(run_ctx *x) {
     return 0;
 }
 
-// (2) A ball meets a wall (a kinematic box) that moves towards it: seed 003's moving wall.
+// (2) A ball meets a wall (a kinematic box) that moves towards it: a moving wall reflects by the relative
+// velocity.
 static int setup_moving_wall(run_ctx *x) {
     ls_capture *c = x->c;
     c->title = "A ball hitting a moving wall";

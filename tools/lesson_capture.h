@@ -69,7 +69,7 @@ typedef struct ls_drawn {
     int ntexts;
 } ls_drawn;
 
-// The time of impact, three ways: the lesson's float P, Q, R (seed 000), the same in double,
+// The time of impact, three ways: the lesson's float P, Q, R (docs/design.md), the same in double,
 // kyu_sweep_sphere_sphere, and the engine's impact event.
 typedef struct ls_toi {
     bool sphere;         // sphere-sphere (P, Q, R); false: sphere against the wall's face
@@ -86,7 +86,8 @@ typedef struct ls_toi {
     double diff;
 } ls_toi;
 
-// The reflection at the impact (seed 003), the lesson's arithmetic and the engine's result.
+// The reflection at the impact (restitution along the normal), the lesson's arithmetic and the engine's
+// result.
 typedef struct ls_reflect {
     vec3s n, point;           // the engine's impact normal (B to A) and point
     vec3s va, vb;             // velocities at the impact (vb: the wall's velocity)
@@ -102,7 +103,7 @@ typedef struct ls_reflect {
     bool single;              // one impact per body this step: the step's end velocities compare
     bool agree;
     double diff;
-    vec3s point_mine, n_mine; // from the positions at t (seed 000's point formula)
+    vec3s point_mine, n_mine; // from the positions at t (on the line of centres, r_A from A)
 } ls_reflect;
 
 typedef struct ls_capture {

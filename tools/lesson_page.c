@@ -172,6 +172,15 @@ static void stage_sweeps(FILE *f, const ls_capture *c) {
             "Sleeping bodies are not swept.</p>\n",
             dt, c->def.gravity.y != 0.0f ? " (a parabola for a body in free flight)" : "",
             margin_of(c, c->b[0].r));
+    fprintf(f,
+            "<p class=\"dt-note\">Measuring an acceleration from positions: a body in free flight is on the "
+            "exact parabola, so 2s/t<sup>2</sup> gives a. A body a contact holds (rolling down a slope, "
+            "pushed along the floor) takes each step's velocity first and then moves the whole step with "
+            "it: its velocities are exact (v = a t) but its positions are s = a t (t + dt) / 2, half a step "
+            "ahead of the parabola, so 2s/t<sup>2</sup> reads a (1 + dt/t), %.1f%% high after 1 s at this "
+            "dt. The exact value from positions is a = 2s / (t (t + dt)), or the second difference "
+            "(s<sub>n</sub> &#8722; 2s<sub>n&#8722;1</sub> + s<sub>n&#8722;2</sub>) / dt<sup>2</sup>.</p>\n",
+            100.0 * (double)dt);
     fprintf(f, "<table><tr><th>body</th><th>awake</th><th>p before</th><th>v before</th><th>end of the free "
                "path</th><th>box lo</th><th>box hi</th></tr>\n");
     for (int i = 0; i < c->nb; i++) {

@@ -16,7 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-// Bytes of engine memory per body at the peak of a settling pile (README: PILE 100k peaks at
+// Bytes of engine memory per body at the peak of a settling pile (docs/benchmarks.md: PILE 100k peaks at
 // 80 MB), rounded up, plus the random-box placement grid: what the memory check budgets.
 #define BYTES_PER_BODY 1100.0
 // A parsed JSON document costs at most this many times its text (a 64-byte node per 2 bytes).

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Closest points, distances and contacts (seed 001 "距離計算", seed 002 contact information).
+// Closest points, distances and contacts (docs/design.md, "Primitive tests and distances" and
+// "Contact information, separating axes, GJK and EPA").
 // Float in, float out, double inside: a float difference is exact in double, so every result is the
 // exact answer to ~1e-15 of the coordinates, rounded once to float. The textbook segment routine
-// loses ~2e-4 in float near parallel (DESIGN.md); here the endpoint cases are always candidates,
-// and the stationary point is solved through the lines' common normal (seg_seg).
+// loses ~2e-4 in float near parallel (docs/design.md, "Numerical pitfalls"); here the endpoint
+// cases are always candidates, and the stationary point is solved through the lines' common normal
+// (seg_seg).
 #include <math.h>
 
 #include "dmath.h"
@@ -111,7 +113,7 @@ static dv3 tri_edges_closest(const tri *t, dv3 p) {
 // regions from the projections on the two edges at each corner, the edge regions from the sign of
 // the opposite barycentric coordinate and the edge's own end bounds, the face otherwise. Each
 // region is tested with its own bounds, so obtuse triangles are exact (a plain u, v range test is
-// not, seed 001). The barycentric coordinates (times |n|^2) are triple products with the nearest
+// not). The barycentric coordinates (times |n|^2) are triple products with the nearest
 // corner rather than Ericson's differences of products, which cancel on thin triangles.
 static int tri_closest(const tri *t, dv3 p, dv3 *q) {
     if (t->degenerate) {
@@ -232,7 +234,8 @@ static void consider(pair *best, dv3 p1, dv3 p2) {
 // conditioned. The stationary point of the two lines is one more candidate, snapped onto the
 // segments by two projections. It is solved with the lines' common normal n = d1 x d2,
 // s = ((a2 - a1) x d2).n / n.n, rather than Ericson's 5.1.9 Cramer rule, whose denominator
-// a e - b^2 cancels to 1e-16 / angle^2 near parallel (a float version is off by ~2e-4, DESIGN.md).
+// a e - b^2 cancels to 1e-16 / angle^2 near parallel (a float version is off by ~2e-4: docs/design.md,
+// "Numerical pitfalls").
 // Here n's rounding (~1e-16 / angle of its direction) only slides the pair along the nearly
 // parallel lines, and the next projection keeps it across them: the distance moves by the angle
 // times the slide, ~1e-16 of the coordinates. Exactly parallel lines have no stationary point

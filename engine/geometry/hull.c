@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Convex hulls from point clouds (incremental, in double) and SAT between built hulls with the
-// Gauss-map pruning of edge pairs (seed 002; Gregorius, GDC 2013).
+// Gauss-map pruning of edge pairs (Gregorius, GDC 2013; docs/design.md, "Contact information,
+// separating axes, GJK and EPA").
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -489,7 +490,7 @@ static double face_sep(const kyu_hull_data *a, int f, const kyu_hull_data *b, do
     return lo - off;
 }
 
-// Gauss-map test (seed 002): the arcs a-b (A's edge) and c-d (B's edge, normals negated) cross.
+// Gauss-map test (Gregorius): the arcs a-b (A's edge) and c-d (B's edge, normals negated) cross.
 static bool minkowski_face(dv3 a, dv3 b, dv3 c, dv3 d) {
     dv3 bxa = dcross(b, a), dxc = dcross(d, c);
     double cba = ddot(c, bxa), dba = ddot(d, bxa), adc = ddot(a, dxc), bdc = ddot(b, dxc);

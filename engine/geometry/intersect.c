@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Intersection tests between primitives (seed 001's table). Float in, double inside: differences
-// of float inputs are exact in double, so near-coplanar and near-tangent cases keep their digits.
+// Intersection tests between primitives (docs/design.md, "Primitive tests and distances"). Float in, double
+// inside: differences of float inputs are exact in double, so near-coplanar and near-tangent cases keep their
+// digits.
 #include <float.h>
 #include <math.h>
 

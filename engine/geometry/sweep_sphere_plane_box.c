@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Sphere sweeps with exact times of impact (seed 000 for two spheres; a segment against the shape
-// grown by the radius for planes and boxes). Inputs and outputs are float; the quadratics are solved
-// in double so that no finite float input overflows and grazing cases keep their digits.
+// Sphere sweeps with exact times of impact (two spheres: the P, Q, R quadratic of docs/design.md,
+// "Time of impact of two moving spheres"; planes and boxes: a segment against the shape grown by
+// the radius). Inputs and outputs are float; the quadratics are solved in double so that no finite
+// float input overflows and grazing cases keep their digits.
 #include <math.h>
 
 #include "dmath.h"

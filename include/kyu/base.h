@@ -6,7 +6,7 @@
 #define KYU_BASE_H
 
 // The one place the version is written: the Makefile reads these three lines for the library's
-// soname (libkyu.so.MAJOR) and for kyu.pc. The ABI policy (README): a change to the layout of a
+// soname (libkyu.so.MAJOR) and for kyu.pc. The ABI policy (docs/building.md): a change to the layout of a
 // public struct or to a function's signature or meaning, or a removed function, bumps MAJOR (and
 // so the soname); an addition bumps MINOR; a fix bumps PATCH.
 #define KYU_VERSION_MAJOR 0 ///< bumped by a change that breaks programs built against an older kyu

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /// @file intersect.h
-/// Intersection tests between primitives (seed 001's table). Part of kyu's pure geometry: include it
-/// through kyu/geometry.h.
+/// Intersection tests between primitives (docs/design.md, "Primitive tests and distances"). Part of kyu's
+/// pure geometry: include it through kyu/geometry.h.
 ///
 /// Conventions, the same in every function here:
 /// - Every shape is a closed solid (a sphere, box, cylinder, capsule or cone includes its surface);

@@ -72,6 +72,18 @@ typedef struct kyu_collider_id {
 #define KYU_NULL_COLLIDER ((kyu_collider_id){0, 0, 0}) ///< the null collider handle
 #endif
 
+/// Whether two handles name the same body: slot, world and generation all equal. A removed body's
+/// handle equals only its own copies, never the handle of a body that took its slot since, and the
+/// null handle equals only itself. For finding your body in events (`kyu_impact_event.body`).
+static inline bool kyu_body_id_equal(kyu_body_id a, kyu_body_id b) {
+    return a.index1 == b.index1 && a.world == b.world && a.generation == b.generation;
+}
+
+/// Whether two handles name the same collider (as kyu_body_id_equal).
+static inline bool kyu_collider_id_equal(kyu_collider_id a, kyu_collider_id b) {
+    return a.index1 == b.index1 && a.world == b.world && a.generation == b.generation;
+}
+
 /// A slice of parallel work: items [begin, end) on worker `worker` (0 <= worker < worker_count).
 /// kyu's tasks write only per-item results, so any split of the items gives the same answer.
 typedef void kyu_task_fn(int begin, int end, int worker, void *task_context);
@@ -304,7 +316,8 @@ typedef struct kyu_step_stats {
     int stale_events;       ///< queued impacts dropped because a body changed first
     int late_inserts;       ///< bodies whose new sweep left their broadphase box mid-step
     int contacts;           ///< contacts kept at the end (body-body plus body-collider)
-    int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop (see README)
+    int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop
+                            ///< (docs/design.md, "Impacts in time order")
     float max_overlap;      ///< m, the deepest overlap between any two things after the step's
                             ///< escape, in sleeping islands too
     int islands_woken;      ///< sleeping islands woken during the step

@@ -61,13 +61,16 @@ KYU_API const char *kyu_world_last_error(const kyu_world *world);
 /// lost or NaN; it saves, and its snapshot loads), but bodies may have moved part of the step and
 /// that step's events are incomplete.
 /// It is not rolled back. Stepping again, once memory is freed or the capacity raised, goes on from
-/// there. Every other function that fails leaves the world exactly as it was.
+/// there. Every other function that fails leaves the world exactly as it was. The forces and
+/// torques applied since the last step act over this one and are cleared after it.
 KYU_API kyu_status kyu_world_step(kyu_world *world);
 
 /// Adds `frame_seconds` (in [0, 1e6], finite) to the accumulator and runs as many fixed steps as fit,
 /// at most `max_steps_per_update` (time beyond the cap is dropped so a slow frame cannot spiral).
 /// `steps_run` may be NULL. Afterwards `kyu_world_alpha` is the fraction of a step left over. If a
 /// step fails, update returns its status at once and the accumulator is emptied (see kyu_world_step).
+/// The forces and torques applied since the last call act over every step it runs and are cleared
+/// when it returns, also when it ran none (see kyu_body_apply_force); a refused call keeps them.
 KYU_API kyu_status kyu_world_update(kyu_world *world, float frame_seconds, int *steps_run);
 
 /// Interpolation factor in [0, 1): draw `prev + alpha * (current - prev)`.
@@ -107,8 +110,9 @@ KYU_API kyu_status kyu_world_angular_momentum(const kyu_world *world, double out
 /// Total linear momentum of the bodies (summed in double).
 KYU_API kyu_status kyu_world_momentum(const kyu_world *world, double out_momentum[3]);
 
-/// A 64-bit hash of every live body's slot, position and velocity bits (0 for a NULL world): equal hashes
-/// mean bit-identical states (for determinism checks).
+/// A 64-bit hash of every live body's slot, position and velocity bits, its spin and orientation (for
+/// a body that turns), and the force and torque it holds for the next step if any (0 for a NULL
+/// world): equal hashes mean bit-identical states (for determinism checks).
 KYU_API uint64_t kyu_world_state_hash(const kyu_world *world);
 
 // ---- snapshots (engine/snapshot.c) -----------------------------------------------------------
@@ -204,6 +208,34 @@ KYU_API kyu_status kyu_body_apply_impulse_at_point(kyu_world *world, kyu_body_id
                                                    vec3s point);
 /// An angular impulse (N m s): w += I^-1 L.
 KYU_API kyu_status kyu_body_apply_angular_impulse(kyu_world *world, kyu_body_id body, vec3s angular_impulse);
+
+/// Adds a force (N, at the centre) to what the body holds for the next step. Forces are summed until
+/// a step uses them, then cleared: they act over the next kyu_world_step, or over every step the next
+/// kyu_world_update runs, so a force applied once a frame pushes for the frame's whole time at any
+/// frame rate (an update that runs no step, a frame shorter than a step, clears them too). The step
+/// integrates a force as it does gravity: the velocity changes by F dt / m; a body in free flight
+/// follows the exact parabola of its whole acceleration, which its sweeps and impacts see; a body a
+/// contact holds carries the force into the contact solve (a ball pushed into the floor stays on
+/// it). Wakes the body's island, as an impulse does; a body resting under a force (pressed into a
+/// corner) may fall asleep, and the next call wakes it. Refused with the world unchanged: a force
+/// that is not finite, a sum whose acceleration F / m passes 1e9 m/s^2 in any component (gravity's
+/// bound), or one whose velocity change over one step would pass the speed limit of
+/// kyu_body_create. A snapshot keeps what a body holds. For a one-off push, use an impulse.
+KYU_API kyu_status kyu_body_apply_force(kyu_world *world, kyu_body_id body, vec3s force);
+/// A force (N) at a world point: the force of kyu_body_apply_force and the torque
+/// (point - centre) x force, with the centre where the body is when you call (point finite, each
+/// |x| <= 1e9). A body of fixed rotation takes the force and ignores the torque.
+KYU_API kyu_status kyu_body_apply_force_at_point(kyu_world *world, kyu_body_id body, vec3s force,
+                                                 vec3s point);
+/// Adds a torque (N m) for the next step, summed and cleared as forces are: over a step the angular
+/// velocity changes by T dt / I. Refused when the spin one step of it gives would pass the limit of
+/// kyu_body_set_angular_velocity. A body of fixed rotation ignores it (the call is checked, wakes the
+/// body and succeeds, as kyu_body_apply_angular_impulse does).
+KYU_API kyu_status kyu_body_apply_torque(kyu_world *world, kyu_body_id body, vec3s torque);
+/// The force (N) the body holds for the next step: the sum of this step's calls, zero when none.
+KYU_API kyu_status kyu_body_get_force(const kyu_world *world, kyu_body_id body, vec3s *out);
+/// The torque (N m) the body holds for the next step (always zero for a body of fixed rotation).
+KYU_API kyu_status kyu_body_get_torque(const kyu_world *world, kyu_body_id body, vec3s *out);
 /// Moment of inertia (kg m^2) about any axis through the centre: inertia_scale 2/5 m r^2, or
 /// INFINITY for a body of fixed rotation.
 KYU_API kyu_status kyu_body_get_inertia(const kyu_world *world, kyu_body_id body, float *out);

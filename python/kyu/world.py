@@ -564,6 +564,36 @@ class World:
         """v += impulse / mass (impulse in N s)."""
         self._check(lib.kyupy_body_apply_impulse(self._world, _body(body), _vec(impulse, "impulse")))
 
+    def apply_force(self, body: BodyId, force: Vec3, point: Optional[Vec3] = None) -> None:
+        """Adds a force, N, to what a body holds for the next step (wakes its island). At `point` (a
+        world point) it adds the torque (point - centre) x force too, which a body of fixed rotation
+        ignores. Forces are summed until a step uses them, then cleared: they push over the next
+        step only (``step(n)``: the first of the n), or over every step of the next :meth:`update`
+        (an update that runs no step clears them too), so a force applied once a frame pushes for
+        the frame's whole time. Integrated as gravity is (free flight stays an exact parabola)."""
+        if point is None:
+            self._check(lib.kyupy_body_apply_force(self._world, _body(body), _vec(force, "force")))
+        else:
+            self._check(lib.kyupy_body_apply_force_at_point(self._world, _body(body), _vec(force, "force"),
+                                                            _vec(point, "point")))
+
+    def apply_torque(self, body: BodyId, torque: Vec3) -> None:
+        """Adds a torque, N m, for the next step, summed and cleared as forces are: over a step the
+        angular velocity changes by torque * dt / I. A body of fixed rotation ignores it."""
+        self._check(lib.kyupy_body_apply_torque(self._world, _body(body), _vec(torque, "torque")))
+
+    def force(self, body: BodyId) -> Tuple[float, float, float]:
+        """The force, N, a body holds for the next step ((0, 0, 0) when none)."""
+        out = ffi.new("float[3]")
+        self._check(lib.kyupy_body_get_force(self._world, _body(body), out))
+        return _tuple3(out)
+
+    def torque(self, body: BodyId) -> Tuple[float, float, float]:
+        """The torque, N m, a body holds for the next step ((0, 0, 0) when none)."""
+        out = ffi.new("float[3]")
+        self._check(lib.kyupy_body_get_torque(self._world, _body(body), out))
+        return _tuple3(out)
+
     def radius(self, body: BodyId) -> float:
         """One body's radius, m."""
         out = ffi.new("float *")

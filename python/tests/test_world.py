@@ -367,3 +367,36 @@ def test_one_body_spin_is_the_engines():
             w.angular_velocity(a)
         with pytest.raises(kyu.StaleHandleError):
             w.rotation(a)
+
+
+def test_forces_and_torques_push_for_the_next_step():
+    with kyu.World(gravity=(0, 0, 0)) as w:
+        a = w.add_body(position=(0, 0, 0), mass=2.0)
+        b = w.add_body(position=(3, 0, 0), fixed_rotation=True)
+        for _ in range(60):  # F = (4, 0, 0) N on 2 kg for 1 s: v = F t / m = 2 m/s
+            w.apply_force(a, (4, 0, 0))
+            w.step()
+        assert w.velocity(a)[0] == pytest.approx(2.0, rel=1e-5)
+        assert w.position(a)[0] == pytest.approx(1.0, rel=1e-4)  # F t^2 / 2m: the exact parabola
+        c = w.position(a)
+        w.apply_force(a, (0, 0, 1), point=(c[0] + 1, c[1], c[2]))  # r x F = (1, 0, 0) x (0, 0, 1) = (0, -1, 0)
+        w.apply_torque(a, (0, 0, 0.5))
+        assert w.force(a) == (0.0, 0.0, 1.0) and w.torque(a) == pytest.approx((0.0, -1.0, 0.5))
+        w.step(2)  # the first step pushed, then they were cleared
+        assert w.force(a) == (0.0, 0.0, 0.0) and w.torque(a) == (0.0, 0.0, 0.0)
+        inertia = 0.4 * 2.0 * 0.5 ** 2
+        assert w.angular_velocity(a) == pytest.approx((0, -1 / inertia / 60, 0.5 / inertia / 60), rel=1e-5)
+        w.apply_torque(b, (1, 0, 0))  # fixed rotation: accepted, ignored
+        assert w.torque(b) == (0.0, 0.0, 0.0)
+        w.apply_force(a, (60, 0, 0))
+        assert w.update(2.5 / 60) == 2  # an update pushes through every step it runs
+        assert w.velocity(a)[0] == pytest.approx(2.0 + 2 * 30 / 60, rel=1e-5)  # 0.5 m/s a step, twice
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.apply_force(a, (math.nan, 0, 0))
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.apply_torque(a, (0, math.inf, 0))
+        with pytest.raises(kyu.InvalidArgumentError):
+            w.apply_force(a, (1, 0, 0), point=(0, math.nan, 0))
+        w.remove_body(a)
+        with pytest.raises(kyu.StaleHandleError):
+            w.apply_force(a, (1, 0, 0))

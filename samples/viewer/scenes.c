@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The viewer's scenes: seed 004's cannon (balls recycled, sleepers dark), a pour into a bowl mesh,
+// The viewer's scenes: a cannon whose spent balls are recycled (sleepers dark), a pour into a bowl mesh,
 // billiards beside a Newton's cradle, bullets against a thin wall, a moving platform, a large pile.
 #include <math.h>
 #include <stdio.h>
@@ -58,8 +58,8 @@ static kyu_body_id ball(scene *s, vec3s p, vec3s v, float r, float e, float mu) 
     return id;
 }
 
-// Recycling (seed 004): a scene keeps at most ring_max of the bodies it spawns; the oldest goes
-// first, and its slot is reused by the engine for the next one.
+// Recycling (handles and slot reuse, docs/design.md "The model"): a scene keeps at most ring_max of the
+// bodies it spawns; the oldest goes first, and its slot is reused by the engine for the next one.
 static void ring_push(scene *s, kyu_body_id id) {
     if (s->ring_count == s->ring_max) {
         kyu_body_destroy(s->world, s->ring[s->ring_start]);
@@ -92,7 +92,7 @@ static void ring_drop_fallen(scene *s, float y_min) {
     s->ring_count = kept;
 }
 
-// ---- 1. cannon (seed 004) -----------------------------------------------------------------------
+// ---- 1. cannon (recycled balls) -----------------------------------------------------------------------
 
 // A square pyramid of balls of radius r, base n x n, its base centred at c.
 static void pyramid(scene *s, vec3s c, int n, float r) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # kyu built by CMake (CMakeLists.txt) next to the Makefile's build, so the two cannot drift:
-# README's three commands (cmake -S . -B build-cmake, cmake --build, ctest: the unit tests and the
+# docs/platforms.md's three commands (cmake -S . -B build-cmake, cmake --build, ctest: the unit tests and the
 # pinned state hashes of tools/bench), `cmake --install` against `make install` (the same files,
 # links, kyu.pc, CMake package and exported symbols), and a game that brings kyu in with
 # add_subdirectory and with FetchContent (tests/cmake-embed, from a local archive: no network).

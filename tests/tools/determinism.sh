@@ -3,17 +3,17 @@
 # The determinism table: every pinned scene of tests/tools/hashes.sh, run by tools/bench from every
 # build kyu is checked on (the lanes below: compilers, build systems, operating systems, processors,
 # thread layers, wasm), each for 1, 2, 3 and 8 workers. Every cell must be the pinned hash; the
-# table is README's ("Determinism everywhere"), which must equal what this prints.
+# table is docs/platforms.md's ("The same answer"), which must equal what this prints.
 #   sh tests/tools/determinism.sh [--build] [--write | --pin] [LANE ...]
 #     --build  builds each lane's bench first (make, cmake with the toolchains in cmake/toolchains)
-#     --write  writes the table into README.md (else README's table is checked against it)
+#     --write  writes the table into docs/platforms.md (else its table is checked against it)
 #     --pin    after a change to how kyu steps: when every lane and worker count agree on a scene's
-#              new hash, writes it into hashes.sh and README.md (re-pinning is this one command:
+#              new hash, writes it into hashes.sh and docs/platforms.md (re-pinning is this one command:
 #              sh tests/tools/determinism.sh --build --pin)
 #     --results DIR  keeps each lane's hashes in DIR and reuses those already there (CI runs the
 #              emulated lanes early, beside other work, and the whole table at the end; give a
 #              fresh DIR for each state of the code)
-#     LANE     only these lanes (the README check then needs them all)
+#     LANE     only these lanes (the table's check then needs them all)
 # Lanes: gcc clang cmake nosimd win32 winpthreads arm64 wasm. Windows programs run under Wine
 # (a prefix of its own in build-mingw/wine), ARM64 ones under qemu-user, wasm under node.
 set -u
@@ -209,28 +209,29 @@ while IFS='|' read -r args expected; do
     fi
 done < "$T/scenes"
 
-# README's table is this table (for every lane).
+# docs/platforms.md's table is this table (for every lane).
+DOC=docs/platforms.md
 begin='<!-- determinism table: written by tests/tools/determinism.sh --write -->'
 end='<!-- end of the determinism table -->'
 if [ "$LANES" != "$ALL_LANES" ] && [ "$(echo $LANES)" != "$ALL_LANES" ]; then
-    skipped "README table" "only some lanes ran"
+    skipped "$DOC table" "only some lanes ran"
 elif [ "$MODE" = check ]; then
-    awk -v b="$begin" -v e="$end" '$0 == e { on = 0 } on { print } $0 == b { on = 1 }' README.md > "$T/readme"
-    if cmp -s "$T/readme" "$T/table"; then
-        ok "README's determinism table is this one"
+    awk -v b="$begin" -v e="$end" '$0 == e { on = 0 } on { print } $0 == b { on = 1 }' "$DOC" > "$T/doc"
+    if cmp -s "$T/doc" "$T/table"; then
+        ok "$DOC's determinism table is this one"
     else
-        no "README table" "README.md's differs from this run's (sh tests/tools/determinism.sh --write): $(diff "$T/readme" "$T/table" | head -n 3 | cut -c1-200)"
+        no "$DOC table" "its table differs from this run's (sh tests/tools/determinism.sh --write): $(diff "$T/doc" "$T/table" | head -n 3 | cut -c1-200)"
     fi
 else
     awk -v b="$begin" -v e="$end" -v t="$T/table" '
         $0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
         $0 == e { skip = 0 }
-        !skip { print }' README.md > "$T/README.md"
-    if grep -qxF "$begin" README.md && grep -qxF "$end" README.md; then
-        cp "$T/README.md" README.md
-        ok "README.md: the determinism table written"
+        !skip { print }' "$DOC" > "$T/doc.md"
+    if grep -qxF "$begin" "$DOC" && grep -qxF "$end" "$DOC"; then
+        cp "$T/doc.md" "$DOC"
+        ok "$DOC: the determinism table written"
     else
-        no "README table" "README.md has no table markers ($begin ... $end)"
+        no "$DOC table" "$DOC has no table markers ($begin ... $end)"
     fi
 fi
 finish

@@ -45,7 +45,7 @@ for sc in 1 2 3; do
     esac
 done
 if grep -q 'id="s1-refl-verdict">agree' "$P" && grep -q 'id="s2-refl-verdict">agree' "$P"; then
-    ok "the lesson's reflection (seed 003) gives the engine's velocities (scenarios 1, 2)"
+    ok "the lesson's reflection with restitution gives the engine's velocities (scenarios 1, 2)"
 else
     no "reflection" "$(grep -o 'id="s[12]-refl-verdict">[a-zA-Z]*' "$P")"
 fi

@@ -21,4 +21,23 @@ if [ "$rc" -eq 0 ] && [ "$lines" -eq 6 ] && [ "$first" = "5.000" ] && awk "BEGIN
 else
     no "README's C example" "exit $rc, $lines height lines, first '$first', lowest '$low': $(echo "$out" | head -3 | tr '\n' ' ')"
 fi
+# README is the front door: every link from it and from docs/ into the repository leads to a file,
+# and its benchmark table sits between the markers `make bench`'s numbers replace.
+bad=""
+for md in README.md docs/*.md; do
+    dir=$(dirname "$md")
+    for target in $(grep -o '](\([^)#:]*\))' "$md" | sed 's/^](\(.*\))$/\1/'); do
+        [ -e "$dir/$target" ] || bad="$bad $md:$target"
+    done
+done
+if [ -z "$bad" ]; then
+    ok "every relative link in README.md and docs/*.md leads to a file"
+else
+    no "links" "broken:$bad"
+fi
+if [ "$(sed -n '/^<!-- bench-table -->$/,/^<!-- \/bench-table -->$/p' README.md | grep -c '^| PILE awake')" -ge 4 ]; then
+    ok "README's benchmark table is between its <!-- bench-table --> markers"
+else
+    no "bench-table markers" "README.md has no table of PILE rows between <!-- bench-table --> and <!-- /bench-table -->"
+fi
 finish

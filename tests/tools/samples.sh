@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The headless samples that check themselves run and pass: samples/games.c (a moving platform, a
+# flat floor, sleep, a player pushed by a force: each number against the physics, docs/tuning.md)
+# and samples/billiards.c (the cue ball slides, then rolls at 5/7 of its speed). Run by `make test`
+# with BUILD set.
+set -u
+BUILD=${BUILD:-build}
+. tests/tools/lib.sh
+for s in games billiards; do
+    exe="$BUILD/samples/$s"
+    if [ ! -x "$exe" ]; then
+        no "samples/$s.c" "$exe is not built"
+        continue
+    fi
+    out=$("$exe" 2>&1)
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        ok "samples/$s.c runs and its numbers are the physics' ($(echo "$out" | wc -l) lines)"
+    else
+        no "samples/$s.c" "exit $rc: $(echo "$out" | grep -m 3 -E 'NOT AS EXPECTED|ball|games:' | tr '\n' ' ')"
+    fi
+    if [ "$s" = games ]; then
+        # The claims docs/tuning.md quotes from this sample.
+        echo "$out" | grep -q 'default (it spins) *rolls at 0.286 m/s' &&
+            echo "$out" | grep -q 'fixed_rotation *rides at 1.000 m/s' &&
+            echo "$out" | grep -q 'row A 0 of 5 asleep, row B 5 of 5 asleep' &&
+            ok "samples/games.c: the spinning ball rolls off at 2/7 u, fixed rotation rides, one wakeful ball keeps its row awake" ||
+            no "samples/games.c output" "$(echo "$out" | head -n 4 | tr '\n' ' ')"
+    fi
+done
+finish
