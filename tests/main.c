@@ -65,6 +65,7 @@ int main(int argc, char **argv) {
     suite_bulk();
     suite_spin();
     suite_validate();
+    suite_measure();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -97,5 +97,6 @@ void suite_rest(void);
 void suite_bulk(void);
 void suite_spin(void);
 void suite_validate(void);
+void suite_measure(void);
 
 #endif
