@@ -63,8 +63,8 @@ static void sum_contact(const kyu_world *w, const contact *c, void *ctx) {
     add_to(x, c->a, p, glms_vec3_sub(c->jr, glms_vec3_scale(turn, ra)), body, count);
     if (body) {
         float rb = w->bodies.radius[c->b];
-        add_to(x, c->b, glms_vec3_negate(p), glms_vec3_negate(glms_vec3_add(c->jr, glms_vec3_scale(turn, rb))),
-               1, count);
+        add_to(x, c->b, glms_vec3_negate(p),
+               glms_vec3_negate(glms_vec3_add(c->jr, glms_vec3_scale(turn, rb))), 1, count);
     }
 }
 
@@ -98,7 +98,8 @@ int kyu_world_get_body_forces(const kyu_world *w, const kyu_body_force_arrays *o
         vec3s turn = glms_vec3_cross(t->normal, t->impulse);
         add_to(&x, t->a, t->impulse, glms_vec3_scale(turn, -w->bodies.radius[t->a]), 0, 0);
         if (!kyu_is_collider(t->b) && w->bodies.alive[t->b])
-            add_to(&x, t->b, glms_vec3_negate(t->impulse), glms_vec3_scale(turn, -w->bodies.radius[t->b]), 1, 0);
+            add_to(&x, t->b, glms_vec3_negate(t->impulse), glms_vec3_scale(turn, -w->bodies.radius[t->b]), 1,
+                   0);
     }
     kyu_free(x.row);
     float per_second = 1.0f / w->def.fixed_dt;
@@ -193,7 +194,8 @@ static double simpson(const slice_area *s, double a, double b, double fa, double
     double m = 0.5 * (a + b), lm = 0.5 * (a + m), rm = 0.5 * (m + b);
     double flm = area_at(s, lm), frm = area_at(s, rm);
     double left = (m - a) / 6.0 * (fa + 4.0 * flm + fm), right = (b - m) / 6.0 * (fm + 4.0 * frm + fb);
-    if (depth <= 0 || fabs(left + right - whole) <= 15.0 * tol) return left + right + (left + right - whole) / 15.0;
+    if (depth <= 0 || fabs(left + right - whole) <= 15.0 * tol)
+        return left + right + (left + right - whole) / 15.0;
     return simpson(s, a, m, fa, flm, fm, left, 0.5 * tol, depth - 1) +
            simpson(s, m, b, fm, frm, fb, right, 0.5 * tol, depth - 1);
 }

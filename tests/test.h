@@ -98,5 +98,6 @@ void suite_bulk(void);
 void suite_spin(void);
 void suite_validate(void);
 void suite_measure(void);
+void suite_insert(void);
 
 #endif

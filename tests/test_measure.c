@@ -47,8 +47,8 @@ static void test_sphere_volume_cut_by_the_box_is_exact(void) {
     ENSURE_NEAR(cut_volume(v3(0, 0, 0), 0.5f, v3(0, -1, -1), v3(1, 1, 1)), v / 2, 1e-9 * v);
     ENSURE_NEAR(cut_volume(v3(0, 0, 0), 0.5f, v3(0, 0, -1), v3(1, 1, 1)), v / 4, 1e-9 * v);
     ENSURE_NEAR(cut_volume(v3(0, 0, 0), 0.5f, v3(0, 0, 0), v3(1, 1, 1)), v / 8, 1e-9 * v);
-    ENSURE_NEAR(cut_volume(v3(0, 0, 0), 0.5f, v3(-1, 0.25f, -1), v3(1, 1, 1)), PI_D * 0.0625 * (1.5 - 0.25) / 3,
-                1e-9 * v);
+    ENSURE_NEAR(cut_volume(v3(0, 0, 0), 0.5f, v3(-1, 0.25f, -1), v3(1, 1, 1)),
+                PI_D * 0.0625 * (1.5 - 0.25) / 3, 1e-9 * v);
     double h = 0.5 - (double)0.3f; // the face at the float nearest 0.3
     ENSURE_NEAR(cut_volume(v3(0, 0, 0), 0.5f, v3(-1, -1, 0.3f), v3(1, 1, 1)), PI_D * h * h * (1.5 - h) / 3,
                 1e-9 * v);
@@ -145,7 +145,13 @@ static void test_settled_bed_presses_on_its_floor_with_its_weight(void) {
     kyu_collider_create(w, &floor, &ground);
     for (int side = 0; side < 4; side++) { // frictionless walls around [-half, half] in x and z
         kyu_collider_def wall = kyu_collider_def_default();
-        vec3s n = v3(side == 0 ? 1.0f : side == 1 ? -1.0f : 0.0f, 0, side == 2 ? 1.0f : side == 3 ? -1.0f : 0.0f);
+        vec3s n = v3(side == 0   ? 1.0f
+                     : side == 1 ? -1.0f
+                                 : 0.0f,
+                     0,
+                     side == 2   ? 1.0f
+                     : side == 3 ? -1.0f
+                                 : 0.0f);
         wall.normal = n, wall.position = glms_vec3_scale(n, -half), wall.friction = 0.0f;
         kyu_collider_create(w, &wall, NULL);
     }
@@ -176,8 +182,10 @@ static void test_settled_bed_presses_on_its_floor_with_its_weight(void) {
     ENSURE(kyu_world_get_contact_network(w, &ca, count) == count);
     double on_floor = 0, on_walls = 0;
     for (int k = 0; k < count; k++) {
-        if (collider[k].index1 == ground.index1) on_floor += fn[k];
-        else if (collider[k].index1) on_walls += fabs(tangent[3 * k + 1]);
+        if (collider[k].index1 == ground.index1)
+            on_floor += fn[k];
+        else if (collider[k].index1)
+            on_walls += fabs(tangent[3 * k + 1]);
     }
     free(collider), free(fn), free(tangent);
     ENSURE_NEAR(on_floor, weight, 0.01 * weight);

@@ -42,10 +42,10 @@ KYU_API kyu_status kyu_world_enable_impact_forces(kyu_world *world, bool enable)
 /// Where kyu_world_get_body_forces writes, every live body in slot order (the order of bulk.h's
 /// `kyu_world_get_*`). Each pointer may be NULL: that field is skipped.
 typedef struct kyu_body_force_arrays {
-    float *force;          ///< N, 3 per body: the last step's contact (and kept impact) impulses on it, / fixed_dt
-    float *torque;         ///< N m, 3 per body, about its centre: the same impulses' moments, with rolling
-                           ///< and twisting resistance
-    int32_t *coordination; ///< the other bodies it touches (pairs within the slop, or that pushed last step)
+    float *force;  ///< N, 3 per body: the last step's contact (and kept impact) impulses on it, / fixed_dt
+    float *torque; ///< N m, 3 per body, about its centre: the same impulses' moments, with rolling
+                   ///< and twisting resistance
+    int32_t *coordination;  ///< the other bodies it touches (pairs within the slop, or that pushed last step)
     int32_t *wall_contacts; ///< the colliders it touches
 } kyu_body_force_arrays;
 
@@ -72,7 +72,8 @@ typedef struct kyu_contact_arrays {
 /// pair, then the sleeping islands'). Writes the first min(count, capacity) and returns the count
 /// (capacity 0 asks it), or -1 for a NULL world or `out`, or capacity < 0. The forces are the
 /// contacts' own (see the header: impacts are not in it).
-KYU_API int kyu_world_get_contact_network(const kyu_world *world, const kyu_contact_arrays *out, int capacity);
+KYU_API int kyu_world_get_contact_network(const kyu_world *world, const kyu_contact_arrays *out,
+                                          int capacity);
 
 /// What kyu_world_measure_box finds in a box.
 typedef struct kyu_region_measure {
