@@ -92,8 +92,9 @@ static float draw_radius(const kyu_inserter *in, uint64_t *s) {
     case KYU_SIZE_NORMAL:
     case KYU_SIZE_LOGNORMAL:
         for (int k = 0; k < 10000; k++) {
-            double z = gaussian(s), r = d->kind == KYU_SIZE_NORMAL ? (double)d->mean + (double)d->sigma * z
-                                                                    : (double)d->mean * det_exp((double)d->sigma * z);
+            double z = gaussian(s), r = d->kind == KYU_SIZE_NORMAL
+                                            ? (double)d->mean + (double)d->sigma * z
+                                            : (double)d->mean * det_exp((double)d->sigma * z);
             if (r >= (double)d->min && r <= (double)d->max) return (float)r;
         }
         return d->kind == KYU_SIZE_NORMAL ? 0.5f * (d->min + d->max) : d->mean;
@@ -110,7 +111,9 @@ static float draw_radius(const kyu_inserter *in, uint64_t *s) {
 
 // A unit vector perpendicular to unit d, and a second one perpendicular to both.
 static void perpendiculars(vec3s d, vec3s *e1, vec3s *e2) {
-    vec3s axis = fabsf(d.x) < 0.57f ? (vec3s){{1, 0, 0}} : fabsf(d.y) < 0.57f ? (vec3s){{0, 1, 0}} : (vec3s){{0, 0, 1}};
+    vec3s axis = fabsf(d.x) < 0.57f   ? (vec3s){{1, 0, 0}}
+                 : fabsf(d.y) < 0.57f ? (vec3s){{0, 1, 0}}
+                                      : (vec3s){{0, 0, 1}};
     *e1 = glms_vec3_normalize(glms_vec3_cross(d, axis));
     *e2 = glms_vec3_cross(d, *e1);
 }
@@ -149,8 +152,9 @@ static vec3s draw_place(const kyu_inserter *in, float r, uint64_t *s) {
     } else {
         for (int k = 0; k < 3; k++) {
             double u = 2.0 * uniform(s) - 1.0;
-            p.raw[k] = g->shape == KYU_REGION_RECTANGLE && k == 1 ? 0.0f
-                                                                  : (float)(u * ((double)g->half_extents.raw[k] - rr));
+            p.raw[k] = g->shape == KYU_REGION_RECTANGLE && k == 1
+                           ? 0.0f
+                           : (float)(u * ((double)g->half_extents.raw[k] - rr));
         }
     }
     return glms_vec3_add(g->center, glms_quat_rotatev(in->rotation, p));
@@ -198,13 +202,14 @@ static kyu_status check_region(kyu_world *w, const kyu_region *g) {
         BAD(KYU_ERR_INVALID_ARGUMENT, "region.shape = %d (allowed: KYU_REGION_BOX, _CYLINDER, _RECTANGLE)",
             (int)g->shape);
     if (!kyu_bounded3(g->center, KYU_MAX_COORD))
-        BAD(KYU_ERR_NOT_FINITE, "region.center (%g, %g, %g) must be finite, each |x| <= 1e9", (double)g->center.x,
-            (double)g->center.y, (double)g->center.z);
+        BAD(KYU_ERR_NOT_FINITE, "region.center (%g, %g, %g) must be finite, each |x| <= 1e9",
+            (double)g->center.x, (double)g->center.y, (double)g->center.z);
     versors q = g->rotation;
-    double n2 = (double)q.x * (double)q.x + (double)q.y * (double)q.y + (double)q.z * (double)q.z + (double)q.w * (double)q.w;
+    double n2 = (double)q.x * (double)q.x + (double)q.y * (double)q.y + (double)q.z * (double)q.z +
+                (double)q.w * (double)q.w;
     if (!(n2 > 1e-12 && n2 < 1e30))
-        BAD(KYU_ERR_INVALID_ARGUMENT, "region.rotation (%g, %g, %g, %g) must be finite and not zero", (double)q.x,
-            (double)q.y, (double)q.z, (double)q.w);
+        BAD(KYU_ERR_INVALID_ARGUMENT, "region.rotation (%g, %g, %g, %g) must be finite and not zero",
+            (double)q.x, (double)q.y, (double)q.z, (double)q.w);
     if (g->shape == KYU_REGION_CYLINDER) {
         if (!positive(g->radius, KYU_MAX_COORD) || !positive(g->half_height, KYU_MAX_COORD))
             BAD(KYU_ERR_INVALID_ARGUMENT, "region radius = %g, half_height = %g (each must be in (0, 1e9])",
@@ -214,7 +219,7 @@ static kyu_status check_region(kyu_world *w, const kyu_region *g) {
     for (int k = 0; k < 3; k++)
         if (!(g->shape == KYU_REGION_RECTANGLE && k == 1) && !positive(g->half_extents.raw[k], KYU_MAX_COORD))
             BAD(KYU_ERR_INVALID_ARGUMENT, "region.half_extents.%c = %g (must be in (0, 1e9])", "xyz"[k],
-                (double)g->half_extents.raw[k]);
+                (double)g -> half_extents.raw[k]);
     return KYU_OK;
 }
 
@@ -224,7 +229,8 @@ static double normal_share(double a, double b) { return 0.5 * (erfc(-b / sqrt(2.
 static kyu_status check_size(kyu_world *w, kyu_inserter *in) {
     const kyu_size_distribution *d = &in->def.size;
     if (d->kind < KYU_SIZE_FIXED || d->kind > KYU_SIZE_DISCRETE)
-        BAD(KYU_ERR_INVALID_ARGUMENT, "size.kind = %d (allowed: KYU_SIZE_FIXED to KYU_SIZE_DISCRETE)", (int)d->kind);
+        BAD(KYU_ERR_INVALID_ARGUMENT, "size.kind = %d (allowed: KYU_SIZE_FIXED to KYU_SIZE_DISCRETE)",
+            (int)d->kind);
     if (d->kind == KYU_SIZE_FIXED) {
         in->rmin = in->rmax = in->def.body.radius;
         if (!positive(in->rmin, KYU_MAX_RADIUS))
@@ -234,7 +240,8 @@ static kyu_status check_size(kyu_world *w, kyu_inserter *in) {
     if (d->kind == KYU_SIZE_DISCRETE) {
         if (d->count < 1 || d->count > MAX_CLASSES)
             BAD(KYU_ERR_INVALID_ARGUMENT, "size.count = %d (allowed: 1 to %d sizes)", d->count, MAX_CLASSES);
-        if (!d->radii || !d->weights) BAD(KYU_ERR_NULL, "size.radii or size.weights is NULL (size.count %d)", d->count);
+        if (!d->radii || !d->weights)
+            BAD(KYU_ERR_NULL, "size.radii or size.weights is NULL (size.count %d)", d->count);
         if (d->basis != KYU_MIX_BY_NUMBER && d->basis != KYU_MIX_BY_MASS)
             BAD(KYU_ERR_INVALID_ARGUMENT, "size.basis = %d (allowed: KYU_MIX_BY_NUMBER, KYU_MIX_BY_MASS)",
                 (int)d->basis);
@@ -303,8 +310,8 @@ static kyu_status check_amounts(kyu_world *w, const kyu_inserter_def *d) {
         BAD(KYU_ERR_INVALID_ARGUMENT, "density = %g kg/m^3 (allowed: [0, 1e9]; 0 uses body.mass)",
             (double)d->density);
     if (!kyu_bounded3(d->velocity, KYU_MAX_COORD))
-        BAD(KYU_ERR_NOT_FINITE, "velocity (%g, %g, %g) must be finite, each |v| <= 1e9", (double)d->velocity.x,
-            (double)d->velocity.y, (double)d->velocity.z);
+        BAD(KYU_ERR_NOT_FINITE, "velocity (%g, %g, %g) must be finite, each |v| <= 1e9",
+            (double)d->velocity.x, (double)d->velocity.y, (double)d->velocity.z);
     if (!(d->cone_degrees >= 0.0f && d->cone_degrees <= 180.0f))
         BAD(KYU_ERR_INVALID_ARGUMENT, "cone_degrees = %g (allowed: [0, 180])", (double)d->cone_degrees);
     return KYU_OK;
@@ -315,12 +322,13 @@ static kyu_status check_amounts(kyu_world *w, const kyu_inserter_def *d) {
 static kyu_status check_bodies(kyu_world *w, const kyu_inserter *in) {
     const kyu_region *g = &in->def.region;
     float room = g->shape == KYU_REGION_CYLINDER ? kyu_minf(g->radius, g->half_height)
-                 : g->shape == KYU_REGION_BOX    ? kyu_minf(g->half_extents.x, kyu_minf(g->half_extents.y, g->half_extents.z))
-                                                 : kyu_minf(g->half_extents.x, g->half_extents.z);
+                 : g->shape == KYU_REGION_BOX
+                     ? kyu_minf(g->half_extents.x, kyu_minf(g->half_extents.y, g->half_extents.z))
+                     : kyu_minf(g->half_extents.x, g->half_extents.z);
     if (in->rmax > room)
         BAD(KYU_ERR_INVALID_ARGUMENT,
-            "region: its narrowest half size %g m cannot hold the largest radius the size gives, %g m", (double)room,
-            (double)in->rmax);
+            "region: its narrowest half size %g m cannot hold the largest radius %g m (of the size)",
+            (double)room, (double)in->rmax);
     char why[KYU_ERROR_SIZE];
     for (int k = 0; k < 2; k++) {
         kyu_body_def b = in->def.body;
@@ -332,18 +340,20 @@ static kyu_status check_bodies(kyu_world *w, const kyu_inserter *in) {
         kyu_status st = kyu_body_def_validate(w, &b);
         float ii = kyu_body_inv_inertia(b.mass, b.radius, b.inertia_scale, b.fixed_rotation);
         if (st == KYU_OK && !b.fixed_rotation && !(ii > 0.0f && kyu_inv_inertia_ok(ii, b.radius)))
-            st = kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "mass %g: its moment of inertia is out of float's range",
-                          (double)b.mass);
+            st = kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                          "mass %g: its moment of inertia is out of float's range", (double)b.mass);
         if (st != KYU_OK) {
             snprintf(why, sizeof why, "%s", kyu_world_last_error(w));
-            BAD(st, "body at radius %g (the %s the size gives): %s", (double)b.radius, k ? "largest" : "smallest",
-                why);
+            BAD(st, "body at radius %g (the %s the size gives): %s", (double)b.radius,
+                k ? "largest" : "smallest", why);
         }
     }
-    float reach = g->shape == KYU_REGION_CYLINDER ? kyu_maxf(g->radius, g->half_height)
-                                                  : kyu_maxf(g->half_extents.x, kyu_maxf(g->half_extents.y, g->half_extents.z));
+    float reach = g->shape == KYU_REGION_CYLINDER
+                      ? kyu_maxf(g->radius, g->half_height)
+                      : kyu_maxf(g->half_extents.x, kyu_maxf(g->half_extents.y, g->half_extents.z));
     vec3s far = g->center;
-    for (int k = 0; k < 3; k++) far.raw[k] += (far.raw[k] < 0.0f ? -1.7321f : 1.7321f) * reach; // a corner, or beyond
+    for (int k = 0; k < 3; k++)
+        far.raw[k] += (far.raw[k] < 0.0f ? -1.7321f : 1.7321f) * reach; // a corner, or beyond
     kyu_status st = kyu_body_check_position(w, far, in->rmin);
     if (st != KYU_OK) {
         snprintf(why, sizeof why, "%s", kyu_world_last_error(w));
@@ -356,7 +366,8 @@ kyu_status kyu_inserter_create(kyu_world *w, const kyu_inserter_def *def, kyu_in
     if (out) *out = NULL;
     if (!w) return KYU_ERR_NULL;
     if (!def || !out) BAD(KYU_ERR_NULL, "kyu_inserter_create: def or out is NULL");
-    if (def->internal_cookie != KYU_DEF_COOKIE) BAD(KYU_ERR_INVALID_DEF, "start from kyu_inserter_def_default()");
+    if (def->internal_cookie != KYU_DEF_COOKIE)
+        BAD(KYU_ERR_INVALID_DEF, "start from kyu_inserter_def_default()");
     if (w->locked) BAD(KYU_ERR_LOCKED, "kyu_inserter_create during a step");
     kyu_inserter probe;
     memset(&probe, 0, sizeof probe);
@@ -374,8 +385,8 @@ kyu_status kyu_inserter_create(kyu_world *w, const kyu_inserter_def *def, kyu_in
     in->world = w->id;
     in->rotation = glms_quat_normalize(def->region.rotation);
     const kyu_region *g = &def->region;
-    in->region_volume = g->shape == KYU_REGION_BOX ? 8.0 * (double)g->half_extents.x * (double)g->half_extents.y *
-                                                         (double)g->half_extents.z
+    in->region_volume = g->shape == KYU_REGION_BOX ? 8.0 * (double)g->half_extents.x *
+                                                         (double)g->half_extents.y * (double)g->half_extents.z
                         : g->shape == KYU_REGION_CYLINDER
                             ? 2.0 * PI_D * (double)g->radius * (double)g->radius * (double)g->half_height
                             : 0.0;
@@ -447,7 +458,8 @@ static void plan_link(plan *pl, int i) {
 }
 
 static int plan_add(plan *pl, planned b) {
-    if (RESERVE(pl->list, pl->cap, pl->count + 1) || RESERVE(pl->next, pl->next_cap, pl->count + 1)) return -1;
+    if (RESERVE(pl->list, pl->cap, pl->count + 1) || RESERVE(pl->next, pl->next_cap, pl->count + 1))
+        return -1;
     if (2 * (pl->count + 1) > pl->buckets) { // rehash into twice as many buckets
         int n = pl->buckets ? 2 * pl->buckets : 1024;
         int32_t *head = kyu_realloc(pl->head, (size_t)n * sizeof *head);
@@ -463,7 +475,8 @@ static int plan_add(plan *pl, planned b) {
 
 static int apart(vec3s a, double ra, vec3s b, double rb) {
     double d2 = 0.0, need = (ra + rb) * (1.0 + CLEARANCE);
-    for (int k = 0; k < 3; k++) d2 += ((double)a.raw[k] - (double)b.raw[k]) * ((double)a.raw[k] - (double)b.raw[k]);
+    for (int k = 0; k < 3; k++)
+        d2 += ((double)a.raw[k] - (double)b.raw[k]) * ((double)a.raw[k] - (double)b.raw[k]);
     return d2 >= need * need;
 }
 
@@ -474,7 +487,8 @@ static int plan_free(const plan *pl, vec3s p, float r) {
     for (int64_t dz = -1; dz <= 1; dz++)
         for (int64_t dy = -1; dy <= 1; dy++)
             for (int64_t dx = -1; dx <= 1; dx++)
-                for (int32_t i = pl->head[bucket_of(pl, c[0] + dx, c[1] + dy, c[2] + dz)]; i >= 0; i = pl->next[i])
+                for (int32_t i = pl->head[bucket_of(pl, c[0] + dx, c[1] + dy, c[2] + dz)]; i >= 0;
+                     i = pl->next[i])
                     if (!apart(p, r, pl->list[i].p, pl->list[i].r)) return 0;
     return 1;
 }
@@ -494,7 +508,8 @@ static int room_at(kyu_world *w, const kyu_inserter *in, const plan *pl, vec3s p
         const collider *c = &w->colliders.list[i];
         if (!c->alive || !((t->mask_bits & c->category) && (c->mask & t->category_bits))) continue;
         vec3s n;
-        if ((double)kyu_collider_distance(c, p, r, 0.0f, w->def.fixed_dt, &n) < CLEARANCE * (double)r) return 0;
+        if ((double)kyu_collider_distance(c, p, r, 0.0f, w->def.fixed_dt, &n) < CLEARANCE * (double)r)
+            return 0;
     }
     if (!plan_free(pl, p, r)) return 0;
     int found = kyu_query_bodies_near(w, p, r * (1.0f + 2.0f * (float)CLEARANCE), near, near_cap);
@@ -532,7 +547,8 @@ static int64_t due_by_number(const kyu_inserter *in, double t) {
 static int plan_call(kyu_world *w, const kyu_inserter *in, double t, plan *pl, kyu_inserter_stats *next) {
     int64_t due = due_by_number(in, t);
     double due_mass = in->def.mass_rate > 0.0f ? (double)in->def.mass_rate * t : (double)INFINITY;
-    double target = in->def.volume_fraction > 0.0f ? (double)in->def.volume_fraction * in->region_volume : (double)INFINITY;
+    double target = in->def.volume_fraction > 0.0f ? (double)in->def.volume_fraction * in->region_volume
+                                                   : (double)INFINITY;
     double filled = in->region_volume > 0.0 ? region_filled(w, in) : 0.0;
     uint32_t *near = NULL;
     int near_cap = 0, failed = 0;
@@ -577,14 +593,15 @@ static int plan_call(kyu_world *w, const kyu_inserter *in, double t, plan *pl, k
 static kyu_status make_bodies(kyu_world *w, const kyu_inserter *in, const plan *pl) {
     if (pl->count == 0) return KYU_OK;
     if ((int64_t)w->bodies.count + pl->count > w->def.max_bodies)
-        BAD(KYU_ERR_CAPACITY, "kyu_inserter_run: %d more bodies would pass max_bodies = %d (%d live)", pl->count,
-            w->def.max_bodies, w->bodies.count);
+        BAD(KYU_ERR_CAPACITY, "kyu_inserter_run: %d more bodies would pass max_bodies = %d (%d live)",
+            pl->count, w->def.max_bodies, w->bodies.count);
     if (kyu_bodies_reserve(w, w->bodies.high + pl->count) ||
         RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + pl->count))
         BAD(KYU_ERR_OUT_OF_MEMORY, "kyu_inserter_run: room for %d bodies", pl->count);
     for (int k = 0; k < pl->count; k++) {
         kyu_body_def d = in->def.body;
-        d.position = pl->list[k].p, d.velocity = pl->list[k].v, d.radius = pl->list[k].r, d.mass = pl->list[k].m;
+        d.position = pl->list[k].p, d.velocity = pl->list[k].v, d.radius = pl->list[k].r,
+        d.mass = pl->list[k].m;
         kyu_status st = kyu_body_create(w, &d, NULL);
         if (st != KYU_OK) {
             KYU_ASSERT(k == 0); // checked at create; the room is taken: only the first body's kind can fail
@@ -600,17 +617,29 @@ kyu_status kyu_inserter_run(kyu_inserter *in, kyu_world *w, double seconds, int 
     if (!in) BAD(KYU_ERR_NULL, "kyu_inserter_run: inserter is NULL");
     if (w->locked) BAD(KYU_ERR_LOCKED, "kyu_inserter_run during a step");
     if (in->world != w->id)
-        BAD(KYU_ERR_FOREIGN_HANDLE, "kyu_inserter_run: the inserter was made for world %u, not %u", in->world, w->id);
+        BAD(KYU_ERR_FOREIGN_HANDLE, "kyu_inserter_run: the inserter was made for world %u, not %u", in->world,
+            w->id);
     if (!(seconds >= in->stats.time) || !(seconds <= 1e12))
-        BAD(KYU_ERR_INVALID_ARGUMENT, "kyu_inserter_run: seconds = %g (must be finite and >= the last call's %g)",
-            seconds, in->stats.time);
+        BAD(KYU_ERR_INVALID_ARGUMENT,
+            "kyu_inserter_run: seconds = %g (must be finite and >= the last call's %g)", seconds,
+            in->stats.time);
+    // Nothing due by the count or a rate: only the clock moves (the query grid is not built).
+    int64_t due = due_by_number(in, seconds);
+    if (in->stats.inserted >= due ||
+        (in->def.mass_rate > 0.0f && in->stats.mass > (double)in->def.mass_rate * seconds)) {
+        if (in->def.rate > 0.0f || in->stats.requested >= 0) in->stats.requested = due;
+        if (in->def.mass_rate > 0.0f) in->stats.mass_requested = (double)in->def.mass_rate * seconds;
+        in->stats.time = seconds;
+        return KYU_OK;
+    }
     if (kyu_query_ready(w)) BAD(KYU_ERR_OUT_OF_MEMORY, "kyu_inserter_run: the query grid");
     plan pl;
     memset(&pl, 0, sizeof pl);
     pl.cell = 2.0f * in->rmax;
     kyu_inserter_stats next = in->stats;
-    kyu_status st = plan_call(w, in, seconds, &pl, &next) ? kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "kyu_inserter_run")
-                                                          : make_bodies(w, in, &pl);
+    kyu_status st = plan_call(w, in, seconds, &pl, &next)
+                        ? kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "kyu_inserter_run")
+                        : make_bodies(w, in, &pl);
     int made = pl.count;
     kyu_free(pl.list), kyu_free(pl.head), kyu_free(pl.next);
     if (st != KYU_OK) return st;

@@ -339,7 +339,7 @@ kyu_status kyu_world_measure_box(const kyu_world *w, vec3s lower, vec3s upper, k
         m.kinetic_stress[k] = -kinetic[k] / m.volume;
         m.stress[k] = m.contact_stress[k] + m.kinetic_stress[k];
     }
-    m.pressure = -(m.stress[0] + m.stress[4] + m.stress[8]) / 3.0;
+    m.pressure = 0.0 - (m.stress[0] + m.stress[4] + m.stress[8]) / 3.0; // 0, not -0, for an empty box
     m.packing_fraction = m.solid_volume / m.volume;
     m.coordination = m.bodies > 0 ? (double)g.touching / m.bodies : 0.0;
     *out = m;

@@ -45,7 +45,8 @@ static void check_moments(kyu_size_distribution size, double mean, double var) {
     ENSURE(kyu_inserter_sample_radii(in, 0, DRAWS, r) == KYU_OK);
     double m, v;
     moments(r, DRAWS, &m, &v);
-    for (int i = 0; i < DRAWS; i++) ENSURE(r[i] > 0 && (size.kind == KYU_SIZE_DISCRETE || (r[i] >= size.min && r[i] <= size.max)));
+    for (int i = 0; i < DRAWS; i++)
+        ENSURE(r[i] > 0 && (size.kind == KYU_SIZE_DISCRETE || (r[i] >= size.min && r[i] <= size.max)));
     free(r);
     kyu_inserter_destroy(in);
     kyu_world_destroy(w);
@@ -129,7 +130,8 @@ static int overlaps(kyu_world *w, float floor_y) {
     for (int i = 0; i < n; i++) {
         if (p[3 * i + 1] - r[i] < floor_y) bad++;
         for (int j = i + 1; j < n; j++) {
-            double dx = p[3 * i] - p[3 * j], dy = p[3 * i + 1] - p[3 * j + 1], dz = p[3 * i + 2] - p[3 * j + 2];
+            double dx = p[3 * i] - p[3 * j], dy = p[3 * i + 1] - p[3 * j + 1],
+                   dz = p[3 * i + 2] - p[3 * j + 2];
             if (sqrt(dx * dx + dy * dy + dz * dz) < (double)r[i] + r[j]) bad++;
         }
     }
@@ -147,7 +149,8 @@ static void test_inserted_bodies_never_overlap(void) {
     kyu_collider_create(w, &floor, NULL);
     for (int i = 0; i < 20; i++) { // bodies there already, on a line through the region
         kyu_body_def bd = kyu_body_def_default();
-        bd.radius = 0.05f, bd.position = v3(-0.45f + 0.1f * (float)(i % 10), 0.12f * (float)(i / 10), 0.12f * (float)(i % 2));
+        bd.radius = 0.05f,
+        bd.position = v3(-0.45f + 0.1f * (float)(i % 10), 0.12f * (float)(i / 10), 0.12f * (float)(i % 2));
         kyu_body_create(w, &bd, NULL);
     }
     ENSURE(overlaps(w, -0.2f) == 0);
@@ -338,7 +341,7 @@ static void test_bad_settings_are_refused_by_name(void) {
         edit;                                                                                                \
         ENSURE(kyu_inserter_create(w, &e, &in) == (code));                                                   \
         ENSURE(in == NULL);                                                                                  \
-        if (!strstr(kyu_world_last_error(w), text)) printf("    message: %s\n", kyu_world_last_error(w));  \
+        if (!strstr(kyu_world_last_error(w), text)) printf("    message: %s\n", kyu_world_last_error(w));    \
         ENSURE(strstr(kyu_world_last_error(w), text) != NULL);                                               \
     } while (0)
     REFUSED(e.internal_cookie = 0, KYU_ERR_INVALID_DEF, "kyu_inserter_def_default");
@@ -360,7 +363,7 @@ static void test_bad_settings_are_refused_by_name(void) {
     REFUSED(e.size.kind = (kyu_size_kind)7, KYU_ERR_INVALID_ARGUMENT, "size.kind = 7");
     REFUSED((e.size.kind = KYU_SIZE_UNIFORM, e.size.min = 0.2f, e.size.max = 0.1f), KYU_ERR_RADIUS,
             "size.min = 0.2");
-    REFUSED((e.size.kind = KYU_SIZE_NORMAL, e.size.min = 0.1f, e.size.max = 0.2f, e.size.sigma = 0), 
+    REFUSED((e.size.kind = KYU_SIZE_NORMAL, e.size.min = 0.1f, e.size.max = 0.2f, e.size.sigma = 0),
             KYU_ERR_INVALID_ARGUMENT, "size.sigma = 0");
     REFUSED((e.size.kind = KYU_SIZE_NORMAL, e.size.min = 0.1f, e.size.max = 0.2f, e.size.mean = 1,
              e.size.sigma = 0.01f),
@@ -371,8 +374,9 @@ static void test_bad_settings_are_refused_by_name(void) {
     REFUSED((e.size.kind = KYU_SIZE_DISCRETE, e.size.count = 0), KYU_ERR_INVALID_ARGUMENT, "size.count = 0");
     const float radii[2] = {0.1f, -0.2f}, weights[2] = {1, 0};
     REFUSED((e.size.kind = KYU_SIZE_DISCRETE, e.size.count = 2), KYU_ERR_NULL, "size.radii");
-    REFUSED((e.size.kind = KYU_SIZE_DISCRETE, e.size.count = 2, e.size.radii = radii, e.size.weights = weights),
-            KYU_ERR_RADIUS, "size.radii[1] = -0.2");
+    REFUSED(
+        (e.size.kind = KYU_SIZE_DISCRETE, e.size.count = 2, e.size.radii = radii, e.size.weights = weights),
+        KYU_ERR_RADIUS, "size.radii[1] = -0.2");
     REFUSED(e.body.radius = 0.6f, KYU_ERR_INVALID_ARGUMENT, "cannot hold the largest radius");
     REFUSED(e.body.restitution = 2, KYU_ERR_RESTITUTION, "body at radius 0.5");
     REFUSED((e.density = 1e-9f, e.body.radius = 1e-5f), KYU_ERR_MASS, "body at radius 1e-05");

@@ -95,17 +95,17 @@ typedef struct kyu_inserter_def {
     kyu_size_distribution size; ///< their radii
     vec3s velocity;             ///< m/s, each body's initial velocity (default 0)
     float cone_degrees;         ///< [0, 180]: each body's velocity turned from `velocity` by a random angle
-                                ///< within this cone (uniform over its solid angle), the speed kept; default 0
-    int64_t count;              ///< the most bodies it inserts, 0 (default): no limit
-    float volume_fraction;      ///< (0, 1): inserts until the bodies whose centre is in the region fill this
-                                ///< fraction of it (those there already count); 0 (default): no target
-    float rate;                 ///< bodies per second: body n is due at n / rate s; 0 (default): no rate
-    float mass_rate;            ///< kg per second: a body is due while the mass inserted is at most
-                                ///< mass_rate * t; 0 (default): no rate. Not with `rate`
-    int attempts;               ///< places tried for a body in one call before the call gives up and the
-                                ///< body waits for the next call (the region is full), default 100
-    uint64_t seed;              ///< the generator's seed, default 1
-    uint32_t internal_cookie;   ///< set by kyu_inserter_def_default(); do not touch
+                        ///< within this cone (uniform over its solid angle), the speed kept; default 0
+    int64_t count;            ///< the most bodies it inserts, 0 (default): no limit
+    float volume_fraction;    ///< (0, 1): inserts until the bodies whose centre is in the region fill this
+                              ///< fraction of it (those there already count); 0 (default): no target
+    float rate;               ///< bodies per second: body n is due at n / rate s; 0 (default): no rate
+    float mass_rate;          ///< kg per second: a body is due while the mass inserted is at most
+                              ///< mass_rate * t; 0 (default): no rate. Not with `rate`
+    int attempts;             ///< places tried for a body in one call before the call gives up and the
+                              ///< body waits for the next call (the region is full), default 100
+    uint64_t seed;            ///< the generator's seed, default 1
+    uint32_t internal_cookie; ///< set by kyu_inserter_def_default(); do not touch
 } kyu_inserter_def;
 
 /// An inserter (opaque): its settings, its generator's counters and what it inserted.
