@@ -335,6 +335,52 @@ int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider
     return st;
 }
 
+// ---- insertion and measures ----------------------------------------------------------------------
+
+void kyupy_inserter_def_default(kyupy_inserter_def *o) {
+    kyu_inserter_def d = kyu_inserter_def_default();
+    memset(o, 0, sizeof *o);
+    kyupy_body_def_default(&o->body);
+    o->shape = (int)d.region.shape;
+    o->rotation[3] = 1.0f;
+    put3(o->half_extents, d.region.half_extents);
+    o->size_kind = (int)d.size.kind;
+    o->attempts = d.attempts;
+    o->seed = d.seed;
+}
+
+int kyupy_inserter_create(kyu_world *w, const kyupy_inserter_def *o, kyu_inserter **out) {
+    kyu_inserter_def d = kyu_inserter_def_default();
+    d.body = body_def_in(&o->body);
+    d.density = o->density;
+    d.region.shape = (kyu_region_shape)o->shape;
+    d.region.center = v3(o->center);
+    d.region.rotation = (versors){{o->rotation[0], o->rotation[1], o->rotation[2], o->rotation[3]}};
+    d.region.half_extents = v3(o->half_extents);
+    d.region.radius = o->region_radius;
+    d.region.half_height = o->half_height;
+    d.size.kind = (kyu_size_kind)o->size_kind;
+    d.size.mean = o->mean, d.size.sigma = o->sigma, d.size.min = o->min, d.size.max = o->max;
+    d.size.radii = o->radii, d.size.weights = o->weights, d.size.count = o->classes;
+    d.size.basis = o->by_mass ? KYU_MIX_BY_MASS : KYU_MIX_BY_NUMBER;
+    d.velocity = v3(o->velocity);
+    d.cone_degrees = o->cone_degrees;
+    d.count = o->count;
+    d.volume_fraction = o->volume_fraction, d.rate = o->rate, d.mass_rate = o->mass_rate;
+    d.attempts = o->attempts;
+    d.seed = o->seed;
+    return kyu_inserter_create(w, &d, out);
+}
+
+int kyupy_world_measure_box(const kyu_world *w, const float lower[3], const float upper[3],
+                            kyu_region_measure *out) {
+    return kyu_world_measure_box(w, v3(lower), v3(upper), out);
+}
+
+int kyupy_write_network_vtp(kyu_world *w, double time, const char *path) {
+    return kyu_network_write_vtp(w, time, path);
+}
+
 // ---- frame files ---------------------------------------------------------------------------------
 
 // The frame of the bodies `ids` (n of them), or of every live body when ids is NULL: kyu-sim's

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const INSERT_KEYS[] = {"type",  "region", "radius",   "velocity",        "cone",
-                                          "count", "rate",   "mass_rate", "volume_fraction", "start",
-                                          "stop",  "attempts", "seed",    "body",            NULL};
-static const char *const REGION_KEYS[] = {"shape", "center", "half_extents", "radius", "half_height", "rotation",
-                                          NULL};
+static const char *const INSERT_KEYS[] = {
+    "type",  "region", "radius",   "velocity", "cone", "count", "rate", "mass_rate", "volume_fraction",
+    "start", "stop",   "attempts", "seed",     "body", NULL};
+static const char *const REGION_KEYS[] = {"shape",    "center", "half_extents", "radius", "half_height",
+                                          "rotation", NULL};
 static const char *const SHAPES[] = {"box", "cylinder", "rectangle", NULL};
 static const char *const DISTRIBUTIONS[] = {"uniform", "normal", "lognormal", "mixture", NULL};
 static const char *const RADIUS_KEYS[][6] = {
@@ -33,11 +33,12 @@ static int parse_region(ctx *c, const cJSON *o, const char *path, kyu_region *g)
         opt_vec3(c, o, path, "center", &g->center, COORD_LIMIT) || parse_rotation(c, o, path, &g->rotation))
         return -1;
     g->shape = (kyu_region_shape)(KYU_REGION_BOX + shape);
-    static const char *const only[3][2] = {{"half_extents", NULL}, {"radius", "half_height"}, {"half_extents", NULL}};
+    static const char *const only[3][2] = {
+        {"half_extents", NULL}, {"radius", "half_height"}, {"half_extents", NULL}};
     for (int k = 0; REGION_KEYS[k]; k++) { // a key of another shape is an error, as in colliders
         const char *key = REGION_KEYS[k];
-        int geometric = strcmp(key, "half_extents") == 0 || strcmp(key, "radius") == 0 ||
-                        strcmp(key, "half_height") == 0;
+        int geometric =
+            strcmp(key, "half_extents") == 0 || strcmp(key, "radius") == 0 || strcmp(key, "half_height") == 0;
         int mine = (only[shape][0] && strcmp(key, only[shape][0]) == 0) ||
                    (only[shape][1] && strcmp(key, only[shape][1]) == 0);
         if (geometric && !mine && item(o, key) != NULL)
@@ -46,18 +47,20 @@ static int parse_region(ctx *c, const cJSON *o, const char *path, kyu_region *g)
     }
     if (shape == 1)
         return opt_float(c, o, path, "radius", &g->radius, 0, COORD_LIMIT, 1, "must be > 0 and <= 1e9") ||
-               opt_float(c, o, path, "half_height", &g->half_height, 0, COORD_LIMIT, 1, "must be > 0 and <= 1e9");
+               opt_float(c, o, path, "half_height", &g->half_height, 0, COORD_LIMIT, 1,
+                         "must be > 0 and <= 1e9");
     const cJSON *h = item(o, "half_extents");
     keypath kh = kp_key(path, "half_extents");
     int want = shape == 2 ? 2 : 3;
     if (!cJSON_IsArray(h) || cJSON_GetArraySize(h) != want)
-        return fail(c, kh.s, "must be %s, got %s", shape == 2 ? "[x, z] (the face's half sizes)" : "[x, y, z]",
-                    json_type_name(h));
+        return fail(c, kh.s, "must be %s, got %s",
+                    shape == 2 ? "[x, z] (the face's half sizes)" : "[x, y, z]", json_type_name(h));
     int i = 0;
     for (const cJSON *e = h->child; e != NULL; e = e->next, i++) {
         double v;
         if (number_value(c, e, kp_index(kh.s, i).s, &v)) return -1;
-        if (!(v > 0 && v <= COORD_LIMIT)) return fail(c, kp_index(kh.s, i).s, "must be > 0 and <= 1e9, got %g", v);
+        if (!(v > 0 && v <= COORD_LIMIT))
+            return fail(c, kp_index(kh.s, i).s, "must be > 0 and <= 1e9, got %g", v);
         g->half_extents.raw[shape == 2 && i == 1 ? 2 : i] = (float)v;
     }
     if (shape == 2) g->half_extents.y = 0;
@@ -69,7 +72,8 @@ static int parse_radius(ctx *c, const cJSON *o, const char *path, generator *g) 
     kyu_size_distribution *d = &g->insert.size;
     int kind = 0;
     if (need_object(c, o, path) || need(c, o, path, "distribution") ||
-        opt_enum(c, o, path, "distribution", DISTRIBUTIONS, &kind) || check_keys(c, o, path, RADIUS_KEYS[kind], NULL))
+        opt_enum(c, o, path, "distribution", DISTRIBUTIONS, &kind) ||
+        check_keys(c, o, path, RADIUS_KEYS[kind], NULL))
         return -1;
     if (kind < 3) {
         const char *centre = kind == 1 ? "mean" : "median";
@@ -78,7 +82,9 @@ static int parse_radius(ctx *c, const cJSON *o, const char *path, generator *g) 
             opt_float(c, o, path, "min", &d->min, 0, 1e6, 1, "must be > 0 and <= 1e6") ||
             opt_float(c, o, path, "max", &d->max, 0, 1e6, 1, "must be > 0 and <= 1e6"))
             return -1;
-        if (d->max < d->min) return fail(c, kp_key(path, "max").s, "must be >= min (%g), got %g", (double)d->min, (double)d->max);
+        if (d->max < d->min)
+            return fail(c, kp_key(path, "max").s, "must be >= min (%g), got %g", (double)d->min,
+                        (double)d->max);
         if (kind == 0) return 0;
         return need(c, o, path, centre) || need(c, o, path, "sigma") ||
                opt_float(c, o, path, centre, &d->mean, 0, 1e6, 1, "must be > 0 and <= 1e6") ||
@@ -120,8 +126,9 @@ static long planned(ctx *c, const generator *g) {
     if (d->rate > 0 && g->stop >= 0) n = fmin(n, ceil((g->stop - g->start) * d->rate) + 1);
     if (d->volume_fraction > 0) {
         const kyu_region *r = &d->region;
-        double v = r->shape == KYU_REGION_BOX ? 8.0 * r->half_extents.x * r->half_extents.y * r->half_extents.z
-                                              : 2.0 * PI * r->radius * r->radius * r->half_height;
+        double v = r->shape == KYU_REGION_BOX
+                       ? 8.0 * r->half_extents.x * r->half_extents.y * r->half_extents.z
+                       : 2.0 * PI * r->radius * r->radius * r->half_height;
         double rad = d->size.kind == KYU_SIZE_FIXED      ? d->body.radius
                      : d->size.kind == KYU_SIZE_DISCRETE ? g->radii[0]
                                                          : 0.5 * (d->size.min + d->size.max);
@@ -142,13 +149,15 @@ int parse_inserter(ctx *c, const cJSON *o, const char *path, generator *g) {
         opt_double(c, o, path, "cone", &cone, 0, 180, 0, "must be in [0, 180] degrees") ||
         opt_long(c, o, path, "count", &count, 0, 1e12) ||
         opt_float(c, o, path, "rate", &d->rate, 0, 1e9, 1, "must be > 0 and <= 1e9 bodies per second") ||
-        opt_float(c, o, path, "mass_rate", &d->mass_rate, 0, 1e12, 1, "must be > 0 and <= 1e12 kg per second") ||
+        opt_float(c, o, path, "mass_rate", &d->mass_rate, 0, 1e12, 1,
+                  "must be > 0 and <= 1e12 kg per second") ||
         opt_double(c, o, path, "volume_fraction", &fraction, 0, 1, 1, "must be in (0, 1)") ||
         opt_double(c, o, path, "start", &g->start, 0, 1e9, 0, "must be in [0, 1e9] seconds") ||
         opt_double(c, o, path, "stop", &g->stop, 0, 1e9, 0, "must be in [0, 1e9] seconds") ||
         opt_long(c, o, path, "attempts", &attempts, 1, 1e6))
         return -1;
-    if (fraction >= 1) return fail(c, kp_key(path, "volume_fraction").s, "must be in (0, 1), got %g", fraction);
+    if (fraction >= 1)
+        return fail(c, kp_key(path, "volume_fraction").s, "must be in (0, 1), got %g", fraction);
     if (d->rate > 0 && d->mass_rate > 0) return fail(c, path, "give \"rate\" or \"mass_rate\", not both");
     if (count == 0 && fraction == 0 && g->stop < 0)
         return fail(c, path, "an inserter needs \"count\", \"volume_fraction\" or \"stop\", so it ends");
@@ -168,7 +177,8 @@ int make_inserter(ctx *c, kyu_scene *s, generator *g) {
     keypath k = kp_index("generators", g->index);
     kyu_status st = kyu_inserter_create(s->world, &g->insert, &g->inserter);
     if (st != KYU_OK)
-        return fail(c, k.s, "kyu refused the inserter: %s", kyu_world_last_error(s->world)); // names the status
+        return fail(c, k.s, "kyu refused the inserter: %s",
+                    kyu_world_last_error(s->world)); // names the status
     return 0;
 }
 
@@ -215,7 +225,8 @@ int parse_measure(ctx *c, const cJSON *arr, kyu_scene *s) {
         if (name != NULL) {
             if (!cJSON_IsString(name) || name->valuestring[0] == '\0' || strlen(name->valuestring) > 32 ||
                 strpbrk(name->valuestring, ",\"\\\n\r") != NULL)
-                return fail(c, kp_key(k.s, "name").s, "must be a string of 1 to 32 characters without , \" or \\");
+                return fail(c, kp_key(k.s, "name").s,
+                            "must be a string of 1 to 32 characters without , \" or \\");
             snprintf(r->name, sizeof r->name, "%s", name->valuestring);
         }
     }

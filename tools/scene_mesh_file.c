@@ -29,14 +29,15 @@ int load_mesh_file(ctx *c, const char *path, const char *file, float scale, vec3
     beside_scene(c, file, where, sizeof where);
 #ifndef KYU_HAVE_ASSIMP
     (void)points, (void)point_count, (void)tris, (void)tri_count, (void)scale;
-    return fail(c, path, "cannot read %s: this build has no mesh reader (install libassimp-dev and build again)",
+    return fail(c, path,
+                "cannot read %s: this build has no mesh reader (install libassimp-dev and build again)",
                 where);
 #else
     // Triangles only, identical vertices joined (STL repeats every corner), the file's node
     // transforms applied, so the mesh is one list in the file's own frame.
-    const struct aiScene *sc = aiImportFile(where, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
-                                                       aiProcess_PreTransformVertices |
-                                                       aiProcess_SortByPType);
+    const struct aiScene *sc =
+        aiImportFile(where, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
+                                aiProcess_PreTransformVertices | aiProcess_SortByPType);
     if (sc == NULL) return fail(c, path, "cannot read %s: %s", where, aiGetErrorString());
     long nv = 0, nt = 0;
     for (unsigned m = 0; m < sc->mNumMeshes; m++) {
@@ -46,8 +47,9 @@ int load_mesh_file(ctx *c, const char *path, const char *file, float scale, vec3
     }
     if (nv < 3 || nt < 1 || nv > c->max_points || nt > c->max_points) {
         aiReleaseImport(sc);
-        return fail(c, path, "%s has %ld vertices and %ld triangles (a mesh needs 3 and 1, at most %d of each)",
-                    where, nv, nt, c->max_points);
+        return fail(c, path,
+                    "%s has %ld vertices and %ld triangles (a mesh needs 3 and 1, at most %d of each)", where,
+                    nv, nt, c->max_points);
     }
     vec3s *p = malloc((size_t)nv * sizeof *p);
     int32_t *t = malloc((size_t)nt * 3 * sizeof *t);
@@ -69,13 +71,15 @@ int load_mesh_file(ctx *c, const char *path, const char *file, float scale, vec3
         for (unsigned v = 0; v < mesh->mNumVertices; v++, at++) {
             const struct aiVector3D *q = &mesh->mVertices[v];
             p[at] = (vec3s){{q->x * scale, q->y * scale, q->z * scale}};
-            bad |= !(fabsf(p[at].x) <= COORD_LIMIT && fabsf(p[at].y) <= COORD_LIMIT && fabsf(p[at].z) <= COORD_LIMIT);
+            bad |= !(fabsf(p[at].x) <= COORD_LIMIT && fabsf(p[at].y) <= COORD_LIMIT &&
+                     fabsf(p[at].z) <= COORD_LIMIT);
         }
     }
     aiReleaseImport(sc);
     if (bad) {
         free(p), free(t);
-        return fail(c, path, "%s: a vertex (times the scale %g) is not finite or beyond +-1e9", where, (double)scale);
+        return fail(c, path, "%s: a vertex (times the scale %g) is not finite or beyond +-1e9", where,
+                    (double)scale);
     }
     *points = p, *point_count = (int)nv, *tris = t, *tri_count = (int)nt;
     return 0;
