@@ -78,7 +78,8 @@ typedef struct kyu_size_distribution {
     kyu_size_kind kind;      ///< default KYU_SIZE_FIXED
     float mean;              ///< m: the normal's mean; the lognormal's median
     float sigma;             ///< the normal's standard deviation (m); the lognormal's of ln r (> 0)
-    float min, max;          ///< m: every radius drawn is within [min, max] (0 < min <= max)
+    float min;               ///< m: every radius drawn is at least this (0 < min <= max)
+    float max;               ///< m: and at most this
     const float *radii;      ///< discrete: the radii (m, each in (0, 1e6]); copied by kyu_inserter_create
     const float *weights;    ///< discrete: their weights (> 0; normalised); copied
     int count;               ///< discrete: how many, 1 to 64

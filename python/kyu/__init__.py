@@ -19,7 +19,7 @@ from .insert import Inserter
 from .world import (BODY_ID, COLLIDER_ID, BodyForces, BodyId, ColliderId, ContactEvents, ContactNetwork, Distance, Hit,
                     ImpactEvents, RegionMeasure, World, as_body_ids, quat_from_axis_angle, write_pvd)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "World", "BodyId", "ColliderId", "BODY_ID", "COLLIDER_ID", "ContactEvents", "ImpactEvents", "Hit", "Distance",

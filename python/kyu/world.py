@@ -1199,7 +1199,8 @@ class World:
 
     def write_vtk(self, path: Union[str, os.PathLike], ids: Any = None) -> None:
         """Writes the bodies (every one, or `ids`) as a VTK XML PolyData file (.vtp) for ParaView:
-        points with "radius", "velocity" and "id" (index1), the time as "TimeValue". The same
+        points with "radius", "velocity", "id" (index1), "angular_velocity", "orientation" (x, y, z,
+        w), "force", "torque" and "coordination" (:meth:`body_forces`), the time as "TimeValue". The same
         writer as ``kyu-sim --format vtk``; see :class:`kyu.VtkSeries` for a time series."""
         sel = None if ids is None else as_body_ids(ids)
         status = lib.kyupy_write_vtp(self._world, ffi.NULL if sel is None else _ip(sel),
@@ -1209,7 +1210,9 @@ class World:
     def write_xyz(self, path: Union[str, os.PathLike], *, append: bool = False,
                   box: Union[str, Tuple[Vec3, Vec3], None] = "bodies", ids: Any = None) -> None:
         """Writes (or with `append`, adds) a frame of extended XYZ for OVITO: the columns
-        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1``, the Time and Step, and the box as
+        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1:omega:R:3:orientation:R:4:force:R:3:torque:R:3:n_neighb:I:1``
+        (OVITO's names for angular velocity, orientation, force, torque and coordination), the Time
+        and Step, and the box as
         ``Lattice``, ``Origin`` and ``pbc="F F F"``: by default (``"bodies"``) the box of the bodies
         written, each as its sphere, as ``kyu-sim --format xyz`` writes it (a frame without bodies
         then has none); `box` (lower corner, upper corner) gives one; None writes none. The same
