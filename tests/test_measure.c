@@ -204,8 +204,9 @@ static void test_settled_bed_presses_on_its_floor_with_its_weight(void) {
     kyu_world_destroy(w);
 }
 
-// An elastic ball bouncing on the floor: with impact forces kept, the step of the bounce reports the
-// impulse 2 m v over the step, its change of momentum; without them, nothing (no contact held it).
+// An elastic ball bouncing on the floor: with impact forces kept (through a snapshot loaded into the
+// world too), the step of the bounce reports the impulse 2 m v over the step, its change of momentum;
+// without them, nothing (no contact held it).
 static void test_bounce_force_is_its_change_of_momentum(void) {
     for (int keep = 0; keep < 2; keep++) {
         kyu_world *w = make_world(false);
@@ -217,6 +218,13 @@ static void test_bounce_force_is_its_change_of_momentum(void) {
         kyu_body_id b;
         kyu_body_create(w, &bd, &b);
         ENSURE(kyu_world_enable_impact_forces(w, keep) == KYU_OK);
+        // The setting belongs to the world object: a snapshot loaded into it keeps it.
+        size_t size = 0;
+        kyu_world_save_memory(w, NULL, 0, &size);
+        void *snap = malloc(size);
+        ENSURE(snap && kyu_world_save_memory(w, snap, size, &size) == KYU_OK);
+        ENSURE(kyu_world_load_memory(w, snap, size) == KYU_OK);
+        free(snap);
         int bounced = 0;
         for (int s = 0; s < 60 && !bounced; s++) {
             float before = vel(w, b).y;
