@@ -552,7 +552,9 @@ static int plan_call(kyu_world *w, const kyu_inserter *in, double t, plan *pl, k
     double filled = in->region_volume > 0.0 ? region_filled(w, in) : 0.0;
     uint32_t *near = NULL;
     int near_cap = 0, failed = 0;
-    while (next->inserted < due && next->mass <= due_mass && filled < target) {
+    // One body past the world's room is enough to refuse the call (make_bodies): no more is planned.
+    int left = w->def.max_bodies - w->bodies.count;
+    while (next->inserted < due && next->mass <= due_mass && filled < target && pl->count <= left) {
         uint64_t own = mix(in->def.seed, 2 * (uint64_t)next->inserted + 1);
         planned b;
         b.r = draw_radius(in, &own);

@@ -400,13 +400,15 @@ typedef struct sized_bed {
 } sized_bed;
 
 // N spheres (density 2500, kyu's default material) inserted at once at a volume fraction of 0.12 into
-// a tall box over a floor 30 mean-volume radii wide (kyu_inserter: no overlaps), then stepped with
-// the defaults until every one sleeps (or 30 s pass). rmin == rmax: equal radii.
+// a box over a floor 30 sqrt(N / 2000) mean-volume radii wide (kyu_inserter: no overlaps), so that
+// the bed is about 16 mean diameters deep and the highest sphere falls about 6 m, whatever N; then
+// stepped with the defaults until every one sleeps (or 30 s pass). rmin == rmax: equal radii.
 static sized_bed sized(int n, float rmin, float rmax, double r_eq) {
     sized_bed out;
     memset(&out, 0, sizeof out);
     kyu_world *w = new_world(n);
-    float L = (float)(30.0 * r_eq), H = (float)(n * 4.0 / 3.0 * PI * r_eq * r_eq * r_eq / (0.12 * L * L));
+    float L = (float)(30.0 * r_eq * sqrt(n / 2000.0)),
+          H = (float)(n * 4.0 / 3.0 * PI * r_eq * r_eq * r_eq / (0.12 * L * L));
     kyu_collider_def cd = kyu_collider_def_default();
     check(w, kyu_collider_create(w, &cd, NULL), "the floor");
     for (int k = 0; k < 4; k++) {
