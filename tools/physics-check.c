@@ -396,6 +396,7 @@ typedef struct sized_bed {
     double worst;                   // the deepest overlap over the pair's smaller radius (walls: the body's)
     double broadphase_us, total_us; // per awake body-step, over every step
     double broadphase_us_2s; // the same over the first 2 s (the fall and the first settling: all awake)
+    double pairs_2s;         // candidate pairs per awake body-step over the first 2 s
     double packing, settle_s, fastest, fastest_spin; // m/s at the end: speed, and |w| r of the spin
 } sized_bed;
 
@@ -440,13 +441,13 @@ static sized_bed sized(int n, float rmin, float rmax, double r_eq) {
         exit(1);
     }
     kyu_inserter_destroy(in);
-    double awake = 0, bp = 0, total = 0, dt = kyu_world_get_def(w).fixed_dt;
+    double awake = 0, bp = 0, total = 0, pairs = 0, dt = kyu_world_get_def(w).fixed_dt;
     int limit = (int)(30.0 / dt), early = (int)(2.0 / dt);
     for (out.steps = 0; out.steps < limit && kyu_world_sleeping_body_count(w) < n; out.steps++) {
         check(w, kyu_world_step(w), "a step");
         kyu_step_stats st = kyu_world_stats(w);
-        awake += st.awake_bodies, bp += st.ms_broadphase, total += st.ms_total;
-        if (out.steps + 1 == early) out.broadphase_us_2s = 1e3 * bp / awake;
+        awake += st.awake_bodies, bp += st.ms_broadphase, total += st.ms_total, pairs += st.candidate_pairs;
+        if (out.steps + 1 == early) out.broadphase_us_2s = 1e3 * bp / awake, out.pairs_2s = pairs / awake;
     }
     out.n = n, out.asleep = kyu_world_sleeping_body_count(w) == n, out.settle_s = out.steps * dt;
     out.awake_end = n - kyu_world_sleeping_body_count(w);
@@ -494,9 +495,10 @@ static void print_sized(const char *what, const sized_bed *b) {
     printf("check=sizes bed=%s n=%d asleep=%d awake_at_end=%d fastest_at_end=%.3g spin_at_end=%.3g "
            "settle_s=%.2f steps=%d "
            "max_overlap_of_smaller_r=%.4f pairs_over_1pct=%d packing_bulk=%.3f "
-           "broadphase_us_per_awake_body_step=%.4f (first_2s=%.4f) step_us_per_awake_body_step=%.3f\n",
+           "broadphase_us_per_awake_body_step=%.4f (first_2s=%.4f) pairs_per_awake_body_step_first_2s=%.2f "
+           "step_us_per_awake_body_step=%.3f\n",
            what, b->n, b->asleep, b->awake_end, b->fastest, b->fastest_spin, b->settle_s, b->steps, b->worst,
-           b->over_1pct, b->packing, b->broadphase_us, b->broadphase_us_2s, b->total_us);
+           b->over_1pct, b->packing, b->broadphase_us, b->broadphase_us_2s, b->pairs_2s, b->total_us);
 }
 
 static int sizes(int n, float ratio) {
