@@ -86,8 +86,13 @@ endif
 # The scene loader (tools/scene.h; its files by concern in tools/scene_internal.h), linked into
 # kyu-sim, kyu-render, the scene fuzzer and the Python extension (mk/*.mk).
 SCENE_SRC := tools/scene.c tools/scene_json.c tools/scene_bodies.c tools/scene_colliders.c \
-	tools/scene_generators.c tools/scene_settings.c
+	tools/scene_generators.c tools/scene_inserters.c tools/scene_mesh_file.c tools/scene_settings.c
 SCENE_HDR := tools/scene.h tools/scene_internal.h
+# A mesh collider may come from a file (STL, OBJ, PLY...) read by assimp when it is there
+# (libassimp-dev, in tools/packages): the tools that link the scene loader are then built with it.
+SCENE_ASSIMP := $(shell pkg-config --exists assimp 2>/dev/null && echo yes)
+SCENE_CFLAGS := $(if $(SCENE_ASSIMP),-DKYU_HAVE_ASSIMP $(shell pkg-config --cflags assimp))
+SCENE_LIBS := $(if $(SCENE_ASSIMP),$(shell pkg-config --libs assimp))
 TOOL_TEST_DEPS := $(BUILD)/libkyu.so $(BUILD)/tools/bench $(BUILD)/samples/games $(BUILD)/samples/billiards
 -include $(sort $(wildcard mk/*.mk))
 

@@ -39,6 +39,13 @@ typedef struct event_chunk {
     int failed; // out of memory
 } event_chunk;
 
+// An impact's impulse, kept for the forces of the step (kyu_world_enable_impact_forces, measure.c).
+typedef struct impact_tally {
+    uint32_t a, b; // body slot a; b a body slot or a collider code
+    vec3s normal;  // unit, from b to a, at the impact
+    vec3s impulse; // N s on a (normal and friction); b takes the opposite
+} impact_tally;
+
 // The impact stage (impact.c). The queue is two heaps with one order: events at the instant of the
 // impact being resolved (a touching pair that the impact set closing: a cradle's row, a stack
 // struck from above) go to `now`, which stays small; later events go to `later`.
@@ -52,11 +59,14 @@ typedef struct impact_state {
     float instant_t;
     kyu_height_key *keys; // sorting a collapse's bodies, lowest first
     int keys_cap;
-    uint32_t *partners; // a collapsed body's partners in slot order (the grid's order is the cell's)
+    uint32_t *partners;           // a collapsed body's partners in slot order (the grid's is the cell's)
     int partners_cap;
-    uint32_t *version; // per slot, from the step's arena during the stage: bumped on every
-    float *limit_t;    //   velocity change (stale queue entries); where a body stops when the
-    float *hit_t;      //   event cap is hit; the instant of its last impact
+    uint32_t *version;            // per slot, from the step's arena during the stage: bumped on every
+    float *limit_t;               //   velocity change (stale queue entries); where a body stops when the
+    float *hit_t;                 //   event cap is hit; the instant of its last impact
+    impact_tally *tally;          // the step's impacts when tally_on (response.c writes them, world.c empties
+    int tally_count, tally_cap;   //   the list at the start of each step, measure.c reads them)
+    uint8_t tally_on, tally_lost; // kept; a step's tally that ran out of memory (then incomplete)
 } impact_state;
 
 // toi.c
@@ -90,5 +100,7 @@ typedef struct kyu_impulse {
 } kyu_impulse;
 kyu_impulse kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e);
 kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e);
+void kyu_impacts_tally(kyu_world *w, uint32_t a, uint32_t b, vec3s n, vec3s impulse); // when tally_on
+void kyu_impacts_tally_free(impact_state *s);
 
 #endif

@@ -81,9 +81,33 @@ static side body_side(kyu_world *w, uint32_t i) {
     return (side){&s->vel[i], &s->ang[i], s->inv_mass[i], s->inv_inertia[i], s->radius[i]};
 }
 
+// An impact's impulse on a, kept for the forces of the step when the world asks for them. A list
+// that cannot grow marks the step's tally lost (the measures then say so), the step goes on.
+void kyu_impacts_tally(kyu_world *w, uint32_t a, uint32_t b, vec3s n, vec3s impulse) {
+    impact_state *s = &w->impacts;
+    if (RESERVE(s->tally, s->tally_cap, s->tally_count + 1)) {
+        s->tally_lost = 1;
+        return;
+    }
+    s->tally[s->tally_count++] = (impact_tally){a, b, n, impulse};
+}
+
+void kyu_impacts_tally_free(impact_state *s) {
+    kyu_free(s->tally);
+    s->tally = NULL;
+    s->tally_count = s->tally_cap = 0;
+}
+
+static kyu_impulse tallied(kyu_world *w, uint32_t a, uint32_t b, vec3s n, kyu_impulse j) {
+    if (w->impacts.tally_on && (j.normal != 0.0f || glms_vec3_norm2(j.tangent) > 0.0f))
+        kyu_impacts_tally(w, a, b, n, glms_vec3_add(glms_vec3_scale(n, j.normal), j.tangent));
+    return j;
+}
+
 kyu_impulse kyu_respond_pair(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float e) {
-    return respond(body_side(w, a), body_side(w, b), n, e, kyu_pair_friction(w, a, b),
-                   w->def.tangential_restitution);
+    return tallied(w, a, b, n,
+                   respond(body_side(w, a), body_side(w, b), n, e, kyu_pair_friction(w, a, b),
+                           w->def.tangential_restitution));
 }
 
 kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, vec3s n, float e) {
@@ -92,7 +116,8 @@ kyu_impulse kyu_respond_collider(kyu_world *w, uint32_t a, const collider *c, ve
     if (kyu_collider_spins(c))
         wall = kyu_collider_point_velocity(c, glms_vec3_sub(s->pos[a], glms_vec3_scale(n, s->radius[a])), n);
     side b = {&wall, NULL, 0.0f, 0.0f, 0.0f};
-    return respond(body_side(w, a), b, n, e,
-                   kyu_pair_friction(w, a, KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders.list)),
-                   w->def.tangential_restitution);
+    uint32_t code = KYU_COLLIDER_BIT | (uint32_t)(c - w->colliders.list);
+    return tallied(
+        w, a, code, n,
+        respond(body_side(w, a), b, n, e, kyu_pair_friction(w, a, code), w->def.tangential_restitution));
 }

@@ -1043,6 +1043,7 @@ static void adopt(kyu_world *into, kyu_world *loaded) {
     into->def.friction_callback = old.def.friction_callback; // functions are not saved: the loader's stay
     into->def.restitution_callback = old.def.restitution_callback;
     into->def.mix_context = old.def.mix_context;
+    into->impacts.tally_on = old.impacts.tally_on; // a setting of the world object, not of the state
     into->error = old.error;
     // What is left of the old world goes out through `loaded` (with the new world's one-worker scratch).
     kyu_world rest = old;

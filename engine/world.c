@@ -150,6 +150,7 @@ void kyu_world_destroy(kyu_world *w) {
     kyu_grid_free(&w->grid);
     kyu_pairs_free(&w->pairs);
     kyu_impacts_free(&w->impacts);
+    kyu_impacts_tally_free(&w->impacts);
     kyu_islands_free(w);
     kyu_contacts_free(&w->contacts);
     kyu_solver_free(&w->solver);
@@ -291,6 +292,7 @@ static void validate_after(const kyu_world *w, const char *stage, int checks) {
 static kyu_status step(kyu_world *w) {
     w->locked = 1;
     memset(&w->stats, 0, sizeof w->stats);
+    w->impacts.tally_count = 0, w->impacts.tally_lost = 0; // the forces are this step's (measure.c)
     w->gravity_on = kyu_gravity_on(w);
     w->down = w->gravity_on ? glms_vec3_normalize(w->def.gravity) : glms_vec3_zero();
     double t0 = now_ms();

@@ -47,7 +47,7 @@ $(PY_DIR)/obj/shim.o: python/shim.c $(PY_HDR)
 	$(CC) $(CFLAGS_ALL) -fPIC -Ipython -Itools -c $< -o $@
 $(PY_DIR)/obj/%.o: tools/%.c $(PY_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(PY_CJSON_CFLAGS) -fPIC -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(PY_CJSON_CFLAGS) $(SCENE_CFLAGS) -fPIC -c $< -o $@
 
 # cffi's generated C is not written to kyu's warnings (nor -std=c11: Python's headers want more).
 $(PY_DIR)/obj/_kyu.o: $(PY_DIR)/_kyu.c $(PY_HDR)
@@ -56,7 +56,7 @@ $(PY_DIR)/obj/_kyu.o: $(PY_DIR)/_kyu.c $(PY_HDR)
 
 $(PY_MODULE): $(PY_DIR)/obj/_kyu.o $(PY_OBJ) $(BUILD)/pic/libkyu.a
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ $(PY_CJSON_LIBS) $(LDLIBS_ALL)
+	$(CC) -shared -o $@ $^ $(PY_CJSON_LIBS) $(SCENE_LIBS) $(LDLIBS_ALL)
 
 $(PY_DIR)/kyu/%: python/kyu/%
 	@mkdir -p $(dir $@)

@@ -33,7 +33,7 @@ TOOL_TEST_DEPS += $(BUILD)/tools/kyu-render
 
 $(BUILD)/tools/kyu-render: $(RENDER_SRC) $(RENDER_HDR) $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(RENDER_CFLAGS) $(RENDER_SRC) $(BUILD)/libkyu.a -o $@ $(RENDER_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(RENDER_CFLAGS) $(SCENE_CFLAGS) $(RENDER_SRC) $(BUILD)/libkyu.a -o $@ $(RENDER_LIBS) $(SCENE_LIBS) $(LDLIBS_ALL)
 else ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
 $(info kyu-render skipped: it needs cairo, cJSON and expat (apt-get install -y libcairo2-dev libcjson-dev libexpat1-dev pkg-config))
 endif

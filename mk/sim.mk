@@ -23,7 +23,7 @@ sim-tools: $(BUILD)/tools/kyu-sim
 
 $(BUILD)/tools/kyu-sim: $(SIM_SRC) $(SCENE_HDR) tools/frame_files.h $(BUILD)/libkyu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(SIM_SRC) $(BUILD)/libkyu.a -o $@ $(CJSON_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(SCENE_CFLAGS) $(SIM_SRC) $(BUILD)/libkyu.a -o $@ $(CJSON_LIBS) $(SCENE_LIBS) $(LDLIBS_ALL)
 
 # The corpus starts from the sample scenes and the inputs that once failed (tests/fuzz-regressions/:
 # big-and-tiny-overlapping.json took 12 s a step before multi_insert stopped re-adding cells).

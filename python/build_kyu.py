@@ -106,6 +106,34 @@ int kyu_world_get_begin_events_flat(const kyu_world *world, const kyu_contact_ev
 int kyu_world_get_end_events_flat(const kyu_world *world, const kyu_contact_event_arrays *out, int capacity);
 int kyu_world_get_impact_events_flat(const kyu_world *world, const kyu_impact_event_arrays *out, int capacity);
 
+/* measure.h */
+kyu_status kyu_world_enable_impact_forces(kyu_world *world, bool enable);
+typedef struct kyu_body_force_arrays { float *force; float *torque; int32_t *coordination; int32_t *wall_contacts; ...; }
+    kyu_body_force_arrays;
+int kyu_world_get_body_forces(const kyu_world *world, const kyu_body_force_arrays *out, int capacity);
+typedef struct kyu_contact_arrays {
+    kyu_body_id *body; kyu_body_id *other; kyu_collider_id *collider; float *point; float *normal;
+    float *normal_force; float *tangent_force; float *rolling_torque; float *gap; ...;
+} kyu_contact_arrays;
+int kyu_world_get_contact_network(const kyu_world *world, const kyu_contact_arrays *out, int capacity);
+typedef struct kyu_region_measure {
+    int bodies; double volume; double solid_volume; double packing_fraction; double coordination; double mass;
+    double mean_velocity[3]; double stress[9]; double contact_stress[9]; double kinetic_stress[9]; double pressure;
+    ...;
+} kyu_region_measure;
+
+/* insert.h */
+typedef struct kyu_inserter kyu_inserter;
+typedef struct kyu_inserter_stats {
+    int64_t inserted; int64_t requested; double mass; double mass_requested; double volume_fraction;
+    int64_t tries; int64_t blocked; double time; ...;
+} kyu_inserter_stats;
+void kyu_inserter_destroy(kyu_inserter *inserter);
+kyu_status kyu_inserter_run(kyu_inserter *inserter, kyu_world *world, double seconds, int *inserted);
+kyu_inserter_stats kyu_inserter_get_stats(const kyu_inserter *inserter);
+kyu_status kyu_inserter_restore(kyu_inserter *inserter, const kyu_inserter_stats *saved);
+kyu_status kyu_inserter_sample_radii(const kyu_inserter *inserter, int64_t first, int count, float *out);
+
 /* tools/scene.h */
 typedef struct kyu_scene kyu_scene;
 typedef struct kyu_scene_options {
@@ -123,6 +151,10 @@ int kyu_scene_resume(kyu_scene *s, const char *snapshot_path, long step, char *e
 long kyu_scene_run_steps(const kyu_scene *s);
 uint64_t kyu_scene_seed(const kyu_scene *s);
 double kyu_scene_potential_energy(const kyu_scene *s);
+int kyu_scene_inserter_count(const kyu_scene *s);
+int kyu_scene_inserter_generator(const kyu_scene *s, int k);
+kyu_inserter_stats kyu_scene_inserter_stats(const kyu_scene *s, int k);
+int kyu_scene_inserter_restore(kyu_scene *s, int k, const kyu_inserter_stats *saved);
 
 /* tools/frame_files.h */
 int kyu_pvd_write(const char *path, int count, const double *times, const char *const *files);
@@ -151,6 +183,13 @@ typedef struct kyupy_collider_def {
 typedef struct kyupy_filter {
     uint32_t category_bits, mask_bits; int skip_colliders; kyu_body_id ignore_body;
 } kyupy_filter;
+typedef struct kyupy_inserter_def {
+    kyupy_body_def body; float density; int shape;
+    float center[3], rotation[4], half_extents[3], region_radius, half_height;
+    int size_kind; float mean, sigma, min, max; const float *radii, *weights; int classes, by_mass;
+    float velocity[3], cone_degrees; int64_t count; float volume_fraction, rate, mass_rate; int attempts;
+    uint64_t seed;
+} kyupy_inserter_def;
 typedef struct kyupy_hit {
     int hit; kyu_body_id body; kyu_collider_id collider; float point[3], normal[3], fraction;
 } kyupy_hit;
@@ -197,6 +236,10 @@ int kyupy_nearest_body(kyu_world *w, const float point[3], float max_distance, c
                        kyu_body_id *out, float *distance);
 int kyupy_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, kyupy_distance *out);
 int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider_id c, kyupy_distance *out);
+void kyupy_inserter_def_default(kyupy_inserter_def *out);
+int kyupy_inserter_create(kyu_world *w, const kyupy_inserter_def *def, kyu_inserter **out);
+int kyupy_world_measure_box(const kyu_world *w, const float lower[3], const float upper[3], kyu_region_measure *out);
+int kyupy_write_network_vtp(kyu_world *w, double time, const char *path);
 int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const char *path);
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
                     int bodies_box, const char *path, int append);

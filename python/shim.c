@@ -361,66 +361,71 @@ int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider
     return st;
 }
 
+// ---- insertion and measures ----------------------------------------------------------------------
+
+void kyupy_inserter_def_default(kyupy_inserter_def *o) {
+    kyu_inserter_def d = kyu_inserter_def_default();
+    memset(o, 0, sizeof *o);
+    kyupy_body_def_default(&o->body);
+    o->shape = (int)d.region.shape;
+    o->rotation[3] = 1.0f;
+    put3(o->half_extents, d.region.half_extents);
+    o->size_kind = (int)d.size.kind;
+    o->attempts = d.attempts;
+    o->seed = d.seed;
+}
+
+int kyupy_inserter_create(kyu_world *w, const kyupy_inserter_def *o, kyu_inserter **out) {
+    kyu_inserter_def d = kyu_inserter_def_default();
+    d.body = body_def_in(&o->body);
+    d.density = o->density;
+    d.region.shape = (kyu_region_shape)o->shape;
+    d.region.center = v3(o->center);
+    d.region.rotation = (versors){{o->rotation[0], o->rotation[1], o->rotation[2], o->rotation[3]}};
+    d.region.half_extents = v3(o->half_extents);
+    d.region.radius = o->region_radius;
+    d.region.half_height = o->half_height;
+    d.size.kind = (kyu_size_kind)o->size_kind;
+    d.size.mean = o->mean, d.size.sigma = o->sigma, d.size.min = o->min, d.size.max = o->max;
+    d.size.radii = o->radii, d.size.weights = o->weights, d.size.count = o->classes;
+    d.size.basis = o->by_mass ? KYU_MIX_BY_MASS : KYU_MIX_BY_NUMBER;
+    d.velocity = v3(o->velocity);
+    d.cone_degrees = o->cone_degrees;
+    d.count = o->count;
+    d.volume_fraction = o->volume_fraction, d.rate = o->rate, d.mass_rate = o->mass_rate;
+    d.attempts = o->attempts;
+    d.seed = o->seed;
+    return kyu_inserter_create(w, &d, out);
+}
+
+int kyupy_world_measure_box(const kyu_world *w, const float lower[3], const float upper[3],
+                            kyu_region_measure *out) {
+    return kyu_world_measure_box(w, v3(lower), v3(upper), out);
+}
+
+int kyupy_write_network_vtp(kyu_world *w, double time, const char *path) {
+    return kyu_network_write_vtp(w, time, path);
+}
+
 // ---- frame files ---------------------------------------------------------------------------------
 
-typedef struct gathered {
-    kyu_body_id *all;
-    uint32_t *ids;
-    float *pos, *vel, *radius;
-} gathered;
-
-static void gathered_free(gathered *g) {
-    free(g->all);
-    free(g->ids);
-    free(g->pos);
-    free(g->vel);
-    free(g->radius);
-}
-
-// The frame of the bodies `ids` (n of them), or of every live body when ids is NULL.
-static int gather(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, gathered *g,
-                  kyu_frame *frame) {
-    memset(g, 0, sizeof *g);
-    if (ids == NULL) n = kyu_world_body_count(w);
-    size_t m = (size_t)(n > 0 ? n : 1);
-    g->all = malloc(m * sizeof *g->all);
-    g->ids = malloc(m * sizeof *g->ids);
-    g->pos = malloc(3 * m * sizeof *g->pos);
-    g->vel = malloc(3 * m * sizeof *g->vel);
-    g->radius = malloc(m * sizeof *g->radius);
-    if (!g->all || !g->ids || !g->pos || !g->vel || !g->radius) return KYU_ERR_OUT_OF_MEMORY;
-    if (ids == NULL) {
-        kyu_world_get_bodies(w, g->all, n);
-        kyu_world_get_positions(w, g->pos, n);
-        kyu_world_get_velocities(w, g->vel, n);
-        kyu_world_get_radii(w, g->radius, n);
-    } else {
-        memcpy(g->all, ids, (size_t)n * sizeof *ids);
-        kyu_status st = kyu_bodies_get_positions(w, ids, n, g->pos);
-        if (st != KYU_OK) return st;
-        kyu_bodies_get_velocities(w, ids, n, g->vel);
-        kyu_bodies_get_radii(w, ids, n, g->radius);
-    }
-    for (int i = 0; i < n; i++) g->ids[i] = g->all[i].index1;
-    *frame = (kyu_frame){n, g->ids, g->pos, g->vel, g->radius, step, time};
-    return KYU_OK;
-}
-
+// The frame of the bodies `ids` (n of them), or of every live body when ids is NULL: kyu-sim's
+// gatherer (tools/frame_files.c), so the files are the same bytes as kyu-sim's.
 int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const char *path) {
-    gathered g;
+    kyu_frame_data g;
     kyu_frame frame;
-    int st = gather(w, ids, n, step, time, &g, &frame);
+    int st = kyu_frame_gather(w, ids, n, step, time, &g, &frame);
     if (st == KYU_OK && kyu_frame_write_vtp(&frame, path) != 0) st = KYU_ERR_IO;
-    gathered_free(&g);
+    kyu_frame_data_free(&g);
     return st;
 }
 
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
                     int bodies_box, const char *path, int append) {
-    gathered g;
+    kyu_frame_data g;
     kyu_frame frame;
     float bounds[6];
-    int st = gather(w, ids, n, step, time, &g, &frame);
+    int st = kyu_frame_gather(w, ids, n, step, time, &g, &frame);
     if (st == KYU_OK && box == NULL && bodies_box && kyu_frame_bounds(&frame, bounds)) box = bounds;
     if (st == KYU_OK) {
         FILE *f = fopen(path, append ? "a" : "w");
@@ -431,6 +436,6 @@ int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, doub
             if ((fclose(f) != 0) | bad) st = KYU_ERR_IO;
         }
     }
-    gathered_free(&g);
+    kyu_frame_data_free(&g);
     return st;
 }

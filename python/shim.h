@@ -54,6 +54,23 @@ typedef struct kyupy_collider_def {
     float rolling_resistance;
 } kyupy_collider_def;
 
+// An inserter's settings (kyu_inserter_def) as plain numbers; the mixture's arrays are the caller's.
+typedef struct kyupy_inserter_def {
+    kyupy_body_def body;
+    float density;
+    int shape;
+    float center[3], rotation[4], half_extents[3], region_radius, half_height;
+    int size_kind;
+    float mean, sigma, min, max;
+    const float *radii, *weights;
+    int classes, by_mass;
+    float velocity[3], cone_degrees;
+    int64_t count;
+    float volume_fraction, rate, mass_rate;
+    int attempts;
+    uint64_t seed;
+} kyupy_inserter_def;
+
 typedef struct kyupy_filter {
     uint32_t category_bits, mask_bits;
     int skip_colliders;
@@ -123,6 +140,13 @@ int kyupy_body_collider_distance(const kyu_world *w, kyu_body_id a, kyu_collider
 // file, or appended to (append != 0) or written as an extended XYZ file; box: 6 floats, or NULL for
 // the bodies' box (kyu_frame_bounds) when bodies_box, else none.
 // 0, KYU_ERR_IO with errno set, KYU_ERR_OUT_OF_MEMORY, or the error of a bad handle in ids.
+void kyupy_inserter_def_default(kyupy_inserter_def *out);
+int kyupy_inserter_create(kyu_world *w, const kyupy_inserter_def *def, kyu_inserter **out);
+int kyupy_world_measure_box(const kyu_world *w, const float lower[3], const float upper[3],
+                            kyu_region_measure *out);
+// The contact network as kyu-sim's --format contacts writes it (tools/frame_files.c).
+int kyupy_write_network_vtp(kyu_world *w, double time, const char *path);
+
 int kyupy_write_vtp(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const char *path);
 int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, const float *box,
                     int bodies_box, const char *path, int append);

@@ -70,6 +70,8 @@ int main(int argc, char **argv) {
     suite_spin();
     suite_validate();
     suite_forces();
+    suite_measure();
+    suite_insert();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

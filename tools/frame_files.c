@@ -37,6 +37,27 @@ static uint64_t put_array(FILE *f, const char *type, const char *name, int compo
     return offset + sizeof(uint64_t) + bytes;
 }
 
+// The optional per-body arrays of a frame, in the order the files carry them.
+typedef struct optional_array {
+    const void *data;
+    const char *vtk_name, *vtk_type, *xyz_name;
+    int components;
+} optional_array;
+
+static int optional_arrays(const kyu_frame *fr, optional_array out[5]) {
+    const optional_array all[5] = {
+        {fr->angular_velocity, "angular_velocity", "Float32", "omega:R:3", 3},
+        {fr->rotation, "orientation", "Float32", "orientation:R:4", 4},
+        {fr->force, "force", "Float32", "force:R:3", 3},
+        {fr->torque, "torque", "Float32", "torque:R:3", 3},
+        {fr->coordination, "coordination", "Int32", "n_neighb:I:1", 1},
+    };
+    int n = 0;
+    for (int k = 0; k < 5; k++)
+        if (all[k].data != NULL) out[n++] = all[k];
+    return n;
+}
+
 static void put_vtp_header(FILE *f, const kyu_frame *fr) {
     uint64_t n = (uint64_t)fr->count, off = 0;
     fprintf(f,
@@ -55,6 +76,10 @@ static void put_vtp_header(FILE *f, const kyu_frame *fr) {
     off = put_array(f, "Float32", "radius", 1, off, 4 * n);
     off = put_array(f, "Float32", "velocity", 3, off, 12 * n);
     off = put_array(f, "UInt32", "id", 1, off, 4 * n);
+    optional_array opt[5];
+    for (int k = 0, m = optional_arrays(fr, opt); k < m; k++)
+        off = put_array(f, opt[k].vtk_type, opt[k].vtk_name, opt[k].components, off,
+                        4 * (uint64_t)opt[k].components * n);
     fputs("      </PointData>\n      <Points>\n", f);
     off = put_array(f, "Float32", "Points", 3, off, 12 * n);
     fputs("      </Points>\n      <Verts>\n", f);
@@ -89,6 +114,9 @@ int kyu_frame_write_vtp(const kyu_frame *fr, const char *path) {
     put_block(f, fr->radius, 4 * n);
     put_block(f, fr->velocity, 12 * n);
     put_block(f, fr->ids, 4 * n);
+    optional_array opt[5];
+    for (int k = 0, m = optional_arrays(fr, opt); k < m; k++)
+        put_block(f, opt[k].data, 4 * (uint64_t)opt[k].components * n);
     put_block(f, fr->position, 12 * n);
     put_verts(f, fr->count);
     fputs("\n  </AppendedData>\n</VTKFile>\n", f);
@@ -147,8 +175,11 @@ int kyu_frame_bounds(const kyu_frame *fr, float box[6]) {
 }
 
 int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6]) {
-    fprintf(out, "%d\nProperties=species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1 Time=%.15g Step=%ld",
-            fr->count, fr->time, fr->step);
+    optional_array opt[5];
+    int m = optional_arrays(fr, opt);
+    fprintf(out, "%d\nProperties=species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1", fr->count);
+    for (int k = 0; k < m; k++) fprintf(out, ":%s", opt[k].xyz_name);
+    fprintf(out, " Time=%.15g Step=%ld", fr->time, fr->step);
     if (box != NULL) // the cell vectors of an axis-aligned box, and its corner (OVITO's Origin key)
         fprintf(out, " Lattice=\"%.9g 0 0 0 %.9g 0 0 0 %.9g\" Origin=\"%.9g %.9g %.9g\" pbc=\"F F F\"",
                 (double)box[3] - box[0], (double)box[4] - box[1], (double)box[5] - box[2], (double)box[0],
@@ -156,8 +187,183 @@ int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6]) {
     fputc('\n', out);
     for (int i = 0; i < fr->count; i++) {
         const float *p = fr->position + 3 * i, *v = fr->velocity + 3 * i;
-        fprintf(out, "B %.9g %.9g %.9g %.9g %.9g %.9g %.9g %lu\n", (double)p[0], (double)p[1], (double)p[2],
+        fprintf(out, "B %.9g %.9g %.9g %.9g %.9g %.9g %.9g %lu", (double)p[0], (double)p[1], (double)p[2],
                 (double)fr->radius[i], (double)v[0], (double)v[1], (double)v[2], (unsigned long)fr->ids[i]);
+        for (int k = 0; k < m; k++) {
+            int c = opt[k].components;
+            if (opt[k].vtk_type[0] == 'I') {
+                fprintf(out, " %ld", (long)((const int32_t *)opt[k].data)[i]);
+                continue;
+            }
+            for (int j = 0; j < c; j++)
+                fprintf(out, " %.9g", (double)((const float *)opt[k].data)[c * i + j]);
+        }
+        fputc('\n', out);
     }
     return ferror(out) ? -1 : 0;
+}
+
+// ---- gathering a frame from a world ----------------------------------------------------------------
+
+void kyu_frame_data_free(kyu_frame_data *d) {
+    free(d->all), free(d->ids), free(d->pos), free(d->vel), free(d->radius);
+    free(d->ang), free(d->rot), free(d->force), free(d->torque), free(d->coord);
+    memset(d, 0, sizeof *d);
+}
+
+// Every live body's force, torque and coordination (measure.h), then the rows of `ids` picked from
+// them (rows are slot order: a handle's row is its place among the live slots).
+static int gather_forces(kyu_world *w, const kyu_body_id *ids, int n, kyu_frame_data *d) {
+    int live = kyu_world_body_count(w);
+    size_t m = (size_t)(live > 0 ? live : 1);
+    float *force = malloc(3 * m * sizeof *force), *torque = malloc(3 * m * sizeof *torque);
+    int32_t *coord = malloc(m * sizeof *coord), *row = NULL;
+    kyu_body_id *handles = NULL;
+    int st = KYU_OK;
+    kyu_body_force_arrays fa = {force, torque, coord, NULL};
+    if (!force || !torque || !coord || kyu_world_get_body_forces(w, &fa, live) < 0)
+        st = KYU_ERR_OUT_OF_MEMORY;
+    if (st == KYU_OK && ids != NULL) { // a slot's row
+        handles = malloc(m * sizeof *handles);
+        uint32_t high = 0;
+        if (handles) kyu_world_get_bodies(w, handles, live);
+        for (int i = 0; handles && i < live; i++) high = handles[i].index1 > high ? handles[i].index1 : high;
+        row = handles ? malloc(((size_t)high + 1) * sizeof *row) : NULL;
+        if (!row) st = KYU_ERR_OUT_OF_MEMORY;
+        for (int i = 0; row && i < live; i++) row[handles[i].index1] = i;
+        for (int k = 0; row && k < n; k++) {
+            int r = row[ids[k].index1]; // ids were checked when the positions were read
+            memcpy(d->force + 3 * k, force + 3 * r, 3 * sizeof *force);
+            memcpy(d->torque + 3 * k, torque + 3 * r, 3 * sizeof *torque);
+            d->coord[k] = coord[r];
+        }
+    } else if (st == KYU_OK) {
+        memcpy(d->force, force, 3 * (size_t)n * sizeof *force);
+        memcpy(d->torque, torque, 3 * (size_t)n * sizeof *torque);
+        memcpy(d->coord, coord, (size_t)n * sizeof *coord);
+    }
+    free(force), free(torque), free(coord), free(row), free(handles);
+    return st;
+}
+
+int kyu_frame_gather(kyu_world *w, const kyu_body_id *ids, int n, long step, double time, kyu_frame_data *d,
+                     kyu_frame *frame) {
+    memset(d, 0, sizeof *d);
+    if (ids == NULL) n = kyu_world_body_count(w);
+    size_t m = (size_t)(n > 0 ? n : 1);
+    d->all = malloc(m * sizeof *d->all), d->ids = malloc(m * sizeof *d->ids);
+    d->pos = malloc(3 * m * sizeof *d->pos), d->vel = malloc(3 * m * sizeof *d->vel);
+    d->radius = malloc(m * sizeof *d->radius), d->ang = malloc(3 * m * sizeof *d->ang);
+    d->rot = malloc(4 * m * sizeof *d->rot), d->force = malloc(3 * m * sizeof *d->force);
+    d->torque = malloc(3 * m * sizeof *d->torque), d->coord = malloc(m * sizeof *d->coord);
+    if (!d->all || !d->ids || !d->pos || !d->vel || !d->radius || !d->ang || !d->rot || !d->force ||
+        !d->torque || !d->coord)
+        return KYU_ERR_OUT_OF_MEMORY;
+    if (ids == NULL) {
+        kyu_world_get_bodies(w, d->all, n);
+        kyu_world_get_positions(w, d->pos, n);
+        kyu_world_get_velocities(w, d->vel, n);
+        kyu_world_get_radii(w, d->radius, n);
+        kyu_world_get_angular_velocities(w, d->ang, n);
+        kyu_world_get_rotations(w, d->rot, n);
+    } else {
+        memcpy(d->all, ids, (size_t)n * sizeof *ids);
+        kyu_status st = kyu_bodies_get_positions(w, ids, n, d->pos);
+        if (st != KYU_OK) return st;
+        kyu_bodies_get_velocities(w, ids, n, d->vel);
+        kyu_bodies_get_radii(w, ids, n, d->radius);
+        kyu_bodies_get_angular_velocities(w, ids, n, d->ang);
+        kyu_bodies_get_rotations(w, ids, n, d->rot);
+    }
+    for (int i = 0; i < n; i++) d->ids[i] = d->all[i].index1;
+    int st = gather_forces(w, ids, n, d);
+    if (st != KYU_OK) return st;
+    *frame = (kyu_frame){n,    d->ids, d->pos, d->vel,   d->radius, step,
+                         time, d->ang, d->rot, d->force, d->torque, d->coord};
+    return KYU_OK;
+}
+
+// ---- the contact network ---------------------------------------------------------------------------
+
+int kyu_network_write_vtp(kyu_world *w, double time, const char *path) {
+    int n = kyu_world_get_contact_network(w, &(kyu_contact_arrays){0}, 0);
+    if (n < 0) return KYU_ERR_OUT_OF_MEMORY;
+    size_t m = (size_t)(n > 0 ? n : 1);
+    kyu_body_id *a = malloc(m * sizeof *a), *b = malloc(m * sizeof *b);
+    kyu_collider_id *c = malloc(m * sizeof *c);
+    float *point = malloc(3 * m * sizeof *point), *normal = malloc(3 * m * sizeof *normal);
+    float *fn = malloc(m * sizeof *fn), *ft = malloc(3 * m * sizeof *ft),
+          *ends = malloc(6 * m * sizeof *ends);
+    float *force = malloc(3 * m * sizeof *force), *tangential = malloc(m * sizeof *tangential);
+    uint32_t *ida = malloc(m * sizeof *ida), *idb = malloc(m * sizeof *idb), *idc = malloc(m * sizeof *idc);
+    int32_t *conn = malloc(2 * m * sizeof *conn), *offs = malloc(m * sizeof *offs);
+    int st = KYU_OK;
+    if (!a || !b || !c || !point || !normal || !fn || !ft || !ends || !force || !tangential || !ida || !idb ||
+        !idc || !conn || !offs)
+        st = KYU_ERR_OUT_OF_MEMORY;
+    kyu_contact_arrays ca = {a, b, c, point, normal, fn, ft, NULL, NULL};
+    if (st == KYU_OK && kyu_world_get_contact_network(w, &ca, n) != n) st = KYU_ERR_OUT_OF_MEMORY;
+    for (int k = 0; st == KYU_OK && k < n; k++) {
+        vec3s pa, pb;
+        kyu_body_get_position(w, a[k], &pa);
+        if (b[k].index1)
+            kyu_body_get_position(w, b[k], &pb);
+        else
+            pb = (vec3s){{point[3 * k], point[3 * k + 1], point[3 * k + 2]}};
+        float t2 = 0.0f;
+        for (int j = 0; j < 3; j++) {
+            ends[6 * k + j] = pa.raw[j], ends[6 * k + 3 + j] = pb.raw[j];
+            force[3 * k + j] = fn[k] * normal[3 * k + j] + ft[3 * k + j];
+            t2 += ft[3 * k + j] * ft[3 * k + j];
+        }
+        tangential[k] = sqrtf(t2);
+        ida[k] = a[k].index1, idb[k] = b[k].index1, idc[k] = c[k].index1;
+        conn[2 * k] = 2 * k, conn[2 * k + 1] = 2 * k + 1, offs[k] = 2 * (k + 1);
+    }
+    FILE *f = st == KYU_OK ? fopen(path, "wb") : NULL;
+    if (st == KYU_OK && f == NULL) st = KYU_ERR_IO;
+    if (f != NULL) {
+        uint64_t nn = (uint64_t)n, off = 0;
+        fprintf(f,
+                "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"%s\" "
+                "header_type=\"UInt64\">\n  <PolyData>\n",
+                byte_order());
+        fprintf(f,
+                "    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
+                "format=\"ascii\">%.15g</DataArray>\n    </FieldData>\n",
+                time);
+        fprintf(f,
+                "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
+                "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n",
+                2 * n, n);
+        fputs("      <CellData Scalars=\"normal_force\" Vectors=\"force\">\n", f);
+        off = put_array(f, "Float32", "normal_force", 1, off, 4 * nn);
+        off = put_array(f, "Float32", "tangential_force", 1, off, 4 * nn);
+        off = put_array(f, "Float32", "force", 3, off, 12 * nn);
+        off = put_array(f, "Float32", "normal", 3, off, 12 * nn);
+        off = put_array(f, "UInt32", "body_a", 1, off, 4 * nn);
+        off = put_array(f, "UInt32", "body_b", 1, off, 4 * nn);
+        off = put_array(f, "UInt32", "collider", 1, off, 4 * nn);
+        fputs("      </CellData>\n      <Points>\n", f);
+        off = put_array(f, "Float32", "Points", 3, off, 24 * nn);
+        fputs("      </Points>\n      <Lines>\n", f);
+        off = put_array(f, "Int32", "connectivity", 1, off, 8 * nn);
+        put_array(f, "Int32", "offsets", 1, off, 4 * nn);
+        fputs("      </Lines>\n    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _", f);
+        put_block(f, fn, 4 * nn);
+        put_block(f, tangential, 4 * nn);
+        put_block(f, force, 12 * nn);
+        put_block(f, normal, 12 * nn);
+        put_block(f, ida, 4 * nn);
+        put_block(f, idb, 4 * nn);
+        put_block(f, idc, 4 * nn);
+        put_block(f, ends, 24 * nn);
+        put_block(f, conn, 8 * nn);
+        put_block(f, offs, 4 * nn);
+        fputs("\n  </AppendedData>\n</VTKFile>\n", f);
+        if (close_checked(f) != 0) st = KYU_ERR_IO;
+    }
+    free(a), free(b), free(c), free(point), free(normal), free(fn), free(ft), free(ends), free(force);
+    free(tangential), free(ida), free(idb), free(idc), free(conn), free(offs);
+    return st;
 }

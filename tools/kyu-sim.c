@@ -2,8 +2,8 @@
 // kyu-sim: runs a scene file headless, records frames and writes a summary.
 //
 //     kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR]
-//                   [--format csv|jsonl|both|vtk|xyz|none[,...]] [--every K]
-//                   [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]
+//                   [--format csv|jsonl|both|vtk|xyz|contacts|none[,...]] [--every K]
+//                   [--measure X0,Y0,Z0,X1,Y1,Z1] [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]
 //
 // Exit codes: 0 done, 2 bad input (the scene, an argument, a snapshot to resume), 1 internal error
 // (the engine refused a step, an output file could not be written). See docs/scenes.md.
@@ -23,9 +23,9 @@
 #include "scene.h"
 
 enum { EXIT_DONE = 0, EXIT_INTERNAL = 1, EXIT_BAD_INPUT = 2 };
-enum { MAX_SNAPSHOTS = 16 };
+enum { MAX_SNAPSHOTS = 16, MAX_BOXES = 16, MAX_INSERTERS = 256 };
 // Record formats beyond the scene file's (kyu-sim's --format only): the files analysis tools open.
-enum { RECORD_VTK = 4, RECORD_XYZ = 8 };
+enum { RECORD_VTK = 4, RECORD_XYZ = 8, RECORD_CONTACTS = 16 };
 
 typedef struct snapshot_req {
     long step;
@@ -45,6 +45,8 @@ typedef struct options {
     int quiet;
     snapshot_req snap[MAX_SNAPSHOTS];
     int snap_count;
+    float box[MAX_BOXES][6]; // --measure: lower x, y, z, upper x, y, z
+    int box_count;
 } options;
 
 // ---- messages ----------------------------------------------------------------------------------
@@ -64,16 +66,21 @@ die(int code, const char *fmt, ...) {
 }
 
 static void usage(FILE *f) {
-    fputs("usage: kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR]\n"
-          "               [--format csv|jsonl|both|vtk|xyz|none[,...]] [--every K]\n"
-          "               [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]\n"
-          "  runs SCENE (docs/scenes.md) headless; writes DIR/frames.csv, DIR/frames.jsonl,\n"
-          "  DIR/series.csv and DIR/summary.json (DIR defaults to kyu-out).\n"
-          "  --format vtk writes DIR/frames/frame_STEP.vtp and DIR/frames.pvd (ParaView);\n"
-          "  --format xyz writes DIR/frames.xyz (extended XYZ: OVITO); a list: --format csv,vtk\n"
-          "  --steps N ends the run at step N (counted from the scene's start, also when resuming).\n"
-          "  exit codes: 0 done, 2 bad input, 1 internal error\n",
-          f);
+    fputs(
+        "usage: kyu-sim SCENE [--threads N] [--seed S] [--steps N] [--out DIR]\n"
+        "               [--format csv|jsonl|both|vtk|xyz|contacts|none[,...]] [--every K]\n"
+        "               [--measure X0,Y0,Z0,X1,Y1,Z1] [--save-snapshot STEP:FILE] [--resume FILE] [--quiet]\n"
+        "  runs SCENE (docs/scenes.md) headless; writes DIR/frames.csv, DIR/frames.jsonl,\n"
+        "  DIR/series.csv and DIR/summary.json (DIR defaults to kyu-out).\n"
+        "  --format vtk writes DIR/frames/frame_STEP.vtp and DIR/frames.pvd (ParaView);\n"
+        "  --format xyz writes DIR/frames.xyz (extended XYZ: OVITO); a list: --format csv,vtk\n"
+        "  --format contacts writes the contact network, DIR/contacts/contacts_STEP.vtp and "
+        "DIR/contacts.pvd\n"
+        "  --measure (repeatable) adds a box to the scene's run.measure: DIR/measure.csv has its stress,\n"
+        "  packing fraction and coordination each frame\n"
+        "  --steps N ends the run at step N (counted from the scene's start, also when resuming).\n"
+        "  exit codes: 0 done, 2 bad input, 1 internal error\n",
+        f);
 }
 
 // ---- arguments ---------------------------------------------------------------------------------
@@ -99,14 +106,15 @@ static int parse_u64(const char *s, uint64_t *out) {
 
 // A comma-separated list of format names; the bit set of them all, or -1.
 static int parse_format(const char *s) {
-    static const char *const names[] = {"none", "csv", "jsonl", "both", "vtk", "xyz"};
+    static const char *const names[] = {"none", "csv", "jsonl", "both", "vtk", "xyz", "contacts"};
     static const int bits[] = {
-        0, KYU_RECORD_CSV, KYU_RECORD_JSONL, KYU_RECORD_CSV | KYU_RECORD_JSONL, RECORD_VTK, RECORD_XYZ};
+        0,          KYU_RECORD_CSV, KYU_RECORD_JSONL, KYU_RECORD_CSV | KYU_RECORD_JSONL,
+        RECORD_VTK, RECORD_XYZ,     RECORD_CONTACTS};
     int set = 0;
     for (;;) {
         size_t len = strcspn(s, ",");
         int found = -1;
-        for (int i = 0; i < 6; i++)
+        for (int i = 0; i < 7; i++)
             if (strlen(names[i]) == len && strncmp(s, names[i], len) == 0) found = i;
         if (found < 0) return -1;
         set |= bits[found];
@@ -124,6 +132,26 @@ static int parse_snapshot_arg(options *o, const char *arg) {
     num[colon - arg] = '\0';
     if (parse_long(num, 0, 2147483647L, &step) != 0 || o->snap_count == MAX_SNAPSHOTS) return -1;
     o->snap[o->snap_count++] = (snapshot_req){step, colon + 1};
+    return 0;
+}
+
+// --measure X0,Y0,Z0,X1,Y1,Z1: a box, each lower corner below the upper.
+static int parse_box(options *o, const char *arg) {
+    float *b = o->box[o->box_count];
+    const char *p = arg;
+    if (o->box_count == MAX_BOXES) return -1;
+    for (int k = 0; k < 6; k++) {
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (errno != 0 || end == p || !isfinite(v) || fabs(v) > 1e9 || *end != (k < 5 ? ',' : '\0'))
+            return -1;
+        b[k] = (float)v;
+        p = end + 1;
+    }
+    for (int k = 0; k < 3; k++)
+        if (!(b[k] < b[3 + k])) return -1;
+    o->box_count++;
     return 0;
 }
 
@@ -147,6 +175,8 @@ static int parse_option(options *o, const char *name, const char *val) {
         bad = parse_snapshot_arg(o, val);
     else if (strcmp(name, "--resume") == 0)
         o->resume = val;
+    else if (strcmp(name, "--measure") == 0)
+        bad = parse_box(o, val);
     else
         return die(-1, "unknown option %s (try --help)", name);
     if (bad) return die(-1, "bad value for %s: \"%s\" (try --help)", name, val);
@@ -154,8 +184,8 @@ static int parse_option(options *o, const char *name, const char *val) {
 }
 
 static int takes_value(const char *name) {
-    static const char *const names[] = {"--threads", "--seed",          "--steps",  "--every", "--format",
-                                        "--out",     "--save-snapshot", "--resume", NULL};
+    static const char *const names[] = {"--threads", "--seed",          "--steps",  "--every",   "--format",
+                                        "--out",     "--save-snapshot", "--resume", "--measure", NULL};
     for (int i = 0; names[i]; i++)
         if (strcmp(name, names[i]) == 0) return 1;
     return 0;
@@ -238,23 +268,28 @@ static double step_time(const kyu_scene *s, long step) {
     return round((double)step * kyu_scene_world_def(s)->fixed_dt * 1e6) / 1e6;
 }
 
+// A series of .vtp files and their times, for its .pvd collection.
+typedef struct vtp_series {
+    const char *dir; // "frames" or "contacts": DIR/dir holds the .vtp files; NULL when not written
+    char **files;    // their names, relative to DIR (for DIR/frames.pvd, DIR/contacts.pvd)
+    double *times;
+    int count, cap;
+} vtp_series;
+
 typedef struct recorder {
-    FILE *csv, *jsonl, *series, *xyz;
+    FILE *csv, *jsonl, *series, *xyz, *measure;
     kyu_body_id *ids;
     int cap;
     long frames;
     long rows;
     char failed_path[4200];
-    // The VTK and XYZ frames: the recorded bodies gathered into flat arrays (bulk.h).
-    kyu_body_id *pick;
-    uint32_t *pick_ids;
-    float *pos, *vel, *radius;
+    kyu_body_id *pick; // the recorded bodies of a VTK or XYZ frame
     int pick_cap;
     const char *out_dir; // DIR
-    const char *vtk_dir; // "frames": DIR/frames holds the .vtp files; NULL without --format vtk
-    char **vtk_files;    // their names, relative to DIR (for DIR/frames.pvd)
-    double *vtk_times;
-    int vtk_count, vtk_cap;
+    vtp_series vtk, net; // the frames (--format vtk) and the contact networks (--format contacts)
+    int box_count;       // the measured boxes: the scene's run.measure, then --measure's
+    char box_name[64 + MAX_BOXES][64];
+    float box[64 + MAX_BOXES][6];
 } recorder;
 
 static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int every) {
@@ -270,12 +305,30 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
         return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
     if ((format & RECORD_XYZ) && (r->xyz = open_out(o->out, "frames.xyz", path, sizeof path)) == NULL)
         return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
-    if (format & RECORD_VTK) {
-        snprintf(path, sizeof path, "%s/frames", o->out);
-        if (make_dirs(path) != 0) return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
-        r->vtk_dir = "frames";
+    for (int k = 0; k < kyu_scene_measure_count(s) && k < 64; k++) {
+        const char *name;
+        kyu_scene_measure_box(s, k, &name, r->box[r->box_count], r->box[r->box_count] + 3);
+        snprintf(r->box_name[r->box_count++], 64, "%s", name);
     }
-    if (r->csv) fputs("step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz\n", r->csv);
+    for (int k = 0; k < o->box_count; k++) {
+        memcpy(r->box[r->box_count], o->box[k], sizeof o->box[k]);
+        snprintf(r->box_name[r->box_count++], 64, "measure%d", k);
+    }
+    if (r->box_count > 0 && (r->measure = open_out(o->out, "measure.csv", path, sizeof path)) == NULL)
+        return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+    const char *dirs[2] = {"frames", "contacts"};
+    vtp_series *series[2] = {&r->vtk, &r->net};
+    for (int k = 0; k < 2; k++) {
+        if (!(format & (k ? RECORD_CONTACTS : RECORD_VTK))) continue;
+        snprintf(path, sizeof path, "%s/%s", o->out, dirs[k]);
+        if (make_dirs(path) != 0) return snprintf(r->failed_path, sizeof r->failed_path, "%s", path), -1;
+        series[k]->dir = dirs[k];
+    }
+    if (r->csv) fputs("step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz,qx,qy,qz,qw\n", r->csv);
+    if (r->measure)
+        fputs("step,t,box,bodies,mass,packing_fraction,coordination,pressure,sxx,sxy,sxz,syx,syy,syz,szx,szy,"
+              "szz,kinetic_pressure\n",
+              r->measure);
     if (r->jsonl) {
         fputs("{\"kyu_recording\":1,\"scene\":", r->jsonl);
         put_json_string(r->jsonl, o->scene);
@@ -287,26 +340,30 @@ static int rec_open(recorder *r, const options *o, kyu_scene *s, int format, int
     return 0;
 }
 
-// Closes the records; with `out` (the run went well), DIR/frames.pvd lists the VTK frames.
+// Writes DIR/NAME.pvd of a series (when `out`: the run went well) and frees it.
+static int series_close(vtp_series *v, const char *out) {
+    int bad = 0;
+    if (out != NULL && v->dir != NULL) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s.pvd", out, v->dir);
+        bad = kyu_pvd_write(path, v->count, v->times, (const char *const *)v->files) != 0;
+    }
+    for (int i = 0; i < v->count; i++) free(v->files[i]);
+    free(v->files);
+    free(v->times);
+    return bad;
+}
+
+// Closes the records; with `out` (the run went well), DIR/frames.pvd lists the VTK frames and
+// DIR/contacts.pvd the contact networks.
 static int rec_close(recorder *r, const char *out) {
     int bad = 0;
-    FILE *files[4] = {r->csv, r->jsonl, r->series, r->xyz};
-    for (int i = 0; i < 4; i++)
+    FILE *files[5] = {r->csv, r->jsonl, r->series, r->xyz, r->measure};
+    for (int i = 0; i < 5; i++)
         if (files[i] != NULL) bad |= ferror(files[i]) | (fclose(files[i]) != 0);
-    if (out != NULL && r->vtk_dir != NULL) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/frames.pvd", out);
-        bad |= kyu_pvd_write(path, r->vtk_count, r->vtk_times, (const char *const *)r->vtk_files) != 0;
-    }
-    for (int i = 0; i < r->vtk_count; i++) free(r->vtk_files[i]);
-    free(r->vtk_files);
-    free(r->vtk_times);
+    bad |= series_close(&r->vtk, out) | series_close(&r->net, out);
     free(r->ids);
     free(r->pick);
-    free(r->pick_ids);
-    free(r->pos);
-    free(r->vel);
-    free(r->radius);
     return bad ? -1 : 0;
 }
 
@@ -336,22 +393,31 @@ static void json_vec(FILE *f, const char *key, vec3s v) {
 
 static void rec_body(recorder *r, kyu_world *w, kyu_body_id id, long step, double t) {
     vec3s p, v, a;
+    versors q;
     float rad;
     kyu_body_get_position(w, id, &p);
     kyu_body_get_velocity(w, id, &v);
     kyu_body_get_angular_velocity(w, id, &a);
+    kyu_body_get_rotation(w, id, &q);
     kyu_body_get_radius(w, id, &rad);
     int awake = kyu_body_is_awake(w, id);
     if (r->csv)
-        fprintf(r->csv, "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%.9g\n", step, t,
-                id.index1, (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y, (double)v.z,
-                (double)rad, awake, (double)a.x, (double)a.y, (double)a.z);
+        fprintf(r->csv,
+                "%ld,%.9g,%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                step, t, id.index1, (double)p.x, (double)p.y, (double)p.z, (double)v.x, (double)v.y,
+                (double)v.z, (double)rad, awake, (double)a.x, (double)a.y, (double)a.z, (double)q.x,
+                (double)q.y, (double)q.z, (double)q.w);
     if (r->jsonl) {
         fprintf(r->jsonl, "{\"step\":%ld,\"t\":%.9g,\"id\":%u", step, t, id.index1);
         json_vec(r->jsonl, "p", p);
         json_vec(r->jsonl, "v", v);
         fprintf(r->jsonl, ",\"r\":%.9g,\"awake\":%s", (double)rad, awake ? "true" : "false");
         json_vec(r->jsonl, "w", a);
+        fputs(",\"q\":[", r->jsonl);
+        for (int k = 0; k < 4; k++) {
+            json_num(r->jsonl, q.raw[k]);
+            fputc(k < 3 ? ',' : ']', r->jsonl);
+        }
         fputs("}\n", r->jsonl);
     }
 }
@@ -385,54 +451,85 @@ static void rec_series(recorder *r, kyu_scene *s, long step, double t) {
             (double)st.max_overlap, kyu_world_rotational_energy(w), st.contacts);
 }
 
-// Room for n recorded bodies in the gather arrays. 0, or -1 out of memory.
+// Room for n recorded bodies in the pick list. 0, or -1 out of memory.
 static int rec_reserve(recorder *r, int n) {
     if (n <= r->pick_cap) return 0;
     kyu_body_id *pick = realloc(r->pick, (size_t)n * sizeof *pick);
-    if (pick != NULL) r->pick = pick;
-    uint32_t *ids = realloc(r->pick_ids, (size_t)n * sizeof *ids);
-    if (ids != NULL) r->pick_ids = ids;
-    float *pos = realloc(r->pos, (size_t)n * 3 * sizeof *pos);
-    if (pos != NULL) r->pos = pos;
-    float *vel = realloc(r->vel, (size_t)n * 3 * sizeof *vel);
-    if (vel != NULL) r->vel = vel;
-    float *rad = realloc(r->radius, (size_t)n * sizeof *rad);
-    if (rad != NULL) r->radius = rad;
-    if (pick == NULL || ids == NULL || pos == NULL || vel == NULL || rad == NULL) return -1;
+    if (pick == NULL) return -1;
+    r->pick = pick;
     r->pick_cap = n;
+    return 0;
+}
+
+// Room for one more file in a .vtp series; its name, DIR/NAME/NAME_STEP.vtp, into failed_path.
+static int series_next(recorder *r, vtp_series *v, long step, char *name, size_t cap) {
+    if (v->count == v->cap) {
+        int more = v->cap > 0 ? 2 * v->cap : 64;
+        char **files = realloc(v->files, (size_t)more * sizeof *files);
+        if (files != NULL) v->files = files;
+        double *times = realloc(v->times, (size_t)more * sizeof *times);
+        if (times != NULL) v->times = times;
+        if (files == NULL || times == NULL) return -1;
+        v->cap = more;
+    }
+    snprintf(name, cap, "%s/%s_%06ld.vtp", v->dir, strcmp(v->dir, "frames") == 0 ? "frame" : "contacts",
+             step);
+    snprintf(r->failed_path, sizeof r->failed_path, "%s/%s", r->out_dir, name);
+    return 0;
+}
+
+static int series_add(vtp_series *v, const char *name, double t) {
+    if ((v->files[v->count] = strdup(name)) == NULL) return -1;
+    v->times[v->count++] = t;
     return 0;
 }
 
 // The VTK file and the XYZ frame of the `count` bodies in r->pick. 0, -1 out of memory, -2 when a
 // file could not be written (r->failed_path says which).
 static int rec_files(recorder *r, kyu_world *w, int count, long step, double t) {
-    kyu_bodies_get_positions(w, r->pick, count, r->pos);
-    kyu_bodies_get_velocities(w, r->pick, count, r->vel);
-    kyu_bodies_get_radii(w, r->pick, count, r->radius);
-    for (int i = 0; i < count; i++) r->pick_ids[i] = r->pick[i].index1;
-    kyu_frame frame = {count, r->pick_ids, r->pos, r->vel, r->radius, step, t};
+    kyu_frame_data data;
+    kyu_frame frame;
+    int st = kyu_frame_gather(w, r->pick, count, step, t, &data, &frame);
+    if (st != KYU_OK) return kyu_frame_data_free(&data), -1;
     // OVITO takes the cell from Lattice: the box of the bodies written. kyu-sim knows no container (a
     // scene's floor is often an endless plane); a frame without bodies has no box.
     float box[6];
-    int boxed = kyu_frame_bounds(&frame, box);
-    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, boxed ? box : NULL) != 0)
-        return snprintf(r->failed_path, sizeof r->failed_path, "frames.xyz"), -2;
-    if (r->vtk_dir == NULL) return 0;
-    if (r->vtk_count == r->vtk_cap) {
-        int cap = r->vtk_cap > 0 ? 2 * r->vtk_cap : 64;
-        char **files = realloc(r->vtk_files, (size_t)cap * sizeof *files);
-        if (files != NULL) r->vtk_files = files;
-        double *times = realloc(r->vtk_times, (size_t)cap * sizeof *times);
-        if (times != NULL) r->vtk_times = times;
-        if (files == NULL || times == NULL) return -1;
-        r->vtk_cap = cap;
-    }
+    int boxed = kyu_frame_bounds(&frame, box), rc = 0;
     char name[64];
-    snprintf(name, sizeof name, "%s/frame_%06ld.vtp", r->vtk_dir, step);
-    snprintf(r->failed_path, sizeof r->failed_path, "%s/%s", r->out_dir, name);
-    if (kyu_frame_write_vtp(&frame, r->failed_path) != 0) return -2;
-    if ((r->vtk_files[r->vtk_count] = strdup(name)) == NULL) return -1;
-    r->vtk_times[r->vtk_count++] = t;
+    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, boxed ? box : NULL) != 0)
+        rc = -2, snprintf(r->failed_path, sizeof r->failed_path, "frames.xyz");
+    if (rc == 0 && r->vtk.dir != NULL) {
+        rc = series_next(r, &r->vtk, step, name, sizeof name);
+        if (rc == 0 && kyu_frame_write_vtp(&frame, r->failed_path) != 0) rc = -2;
+        if (rc == 0) rc = series_add(&r->vtk, name, t);
+    }
+    kyu_frame_data_free(&data);
+    return rc;
+}
+
+// The contact network of the frame, DIR/contacts/contacts_STEP.vtp.
+static int rec_network(recorder *r, kyu_world *w, long step, double t) {
+    char name[64];
+    if (series_next(r, &r->net, step, name, sizeof name) != 0) return -1;
+    int st = kyu_network_write_vtp(w, t, r->failed_path);
+    if (st == KYU_ERR_IO) return -2;
+    return st != KYU_OK || series_add(&r->net, name, t) != 0 ? -1 : 0;
+}
+
+// A row of measure.csv per box: its stress (Pa, row-major), packing fraction and coordination.
+static int rec_measure(recorder *r, kyu_scene *s, long step, double t) {
+    kyu_world *w = kyu_scene_world(s);
+    for (int k = 0; k < r->box_count; k++) {
+        const float *b = r->box[k];
+        kyu_region_measure m;
+        if (kyu_world_measure_box(w, (vec3s){{b[0], b[1], b[2]}}, (vec3s){{b[3], b[4], b[5]}}, &m) != KYU_OK)
+            return -1;
+        fprintf(r->measure, "%ld,%.9g,%s,%d,%.9g,%.9g,%.9g,%.9g", step, t, r->box_name[k], m.bodies, m.mass,
+                m.packing_fraction, m.coordination, m.pressure);
+        for (int j = 0; j < 9; j++) fprintf(r->measure, ",%.9g", m.stress[j]);
+        fprintf(r->measure, ",%.9g\n",
+                -(m.kinetic_stress[0] + m.kinetic_stress[4] + m.kinetic_stress[8]) / 3.0);
+    }
     return 0;
 }
 
@@ -443,7 +540,12 @@ static int rec_frame(recorder *r, kyu_scene *s, long step, int format) {
     double t = step_time(s, step);
     rec_series(r, s, step, t);
     r->frames++;
-    if (format == 0) return 0;
+    if (r->measure != NULL && rec_measure(r, s, step, t) != 0) return -1;
+    if (r->net.dir != NULL) {
+        int rc = rec_network(r, w, step, t);
+        if (rc != 0) return rc;
+    }
+    if ((format & ~RECORD_CONTACTS) == 0) return 0;
     int n = kyu_world_get_bodies(w, NULL, 0);
     if (n > r->cap) {
         kyu_body_id *ids = realloc(r->ids, (size_t)n * sizeof *ids);
@@ -530,7 +632,15 @@ static int save_snapshot(kyu_scene *s, const options *o, const char *file) {
             kyu_scene_step_index(s), (unsigned long long)kyu_scene_seed(s),
             (unsigned long long)file_hash(o->scene));
     put_json_string(f, o->scene);
-    fputs("}\n", f);
+    // The inserters' counters: a resumed run gives them back (kyu_scene_inserter_restore).
+    fputs(",\"inserters\":[", f);
+    for (int k = 0; k < kyu_scene_inserter_count(s); k++) {
+        kyu_inserter_stats is = kyu_scene_inserter_stats(s, k);
+        fprintf(f, "%s{\"inserted\":%lld,\"tries\":%lld,\"blocked\":%lld,\"mass\":%.17g,\"time\":%.17g}",
+                k ? "," : "", (long long)is.inserted, (long long)is.tries, (long long)is.blocked, is.mass,
+                is.time);
+    }
+    fputs("]}\n", f);
     return (ferror(f) | fclose(f)) ? die(-1, "%s: cannot write", side) : 0;
 }
 
@@ -538,7 +648,31 @@ typedef struct resume_info {
     long step;
     uint64_t seed;
     uint64_t scene_hash;
+    int inserter_count; // -1: the sidecar has no list (written before inserters existed)
+    kyu_inserter_stats inserters[MAX_INSERTERS];
 } resume_info;
+
+// The sidecar's "inserters": each one's counters. 0, or -1 when the list is malformed.
+static int read_inserters(const cJSON *list, resume_info *ri) {
+    ri->inserter_count = -1;
+    if (list == NULL) return 0;
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > MAX_INSERTERS) return -1;
+    ri->inserter_count = 0;
+    for (const cJSON *e = list->child; e != NULL; e = e->next) {
+        const char *keys[5] = {"inserted", "tries", "blocked", "mass", "time"};
+        double v[5];
+        for (int k = 0; k < 5; k++) {
+            const cJSON *j = cJSON_GetObjectItemCaseSensitive(e, keys[k]);
+            if (!cJSON_IsNumber(j) || !(j->valuedouble >= 0) || !isfinite(j->valuedouble)) return -1;
+            v[k] = j->valuedouble;
+        }
+        kyu_inserter_stats *st = &ri->inserters[ri->inserter_count++];
+        memset(st, 0, sizeof *st);
+        st->inserted = (int64_t)v[0], st->tries = (int64_t)v[1], st->blocked = (int64_t)v[2];
+        st->mass = v[3], st->time = v[4];
+    }
+    return 0;
+}
 
 static int read_sidecar(const char *file, resume_info *ri) {
     char side[4200];
@@ -558,7 +692,8 @@ static int read_sidecar(const char *file, resume_info *ri) {
     const cJSON *seed = cJSON_GetObjectItemCaseSensitive(j, "seed");
     const cJSON *hash = cJSON_GetObjectItemCaseSensitive(j, "scene_hash");
     int ok = cJSON_IsNumber(step) && step->valuedouble >= 0 && step->valuedouble < 2147483648.0 &&
-             step->valuedouble == floor(step->valuedouble) && cJSON_IsNumber(seed) && cJSON_IsString(hash);
+             step->valuedouble == floor(step->valuedouble) && cJSON_IsNumber(seed) && cJSON_IsString(hash) &&
+             read_inserters(cJSON_GetObjectItemCaseSensitive(j, "inserters"), ri) == 0;
     if (ok) {
         ri->step = (long)step->valuedouble;
         ri->seed = (uint64_t)seed->valuedouble;
@@ -705,6 +840,17 @@ static int write_summary(kyu_scene *s, const options *o, const run_result *r, co
     put_field(out, "max_overlap", f->overlap, 9);
     put_field(out, "max_overlap_run", r->max_overlap, 9);
     fprintf(out, "  \"impacts\": %ld,\n  \"event_cap_hits\": %ld,\n", r->impacts, r->cap_hits);
+    fputs("  \"inserters\": [", out);
+    for (int k = 0; k < kyu_scene_inserter_count(s); k++) {
+        kyu_inserter_stats st = kyu_scene_inserter_stats(s, k);
+        fprintf(out,
+                "%s\n    {\"generator\": %d, \"inserted\": %lld, \"requested\": %lld, \"mass\": %.9g, "
+                "\"mass_requested\": %.9g, \"volume_fraction\": %.9g, \"blocked\": %lld}",
+                k ? "," : "", kyu_scene_inserter_generator(s, k), (long long)st.inserted,
+                (long long)st.requested, st.mass, st.mass_requested, st.volume_fraction,
+                (long long)st.blocked);
+    }
+    fputs(kyu_scene_inserter_count(s) ? "\n  ],\n" : "],\n", out);
     fprintf(out,
             "  \"wall_seconds\": %.6f,\n  \"step_seconds\": %.6f,\n  \"ms_per_step\": %.6f,\n"
             "  \"steps_per_second\": %.3f,\n",
@@ -730,6 +876,16 @@ static void print_summary(kyu_scene *s, const options *o, const run_result *r, c
                "stopped at its next impact; raise world.max_events_per_step\n",
                r->cap_hits, steps, cap, cap == 0 ? ", the default 16 per body + 1024" : "");
     }
+    for (int k = 0; k < kyu_scene_inserter_count(s); k++) {
+        kyu_inserter_stats st = kyu_scene_inserter_stats(s, k);
+        printf("  inserter generators[%d]: inserted %lld", kyu_scene_inserter_generator(s, k),
+               (long long)st.inserted);
+        if (st.requested >= 0) printf(" of %lld requested", (long long)st.requested);
+        if (st.mass_requested > 0) printf(", %.6g of %.6g kg requested", st.mass, st.mass_requested);
+        if (st.volume_fraction > 0) printf(", volume fraction %.4g", st.volume_fraction);
+        if (st.blocked > 0) printf(" (no room in %lld calls)", (long long)st.blocked);
+        putchar('\n');
+    }
     printf("  energy %.6g J (kinetic %.6g of which rotational %.6g, potential %.6g; %.6g at the start)\n",
            f->ke + f->pe, f->ke, f->rot, f->pe, r->e0);
     printf("  momentum (%.6g, %.6g, %.6g) kg m/s, state hash %016llx\n", f->mom[0], f->mom[1], f->mom[2],
@@ -742,7 +898,8 @@ static void print_summary(kyu_scene *s, const options *o, const run_result *r, c
 // Loads the scene (with the seed a snapshot was saved with) and resumes it when asked.
 static int prepare(const options *o, kyu_scene **out) {
     kyu_scene_options so = {o->threads, o->has_seed, o->seed, 0, 0, 0};
-    resume_info ri = {0, 0, 0};
+    static resume_info ri; // the inserters' counters make it large
+    memset(&ri, 0, sizeof ri);
     char err[1024];
     if (o->resume != NULL) {
         if (read_sidecar(o->resume, &ri) != 0) return EXIT_BAD_INPUT;
@@ -762,6 +919,17 @@ static int prepare(const options *o, kyu_scene **out) {
     if (o->resume != NULL && kyu_scene_resume(s, o->resume, ri.step, err, sizeof err) != 0) {
         kyu_scene_destroy(s);
         return die(EXIT_BAD_INPUT, "%s", err);
+    }
+    int inserters = kyu_scene_inserter_count(s);
+    if (o->resume != NULL && inserters > 0) {
+        int bad = ri.inserter_count != inserters;
+        for (int k = 0; k < inserters && !bad; k++)
+            bad = kyu_scene_inserter_restore(s, k, &ri.inserters[k]) != 0;
+        if (bad) {
+            kyu_scene_destroy(s);
+            return die(EXIT_BAD_INPUT, "%s.json: the scene has %d inserters, the snapshot's description %d",
+                       o->resume, inserters, ri.inserter_count);
+        }
     }
     *out = s;
     return EXIT_DONE;

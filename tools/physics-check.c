@@ -9,6 +9,11 @@
 //     physics-check gas N STEPS       an elastic gas at packing 0.3: energy drift and largest jump
 //     physics-check repose RR [N]     N (default 1500) 2 cm beads (mu 0.5) poured from a spout onto a
 //                                     2 m plate with rolling resistance RR: the heap's flank angle
+//     physics-check sizes [N] [RATIO] two beds of N (default 10000) spheres settled with the defaults:
+//                                     radii spanning 1:RATIO (default 10, lognormal cut at its ends)
+//                                     and equal radii of the same mean volume; overlaps per pair
+//                                     against the smaller radius, sleep, and the broadphase's cost
+//                                     per awake body-step of each (issue 37 item 4)
 //
 // Every check prints one key=value line; `--workers W` sets the worker count. The environment
 // changes a setting: MU (the pour's friction), RR (its rolling resistance), HZ (steps a second),
@@ -401,9 +406,152 @@ static int repose(float rolling, int n) {
     return 0;
 }
 
+// ---- sizes in one scene -----------------------------------------------------------------------------
+
+typedef struct sized_bed {
+    int n, asleep, awake_end, steps,
+        over_1pct;                  // over_1pct: pairs overlapping over 1% of their smaller radius
+    double worst;                   // the deepest overlap over the pair's smaller radius (walls: the body's)
+    double broadphase_us, total_us; // per awake body-step, over every step
+    double broadphase_us_2s; // the same over the first 2 s (the fall and the first settling: all awake)
+    double pairs_2s;         // candidate pairs per awake body-step over the first 2 s
+    double packing, settle_s, fastest, fastest_spin; // m/s at the end: speed, and |w| r of the spin
+} sized_bed;
+
+// N spheres (density 2500, kyu's default material) inserted at once at a volume fraction of 0.12 into
+// a box over a floor 30 sqrt(N / 2000) mean-volume radii wide (kyu_inserter: no overlaps), so that
+// the bed is about 16 mean diameters deep and the highest sphere falls about 6 m, whatever N; then
+// stepped with the defaults until every one sleeps (or 30 s pass). rmin == rmax: equal radii.
+static sized_bed sized(int n, float rmin, float rmax, double r_eq) {
+    sized_bed out;
+    memset(&out, 0, sizeof out);
+    kyu_world *w = new_world(n);
+    float L = (float)(30.0 * r_eq * sqrt(n / 2000.0)),
+          H = (float)(n * 4.0 / 3.0 * PI * r_eq * r_eq * r_eq / (0.12 * L * L));
+    kyu_collider_def cd = kyu_collider_def_default();
+    check(w, kyu_collider_create(w, &cd, NULL), "the floor");
+    for (int k = 0; k < 4; k++) {
+        cd.normal = (vec3s){{k == 0   ? 1.0f
+                             : k == 1 ? -1.0f
+                                      : 0.0f,
+                             0,
+                             k == 2   ? 1.0f
+                             : k == 3 ? -1.0f
+                                      : 0.0f}};
+        cd.position = glms_vec3_scale(cd.normal, -L / 2);
+        check(w, kyu_collider_create(w, &cd, NULL), "a wall");
+    }
+    kyu_inserter_def d = kyu_inserter_def_default();
+    d.region.center = (vec3s){{0, H / 2 + 0.001f, 0}}, d.region.half_extents = (vec3s){{L / 2, H / 2, L / 2}};
+    d.density = 2500, d.count = n, d.attempts = 10000, d.seed = 37;
+    if (getenv("RR")) d.body.rolling_resistance = (float)atof(getenv("RR")); // the defaults: 0
+    if (rmax > rmin) { // ln r normal, its median the geometric mean, +-2 sigma at the ends
+        d.size.kind = KYU_SIZE_LOGNORMAL, d.size.min = rmin, d.size.max = rmax;
+        d.size.mean = sqrtf(rmin * rmax), d.size.sigma = logf(rmax / rmin) / 4.0f;
+    } else {
+        d.body.radius = rmin;
+    }
+    kyu_inserter *in;
+    check(w, kyu_inserter_create(w, &d, &in), "the inserter");
+    check(w, kyu_inserter_run(in, w, 0, NULL), "the insertion");
+    if (kyu_world_body_count(w) != n) {
+        fprintf(stderr, "physics-check: the inserter placed %d of %d bodies\n", kyu_world_body_count(w), n);
+        exit(1);
+    }
+    kyu_inserter_destroy(in);
+    double awake = 0, bp = 0, total = 0, pairs = 0, dt = kyu_world_get_def(w).fixed_dt;
+    int limit = (int)(30.0 / dt), early = (int)(2.0 / dt);
+    for (out.steps = 0; out.steps < limit && kyu_world_sleeping_body_count(w) < n; out.steps++) {
+        check(w, kyu_world_step(w), "a step");
+        kyu_step_stats st = kyu_world_stats(w);
+        awake += st.awake_bodies, bp += st.ms_broadphase, total += st.ms_total, pairs += st.candidate_pairs;
+        if (out.steps + 1 == early) out.broadphase_us_2s = 1e3 * bp / awake, out.pairs_2s = pairs / awake;
+    }
+    out.n = n, out.asleep = kyu_world_sleeping_body_count(w) == n, out.settle_s = out.steps * dt;
+    out.awake_end = n - kyu_world_sleeping_body_count(w);
+    out.broadphase_us = 1e3 * bp / awake, out.total_us = 1e3 * total / awake;
+    float *vel = malloc((size_t)n * 3 * sizeof *vel);
+    kyu_world_get_velocities(w, vel, n);
+    for (int i = 0; i < n; i++)
+        out.fastest =
+            fmax(out.fastest, sqrt((double)vel[3 * i] * vel[3 * i] + (double)vel[3 * i + 1] * vel[3 * i + 1] +
+                                   (double)vel[3 * i + 2] * vel[3 * i + 2]));
+    float *ang = malloc((size_t)n * 3 * sizeof *ang), *rad = malloc((size_t)n * sizeof *rad);
+    kyu_world_get_angular_velocities(w, ang, n);
+    kyu_world_get_radii(w, rad, n);
+    for (int i = 0; i < n; i++)
+        out.fastest_spin = fmax(out.fastest_spin, rad[i] * sqrt((double)ang[3 * i] * ang[3 * i] +
+                                                                (double)ang[3 * i + 1] * ang[3 * i + 1] +
+                                                                (double)ang[3 * i + 2] * ang[3 * i + 2]));
+    free(vel), free(ang), free(rad);
+    // Every pair that touches, from the contact network: its overlap against its smaller radius.
+    int m = kyu_world_get_contact_network(w, &(kyu_contact_arrays){0}, 0);
+    kyu_body_id *a = malloc((size_t)m * sizeof *a + 1), *b = malloc((size_t)m * sizeof *b + 1);
+    float *gap = malloc((size_t)m * sizeof *gap + 1);
+    kyu_contact_arrays ca = {.body = a, .other = b, .gap = gap};
+    kyu_world_get_contact_network(w, &ca, m);
+    for (int k = 0; k < m; k++) {
+        float ra, rb = INFINITY;
+        kyu_body_get_radius(w, a[k], &ra);
+        if (b[k].index1) kyu_body_get_radius(w, b[k], &rb);
+        double rel = -gap[k] / fmin(ra, rb);
+        out.worst = fmax(out.worst, rel);
+        out.over_1pct += rel > 0.01;
+    }
+    free(a), free(b), free(gap);
+    kyu_region_measure rm;
+    check(w, // the bulk: away from the floor, the walls and the top (the bed is about 0.2 H deep)
+          kyu_world_measure_box(w, (vec3s){{-0.4f * L, (float)(0.03 * H), -0.4f * L}},
+                                (vec3s){{0.4f * L, (float)(0.13 * H), 0.4f * L}}, &rm),
+          "the measure");
+    out.packing = rm.packing_fraction;
+    kyu_world_destroy(w);
+    return out;
+}
+
+static void print_sized(const char *what, const sized_bed *b) {
+    printf("check=sizes bed=%s n=%d asleep=%d awake_at_end=%d fastest_at_end=%.3g spin_at_end=%.3g "
+           "settle_s=%.2f steps=%d "
+           "max_overlap_of_smaller_r=%.4f pairs_over_1pct=%d packing_bulk=%.3f "
+           "broadphase_us_per_awake_body_step=%.4f (first_2s=%.4f) pairs_per_awake_body_step_first_2s=%.2f "
+           "step_us_per_awake_body_step=%.3f\n",
+           what, b->n, b->asleep, b->awake_end, b->fastest, b->fastest_spin, b->settle_s, b->steps, b->worst,
+           b->over_1pct, b->packing, b->broadphase_us, b->broadphase_us_2s, b->pairs_2s, b->total_us);
+}
+
+static int sizes(int n, float ratio) {
+    float rmax = 0.05f, rmin = rmax / ratio;
+    // The equal radius of the same mean volume (the lognormal cut at its ends, by sampling it).
+    kyu_world *probe = new_world(16);
+    kyu_inserter_def d = kyu_inserter_def_default();
+    d.size.kind = KYU_SIZE_LOGNORMAL, d.size.min = rmin, d.size.max = rmax;
+    d.size.mean = sqrtf(rmin * rmax), d.size.sigma = logf(rmax / rmin) / 4.0f, d.count = 1, d.seed = 37;
+    d.region.half_extents = (vec3s){{1, 1, 1}};
+    kyu_inserter *in;
+    check(probe, kyu_inserter_create(probe, &d, &in), "the probe");
+    float *r = malloc((size_t)n * sizeof *r);
+    kyu_inserter_sample_radii(in, 0, n, r);
+    double v = 0;
+    for (int i = 0; i < n; i++) v += (double)r[i] * r[i] * r[i] / n;
+    free(r);
+    kyu_inserter_destroy(in);
+    kyu_world_destroy(probe);
+    double r_eq = cbrt(v);
+    sized_bed poly = sized(n, rmin, rmax, r_eq), equal = sized(n, (float)r_eq, (float)r_eq, r_eq);
+    char what[32];
+    snprintf(what, sizeof what, "1:%g", (double)ratio);
+    print_sized(what, &poly);
+    print_sized("equal", &equal);
+    printf("  broadphase_cost_ratio=%.3f (first_2s=%.3f) step_cost_ratio=%.3f (radii %g to %g m against %.4f "
+           "m)\n",
+           poly.broadphase_us / equal.broadphase_us, poly.broadphase_us_2s / equal.broadphase_us_2s,
+           poly.total_us / equal.total_us, (double)rmin, (double)rmax, r_eq);
+    return 0;
+}
+
 static void usage(FILE *f) {
     fprintf(f, "usage: physics-check pour R [N] | bed [N] [LAYERS] | frictionless [N] | gas N STEPS | repose "
-               "RR [N] [--workers W]\n");
+               "RR [N] | sizes [N] [RATIO] [--workers W]\n");
 }
 
 int main(int argc, char **argv) {
@@ -433,6 +581,8 @@ int main(int argc, char **argv) {
     if (nargs >= 1 && strcmp(args[0], "frictionless") == 0)
         return frictionless(nargs > 1 ? atoi(args[1]) : 5000);
     if (nargs >= 3 && strcmp(args[0], "gas") == 0) return gas(atoi(args[1]), atol(args[2]));
+    if (nargs >= 1 && strcmp(args[0], "sizes") == 0)
+        return sizes(nargs > 1 ? atoi(args[1]) : 10000, nargs > 2 ? (float)atof(args[2]) : 10.0f);
     if (nargs >= 2 && strcmp(args[0], "repose") == 0)
         return repose((float)atof(args[1]), nargs > 2 ? atoi(args[2]) : 1500);
     usage(stderr);

@@ -96,7 +96,9 @@ static int parse_head(ctx *c, const cJSON *root, kyu_scene *s, body_tpl *default
     if (check_keys(c, root, "", ROOT_KEYS, NULL) != 0) return -1;
     if (v != NULL && (int_value(c, v, "kyu_scene", 1, 1, &version) != 0)) return -1;
     if (desc != NULL && !cJSON_IsString(desc)) return fail_type(c, "description", desc, "a string");
-    if (parse_seed(c, root, "", &s->seed) != 0 || parse_world(c, item(root, "world"), &s->wd)) return -1;
+    if (parse_seed(c, root, "", &s->seed) != 0 ||
+        parse_world(c, item(root, "world"), &s->wd, &s->impact_forces))
+        return -1;
     if (opt->has_seed) s->seed = opt->seed;
     if (opt->threads > 0) s->wd.worker_count = opt->threads;
     if (bd != NULL && (need_object(c, bd, "body_defaults") ||
@@ -128,13 +130,16 @@ static int build_world(ctx *c, kyu_scene *s, const cJSON *root, const body_tpl *
     else
         return fail(c, "world", "kyu refused the world settings: %s", why);
     if (st != KYU_OK) return fail(c, "world", "kyu refused the world settings: %s", kyu_status_string(st));
+    // The forces the tools write (kyu-sim's frames, networks and boxes, Python's arrays) count impacts.
+    kyu_world_enable_impact_forces(s->world, s->impact_forces);
     const cJSON *colliders = item(root, "colliders"), *bodies = item(root, "bodies");
     if (colliders != NULL && build_colliders(c, s, colliders) != 0) return -1;
     if (bodies != NULL && parse_bodies(c, s, bodies, defaults) != 0) return -1;
     for (int i = 0; i < s->gen_count; i++) {
         generator *g = &s->gen[i];
         if ((g->kind == GEN_LATTICE && make_lattice(c, s, g) != 0) ||
-            (g->kind == GEN_RANDOM_BOX && make_random_box(c, s, g) != 0))
+            (g->kind == GEN_RANDOM_BOX && make_random_box(c, s, g) != 0) ||
+            (g->kind == GEN_INSERT && make_inserter(c, s, g) != 0))
             return -1;
     }
     return 0;
@@ -230,6 +235,7 @@ static kyu_scene *scene_new(const char *name) {
     }
     strcpy(s->name, name);
     s->wd = kyu_world_def_default();
+    s->impact_forces = true;
     s->seed = 1;
     s->run_steps = 600;
     s->every = 10;
@@ -301,10 +307,12 @@ kyu_scene *kyu_scene_load(const char *path, const kyu_scene_options *opt, char *
 
 void kyu_scene_destroy(kyu_scene *s) {
     if (s == NULL) return;
+    for (int i = 0; i < s->gen_count; i++) kyu_inserter_destroy(s->gen[i].inserter);
     kyu_world_destroy(s->world);
     free(s->name);
     free(s->ids);
     free(s->gen);
+    free(s->regions);
     free(s->gscale);
     free(s);
 }
@@ -313,7 +321,7 @@ void kyu_scene_destroy(kyu_scene *s) {
 
 int kyu_scene_step(kyu_scene *s) {
     s->error[0] = '\0';
-    if (run_emitters(s, s->step) != 0) return -1;
+    if (run_emitters(s, s->step) != 0 || run_inserters(s, s->step) != 0) return -1;
     kyu_status st = kyu_world_step(s->world);
     if (st != KYU_OK) {
         say(s->error, sizeof s->error, "step %ld: %s (%s)", s->step + 1, kyu_status_string(st),
@@ -325,18 +333,40 @@ int kyu_scene_step(kyu_scene *s) {
 }
 
 // After a snapshot of step `step`, the emitters have run for steps 0 .. step-1: their counts and
-// the bodies' gravity scales (ids in creation order; the scene never removes bodies) follow.
-static int replay_emitters(kyu_scene *s, long step, long first_id) {
+// the bodies' gravity scales (ids in creation order; the scene never removes bodies) follow. An
+// inserter's bodies are made as there is room, so their ids among the emitters' cannot be replayed:
+// with inserters, every body made after the scene's start takes the one gravity scale all emitters
+// and inserters share (a scene whose emitters and inserters differ in it is not resumed).
+static int replay_emitters(kyu_scene *s, long step, long first_id, char *err, size_t errlen) {
     long next_id = first_id;
-    for (int i = 0; i < s->gen_count; i++) s->gen[i].emitted = 0;
+    int inserters = 0, differ = 0, seen = 0;
+    float gs = 1.0f;
+    for (int i = 0; i < s->gen_count; i++) {
+        generator *g = &s->gen[i];
+        g->emitted = 0;
+        if (g->kind != GEN_EMITTER && g->kind != GEN_INSERT) continue;
+        inserters |= g->kind == GEN_INSERT;
+        differ |= seen && g->body.def.gravity_scale != gs;
+        gs = g->body.def.gravity_scale, seen = 1;
+    }
+    if (inserters && differ) {
+        say(err, errlen, "emitters and inserters with different gravity scales cannot be resumed");
+        return -1;
+    }
     for (long k = 0; k < step; k++)
         for (int i = 0; i < s->gen_count; i++) {
             generator *g = &s->gen[i];
             if (g->kind != GEN_EMITTER) continue;
             for (long due = emitter_due(s, g, k); g->emitted < due; g->emitted++)
-                if (remember_gscale(s, (uint32_t)++next_id, g->body.def.gravity_scale) != 0) return -1;
+                if (!inserters && remember_gscale(s, (uint32_t)++next_id, g->body.def.gravity_scale) != 0)
+                    goto oom;
         }
+    for (long id = first_id + 1; inserters && id <= kyu_world_body_count(s->world); id++)
+        if (remember_gscale(s, (uint32_t)id, gs) != 0) goto oom;
     return 0;
+oom:
+    say(err, errlen, "out of memory");
+    return -1;
 }
 
 int kyu_scene_resume(kyu_scene *s, const char *snapshot_path, long step, char *err, size_t errlen) {
@@ -356,8 +386,9 @@ int kyu_scene_resume(kyu_scene *s, const char *snapshot_path, long step, char *e
         say(err, errlen, "%s: %s", snapshot_path, why[0] ? why : kyu_status_string(st));
         return -1;
     }
-    if (replay_emitters(s, step, first_id) != 0) {
-        say(err, errlen, "%s: out of memory", snapshot_path);
+    char why[160];
+    if (replay_emitters(s, step, first_id, why, sizeof why) != 0) {
+        say(err, errlen, "%s: %s", snapshot_path, why);
         return -1;
     }
     s->step = step;
@@ -376,6 +407,44 @@ const char *kyu_scene_name(const kyu_scene *s) { return s->name; }
 const kyu_world_def *kyu_scene_world_def(const kyu_scene *s) { return &s->wd; }
 uint64_t kyu_scene_seed(const kyu_scene *s) { return s->seed; }
 long kyu_scene_planned_bodies(const kyu_scene *s) { return s->planned; }
+
+int kyu_scene_inserter_count(const kyu_scene *s) {
+    int n = 0;
+    for (int i = 0; i < s->gen_count; i++) n += s->gen[i].kind == GEN_INSERT;
+    return n;
+}
+
+// The k-th inserter's generator, or NULL.
+static generator *inserter_gen(const kyu_scene *s, int k) {
+    for (int i = 0; i < s->gen_count; i++)
+        if (s->gen[i].kind == GEN_INSERT && k-- == 0) return &s->gen[i];
+    return NULL;
+}
+
+int kyu_scene_inserter_generator(const kyu_scene *s, int k) {
+    const generator *g = inserter_gen(s, k);
+    return g ? g->index : -1;
+}
+
+kyu_inserter_stats kyu_scene_inserter_stats(const kyu_scene *s, int k) {
+    const generator *g = inserter_gen(s, k);
+    return kyu_inserter_get_stats(g ? g->inserter : NULL);
+}
+
+int kyu_scene_inserter_restore(kyu_scene *s, int k, const kyu_inserter_stats *saved) {
+    generator *g = inserter_gen(s, k);
+    return g && kyu_inserter_restore(g->inserter, saved) == KYU_OK ? 0 : -1;
+}
+
+int kyu_scene_measure_count(const kyu_scene *s) { return s->region_count; }
+
+int kyu_scene_measure_box(const kyu_scene *s, int k, const char **name, float lo[3], float hi[3]) {
+    if (k < 0 || k >= s->region_count) return -1;
+    const kyu_scene_region_rec *r = &s->regions[k];
+    *name = r->name;
+    for (int a = 0; a < 3; a++) lo[a] = r->lo.raw[a], hi[a] = r->hi.raw[a];
+    return 0;
+}
 
 const uint32_t *kyu_scene_record_ids(const kyu_scene *s, int *count) {
     *count = s->id_count;

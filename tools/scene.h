@@ -75,6 +75,22 @@ int kyu_scene_record_every(const kyu_scene *s);
 int kyu_scene_record_format(const kyu_scene *s);
 /// Body ids (handle index1) to record, or NULL with *count 0 for every body (`run.record.ids`).
 const uint32_t *kyu_scene_record_ids(const kyu_scene *s, int *count);
+/// The boxes of `run.measure` (kyu-sim writes their stress, packing and coordination): how many.
+int kyu_scene_measure_count(const kyu_scene *s);
+/// Box k's name and corners. 0, or -1 for no such box.
+int kyu_scene_measure_box(const kyu_scene *s, int k, const char **name, float lo[3], float hi[3]);
+
+// ---- inserters (the "insert" generators, in the order of the generators array) ------------------
+
+/// How many inserters the scene has.
+int kyu_scene_inserter_count(const kyu_scene *s);
+/// Inserter k's index in the generators array, or -1.
+int kyu_scene_inserter_generator(const kyu_scene *s, int k);
+/// What inserter k has done (zeros for no such inserter).
+kyu_inserter_stats kyu_scene_inserter_stats(const kyu_scene *s, int k);
+/// Gives inserter k the stats it had when a snapshot was taken, after kyu_scene_resume: the resumed
+/// run then inserts what one that never stopped inserts. 0, or -1 (no such inserter, bad stats).
+int kyu_scene_inserter_restore(kyu_scene *s, int k, const kyu_inserter_stats *saved);
 
 // ---- facts about the scene -------------------------------------------------------------------------
 

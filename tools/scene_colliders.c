@@ -17,11 +17,11 @@ static const char *const PLANE_KEYS[] = {"normal", NULL};
 static const char *const BOX_KEYS[] = {"half_extents", "rotation", NULL};
 static const char *const CAPSULE_KEYS[] = {"a", "b", "radius", "rotation", NULL};
 static const char *const HULL_KEYS[] = {"points", "rotation", NULL};
-static const char *const MESH_KEYS[] = {"vertices", "triangles", "rotation", NULL};
+static const char *const MESH_KEYS[] = {"vertices", "triangles", "file", "scale", "rotation", NULL};
 static const char *const *const SHAPE_KEYS[] = {PLANE_KEYS, BOX_KEYS, CAPSULE_KEYS, HULL_KEYS, MESH_KEYS};
 
 // A rotation is a quaternion [x, y, z, w] or {"axis": [x, y, z], "degrees": a}.
-static int parse_rotation(ctx *c, const cJSON *obj, const char *path, versors *out) {
+int parse_rotation(ctx *c, const cJSON *obj, const char *path, versors *out) {
     static const char *const AXIS_KEYS[] = {"axis", "degrees", NULL};
     const cJSON *j = item(obj, "rotation");
     if (j == NULL) return 0;
@@ -210,6 +210,24 @@ static int parse_collider(ctx *c, const cJSON *o, const char *path, kyu_collider
                         "plane or line)");
         return 0;
     case KYU_SHAPE_MESH:
+        if (item(o, "file") != NULL || item(o, "scale") != NULL) {
+            const cJSON *file = item(o, "file");
+            float scale = 1.0f;
+            keypath kf = kp_key(path, "file");
+            if (item(o, "vertices") != NULL || item(o, "triangles") != NULL)
+                return fail(c, path, "give \"file\" or \"vertices\" and \"triangles\", not both");
+            if (need(c, o, path, "file") ||
+                opt_float(c, o, path, "scale", &scale, 0, 1e6, 1, "must be > 0 and <= 1e6"))
+                return -1;
+            if (!cJSON_IsString(file) || file->valuestring[0] == '\0')
+                return fail_type(c, kf.s, file, "a file name (STL, OBJ, PLY...)");
+            if (load_mesh_file(c, kf.s, file->valuestring, scale, points, &d->point_count, tris,
+                               &d->triangle_count) != 0)
+                return -1;
+            d->points = *points;
+            d->indices = *tris;
+            return 0;
+        }
         if (parse_points(c, o, path, "vertices", 3, points, &d->point_count) != 0 ||
             parse_triangles(c, o, path, d->point_count, tris, &d->triangle_count) != 0)
             return -1;

@@ -49,7 +49,7 @@ static vec3s on_unit_sphere(uint64_t *state) {
 
 // ---- generators ------------------------------------------------------------------------------------
 
-static const char *const GEN_NAMES[] = {"lattice", "random_box", "emitter", "pour", NULL};
+static const char *const GEN_NAMES[] = {"lattice", "random_box", "emitter", "pour", "insert", NULL};
 static const char *const LATTICE_KEYS[] = {"type",     "origin", "count", "spacing", "jitter",
                                            "velocity", "seed",   "body",  NULL};
 static const char *const RANDOM_KEYS[] = {"type",         "min",     "max",  "count", "velocity", "speed",
@@ -170,10 +170,11 @@ int parse_generator(ctx *c, const cJSON *o, int index, const body_tpl *defaults,
         parse_override(c, o, k.s, "body", &g->body) ||
         opt_vec3(c, o, k.s, "velocity", &g->velocity, COORD_LIMIT))
         return -1;
-    if (g->kind == 3) g->kind = GEN_EMITTER; // "pour" is another name for an emitter
+    g->kind = g->kind == 3 ? GEN_EMITTER : g->kind == 4 ? GEN_INSERT : g->kind; // "pour" is an emitter
     g->seed = mix_seed(mix_seed(scene_seed, (uint64_t)index + 1), own);
     if (g->kind == GEN_LATTICE) return parse_lattice(c, o, k.s, g);
     if (g->kind == GEN_RANDOM_BOX) return parse_random_box(c, o, k.s, g);
+    if (g->kind == GEN_INSERT) return parse_inserter(c, o, k.s, g);
     return parse_emitter(c, o, k.s, g);
 }
 

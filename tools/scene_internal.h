@@ -6,6 +6,8 @@
 //   scene_bodies.c      body materials over the defaults, the "bodies" array, creating one body
 //   scene_colliders.c   the "colliders" array: shapes, rotations, hull points, mesh triangles
 //   scene_generators.c  lattices, random boxes and emitters, and their random numbers
+//   scene_inserters.c   inserters (insert.h): regions, radius distributions, their runs
+//   scene_mesh_file.c   a mesh collider's triangles from a file (STL, OBJ...) through assimp
 //   scene_settings.c    the "world" settings and the "run" section
 #ifndef KYU_TOOLS_SCENE_INTERNAL_H
 #define KYU_TOOLS_SCENE_INTERNAL_H
@@ -29,7 +31,7 @@ typedef struct body_tpl {
     double density; // kg/m^3; 0 = use def.mass
 } body_tpl;
 
-enum { GEN_LATTICE, GEN_RANDOM_BOX, GEN_EMITTER };
+enum { GEN_LATTICE, GEN_RANDOM_BOX, GEN_EMITTER, GEN_INSERT };
 
 typedef struct generator {
     int kind;
@@ -46,12 +48,22 @@ typedef struct generator {
     double rate, start, stop; // emitter: bodies per second from start until stop (s)
     uint64_t seed;            // mixed from the scene seed, the index and the generator's own seed
     long emitted;             // emitter: bodies emitted so far
+    kyu_inserter_def insert;  // inserter: its settings (size.radii and size.weights point below)
+    kyu_inserter *inserter;   // made with the world
+    float radii[64], weights[64];
 } generator;
+
+// A box whose stress, packing and coordination kyu-sim measures (run.measure).
+typedef struct kyu_scene_region_rec {
+    char name[64];
+    vec3s lo, hi;
+} kyu_scene_region_rec;
 
 struct kyu_scene {
     char *name;
     kyu_world *world;
     kyu_world_def wd;
+    bool impact_forces; // world.impact_forces: kyu_world_enable_impact_forces (default true)
     uint64_t seed;
     long run_steps;
     int every;
@@ -62,6 +74,8 @@ struct kyu_scene {
     int gen_count;
     long step;
     long planned;
+    kyu_scene_region_rec *regions; // run.measure
+    int region_count;
     float *gscale; // gravity scale per body id (index1 - 1), for the potential energy
     long gs_len, gs_cap;
     char error[320];
@@ -137,6 +151,13 @@ int parse_bodies(ctx *c, kyu_scene *s, const cJSON *arr, const body_tpl *default
 // ---- scene_colliders.c ------------------------------------------------------------------------------
 
 int build_colliders(ctx *c, kyu_scene *s, const cJSON *arr);
+int parse_rotation(ctx *c, const cJSON *obj, const char *path, versors *out);
+
+// ---- scene_mesh_file.c ------------------------------------------------------------------------------
+
+// A mesh file's vertices (times scale) and triangles, allocated; the file is beside the scene.
+int load_mesh_file(ctx *c, const char *path, const char *file, float scale, vec3s **points, int *point_count,
+                   int32_t **tris, int *tri_count);
 
 // ---- scene_generators.c -----------------------------------------------------------------------------
 
@@ -148,9 +169,16 @@ int make_random_box(ctx *c, kyu_scene *s, generator *g);
 long emitter_due(const kyu_scene *s, const generator *g, long k);
 int run_emitters(kyu_scene *s, long step);
 
+// ---- scene_inserters.c ------------------------------------------------------------------------------
+
+int parse_inserter(ctx *c, const cJSON *o, const char *path, generator *g);
+int make_inserter(ctx *c, kyu_scene *s, generator *g);
+int run_inserters(kyu_scene *s, long step);
+int parse_measure(ctx *c, const cJSON *arr, kyu_scene *s);
+
 // ---- scene_settings.c -------------------------------------------------------------------------------
 
-int parse_world(ctx *c, const cJSON *o, kyu_world_def *d);
+int parse_world(ctx *c, const cJSON *o, kyu_world_def *d, bool *impact_forces);
 int parse_run(ctx *c, const cJSON *o, kyu_scene *s);
 
 #if defined(__GNUC__)

@@ -8,13 +8,26 @@
 
 // ---- world and run -----------------------------------------------------------------------------
 
-static const char *const WORLD_KEYS[] = {
-    "gravity",           "fixed_dt",    "max_steps_per_update",   "restitution_threshold",
-    "solver_iterations", "linear_slop", "contact_margin",         "max_events_per_step",
-    "cell_size",         "threads",     "enable_sleep",           "enable_impact_events",
-    "sleep_speed",       "sleep_time",  "tangential_restitution", NULL};
+static const char *const WORLD_KEYS[] = {"gravity",
+                                         "fixed_dt",
+                                         "max_steps_per_update",
+                                         "restitution_threshold",
+                                         "solver_iterations",
+                                         "linear_slop",
+                                         "contact_margin",
+                                         "max_events_per_step",
+                                         "cell_size",
+                                         "threads",
+                                         "enable_sleep",
+                                         "enable_impact_events",
+                                         "sleep_speed",
+                                         "sleep_time",
+                                         "tangential_restitution",
+                                         "impact_forces",
+                                         NULL};
 
-int parse_world(ctx *c, const cJSON *o, kyu_world_def *d) {
+// The world settings into d; `impact_forces` (not a kyu_world_def field) into *impact_forces.
+int parse_world(ctx *c, const cJSON *o, kyu_world_def *d, bool *impact_forces) {
     const char *p = "world";
     long steps = d->max_steps_per_update, iters = d->solver_iterations;
     long events = d->max_events_per_step, threads = d->worker_count;
@@ -36,7 +49,8 @@ int parse_world(ctx *c, const cJSON *o, kyu_world_def *d) {
         opt_float(c, o, p, "sleep_speed", &d->sleep_speed, 0, 1e6, 0, "must be in [0, 1e6] m/s") ||
         opt_float(c, o, p, "sleep_time", &d->sleep_time, 0, 1e6, 0, "must be in [0, 1e6] s") ||
         opt_float(c, o, p, "tangential_restitution", &d->tangential_restitution, -1, 1, 0,
-                  "must be in [-1, 1] (-1 smooth, 0 no slip after, 1 perfectly rough)"))
+                  "must be in [-1, 1] (-1 smooth, 0 no slip after, 1 perfectly rough)") ||
+        opt_bool(c, o, p, "impact_forces", impact_forces))
         return -1;
     d->max_steps_per_update = (int)steps;
     d->solver_iterations = (int)iters;
@@ -72,7 +86,7 @@ static int parse_record(ctx *c, const cJSON *o, kyu_scene *s) {
 }
 
 int parse_run(ctx *c, const cJSON *o, kyu_scene *s) {
-    static const char *const KEYS[] = {"steps", "seconds", "record", NULL};
+    static const char *const KEYS[] = {"steps", "seconds", "record", "measure", NULL};
     double seconds = -1;
     if (o == NULL) return 0;
     if (need_object(c, o, "run") || check_keys(c, o, "run", KEYS, NULL) ||
@@ -88,6 +102,7 @@ int parse_run(ctx *c, const cJSON *o, kyu_scene *s) {
                         (double)s->wd.fixed_dt);
         s->run_steps = (long)steps;
     }
-    const cJSON *rec = item(o, "record");
+    const cJSON *rec = item(o, "record"), *measure = item(o, "measure");
+    if (measure != NULL && parse_measure(c, measure, s) != 0) return -1;
     return rec == NULL ? 0 : parse_record(c, rec, s);
 }

@@ -10,7 +10,7 @@
 // public struct or to a function's signature or meaning, or a removed function, bumps MAJOR (and
 // so the soname); an addition bumps MINOR; a fix bumps PATCH.
 #define KYU_VERSION_MAJOR 0 ///< bumped by a change that breaks programs built against an older kyu
-#define KYU_VERSION_MINOR 1 ///< bumped by an addition
+#define KYU_VERSION_MINOR 2 ///< bumped by an addition
 #define KYU_VERSION_PATCH 0 ///< bumped by a fix
 
 #define KYU_STRINGIFY_(x) #x                ///< a token as a string literal

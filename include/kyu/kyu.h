@@ -16,6 +16,8 @@
 #include "bulk.h"
 #include "draw.h"
 #include "geometry.h"
+#include "insert.h"
+#include "measure.h"
 #include "query.h"
 #include "types.h"
 #include "world.h"

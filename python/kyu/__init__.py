@@ -15,13 +15,15 @@ in one call each. Errors raise :class:`KyuError` subclasses with kyu's message. 
 from .errors import (CapacityError, InvalidArgumentError, KyuError, KyuIOError, KyuMemoryError, LockedError,
                      SceneError, SnapshotError, StaleHandleError)
 from .files import VtkSeries
-from .world import (BODY_ID, COLLIDER_ID, BodyId, ColliderId, ContactEvents, Distance, Hit, ImpactEvents, World,
-                    as_body_ids, quat_from_axis_angle, write_pvd)
+from .insert import Inserter
+from .world import (BODY_ID, COLLIDER_ID, BodyForces, BodyId, ColliderId, ContactEvents, ContactNetwork, Distance, Hit,
+                    ImpactEvents, RegionMeasure, World, as_body_ids, quat_from_axis_angle, write_pvd)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "World", "BodyId", "ColliderId", "BODY_ID", "COLLIDER_ID", "ContactEvents", "ImpactEvents", "Hit", "Distance",
+    "Inserter", "BodyForces", "ContactNetwork", "RegionMeasure",
     "VtkSeries", "write_pvd", "as_body_ids", "quat_from_axis_angle", "KyuError", "InvalidArgumentError",
     "StaleHandleError", "CapacityError", "LockedError", "KyuMemoryError", "KyuIOError", "SnapshotError", "SceneError",
 ]

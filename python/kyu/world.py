@@ -103,6 +103,60 @@ class Distance:
     normal: Tuple[float, float, float]
 
 
+@dataclass(frozen=True)
+class BodyForces:
+    """Each body's force and torque over the last step (its contacts' impulses, and the impacts'
+    once :meth:`World.enable_impact_forces` is on, divided by the step) and its contacts, as
+    parallel arrays in slot order (or in the order of the ids asked for)."""
+
+    force: npt.NDArray[np.float32]
+    torque: npt.NDArray[np.float32]
+    coordination: npt.NDArray[np.int32]
+    wall_contacts: npt.NDArray[np.int32]
+
+    def __len__(self) -> int:
+        return len(self.force)
+
+
+@dataclass(frozen=True)
+class ContactNetwork:
+    """Every pair that touches or pushed in the last step (sensors left out), as parallel arrays:
+    ``body`` (side A) and ``other`` (a body, or a null handle) or ``collider``; the contact point, the
+    normal (from B to A), the normal force on A (N, >= 0), its friction (3 per contact), rolling and
+    twisting resistance's torque, and the gap (negative: overlap)."""
+
+    body: npt.NDArray[Any]
+    other: npt.NDArray[Any]
+    collider: npt.NDArray[Any]
+    point: npt.NDArray[np.float32]
+    normal: npt.NDArray[np.float32]
+    normal_force: npt.NDArray[np.float32]
+    tangent_force: npt.NDArray[np.float32]
+    rolling_torque: npt.NDArray[np.float32]
+    gap: npt.NDArray[np.float32]
+
+    def __len__(self) -> int:
+        return len(self.body)
+
+
+@dataclass(frozen=True)
+class RegionMeasure:
+    """A box's measures (:meth:`World.measure_box`): the stress tensors are (3, 3) arrays in Pa,
+    tension positive (a bed under its weight has ``stress[1, 1] < 0``); ``pressure`` is -trace/3."""
+
+    bodies: int
+    volume: float
+    solid_volume: float
+    packing_fraction: float
+    coordination: float
+    mass: float
+    mean_velocity: npt.NDArray[np.float64]
+    stress: npt.NDArray[np.float64]
+    contact_stress: npt.NDArray[np.float64]
+    kinetic_stress: npt.NDArray[np.float64]
+    pressure: float
+
+
 # ---- conversions -------------------------------------------------------------------------------------
 
 
@@ -1047,6 +1101,74 @@ class World:
         self._check(lib.kyu_body_time_to_collision(self._world, _body(a), _body(b), horizon, will, t))
         return float(t[0]) if will[0] else None
 
+    # ---- what DEM work measures (measure.h) ------------------------------------------------------
+
+    def enable_impact_forces(self, enable: bool = True) -> None:
+        """From the next step on, keeps each impact's impulse so :meth:`body_forces` and
+        :meth:`measure_box` count impacts too (``kyu_world_enable_impact_forces``; off by default, on
+        in scene worlds unless ``world.impact_forces`` is false)."""
+        self._check(lib.kyu_world_enable_impact_forces(self._world, bool(enable)))
+
+    def body_forces(self, ids: Any = None) -> BodyForces:
+        """Each body's force (N) and torque (N m) over the last step and how many bodies and
+        colliders it touches: every body in slot order, or the bodies `ids`."""
+        n = lib.kyu_world_body_count(self._world)
+        f, t = np.zeros((n, 3), dtype=np.float32), np.zeros((n, 3), dtype=np.float32)
+        c, k = np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int32)
+        arrays = ffi.new("kyu_body_force_arrays *", {"force": _fp(f), "torque": _fp(t),
+                                                     "coordination": ffi.from_buffer("int32_t[]", c),
+                                                     "wall_contacts": ffi.from_buffer("int32_t[]", k)})
+        if lib.kyu_world_get_body_forces(self._w, arrays, n) < 0:
+            raise error_for(lib.KYU_ERR_OUT_OF_MEMORY, ffi.string(lib.kyu_world_last_error(self._w)).decode())
+        if ids is None:
+            return BodyForces(f, t, c, k)
+        rows = self.rows(ids)
+        return BodyForces(f[rows], t[rows], c[rows], k[rows])
+
+    def contact_network(self) -> ContactNetwork:
+        """The contact network (``kyu_world_get_contact_network``), one entry per contact."""
+        n = lib.kyu_world_get_contact_network(self._world, ffi.new("kyu_contact_arrays *"), 0)
+        body, other = np.zeros(n, dtype=BODY_ID), np.zeros(n, dtype=BODY_ID)
+        collider = np.zeros(n, dtype=COLLIDER_ID)
+        point, normal = np.zeros((n, 3), np.float32), np.zeros((n, 3), np.float32)
+        fn, ft, roll, gap = (np.zeros(n, np.float32), np.zeros((n, 3), np.float32), np.zeros((n, 3), np.float32),
+                             np.zeros(n, np.float32))
+        if n > 0:
+            arrays = ffi.new("kyu_contact_arrays *", {
+                "body": ffi.from_buffer("kyu_body_id[]", body), "other": ffi.from_buffer("kyu_body_id[]", other),
+                "collider": ffi.from_buffer("kyu_collider_id[]", collider), "point": _fp(point),
+                "normal": _fp(normal), "normal_force": _fp(fn), "tangent_force": _fp(ft),
+                "rolling_torque": _fp(roll), "gap": _fp(gap)})
+            lib.kyu_world_get_contact_network(self._w, arrays, n)
+        return ContactNetwork(body, other, collider, point, normal, fn, ft, roll, gap)
+
+    def measure_box(self, lower: Vec3, upper: Vec3) -> RegionMeasure:
+        """The stress tensor (contacts and kinetic part, the virial of the bodies whose centre is in
+        the box), packing fraction (the spheres cut by the box exactly) and coordination of the box
+        [lower, upper] (``kyu_world_measure_box``)."""
+        out = ffi.new("kyu_region_measure *")
+        self._check(lib.kyupy_world_measure_box(self._world, _vec(lower, "lower"), _vec(upper, "upper"), out))
+        tensor = lambda a: np.array(list(a), dtype=np.float64).reshape(3, 3)  # noqa: E731
+        return RegionMeasure(int(out.bodies), float(out.volume), float(out.solid_volume),
+                             float(out.packing_fraction), float(out.coordination), float(out.mass),
+                             np.array(list(out.mean_velocity)), tensor(out.stress), tensor(out.contact_stress),
+                             tensor(out.kinetic_stress), float(out.pressure))
+
+    def write_contacts_vtk(self, path: Union[str, os.PathLike]) -> None:
+        """Writes the contact network as VTK line polydata (.vtp) for ParaView, as ``kyu-sim
+        --format contacts`` does: a line from A's centre to B's (or to the point on a collider) per
+        contact, with the cell data normal_force, tangential_force, force, normal, body_a, body_b and
+        collider."""
+        self._file_check(lib.kyupy_write_network_vtp(self._world, self.time, os.fsencode(path)), path)
+
+    def inserters(self) -> List[Dict[str, Any]]:
+        """A scene world's inserters (its ``insert`` generators): each one's stats with its
+        ``generator`` index (kyu-sim's summary.json reports the same). Empty for other worlds."""
+        if self._scene == ffi.NULL:
+            return []
+        from .insert import inserter_stats
+        return list(inserter_stats(self._scene))
+
     # ---- snapshots -------------------------------------------------------------------------------
 
     def save(self, path: Union[str, os.PathLike]) -> None:
@@ -1054,16 +1176,25 @@ class World:
         never having stopped."""
         self._check(lib.kyu_world_save(self._world, os.fsencode(path)))
 
-    def load(self, path: Union[str, os.PathLike], *, step: Optional[int] = None) -> None:
+    def load(self, path: Union[str, os.PathLike], *, step: Optional[int] = None,
+             inserters: Optional[Sequence[Dict[str, Any]]] = None) -> None:
         """Replaces the world's state by a snapshot; a bad file is refused whole (SnapshotError or
         KyuIOError) and the world is unchanged. `step` is the step the snapshot was taken at (it
-        sets :attr:`step_index`); a scene world needs it (its emitters follow the clock)."""
+        sets :attr:`step_index`); a scene world needs it (its emitters follow the clock), and a
+        scene with inserters their :meth:`inserters` as they were when it was saved."""
         if self._scene != ffi.NULL:
             if step is None:
                 raise InvalidArgumentError("a scene world needs the snapshot's step: load(path, step=...)")
+            count = lib.kyu_scene_inserter_count(self._scene)
+            if count > 0 and inserters is None:
+                raise InvalidArgumentError("a scene with inserters needs their stats when it was saved: "
+                                           "load(path, step=..., inserters=saved_world.inserters())")
             err = ffi.new("char[1024]")
             if lib.kyu_scene_resume(self._scene, os.fsencode(path), step, err, len(err)) != 0:
                 raise SceneError(ffi.string(err).decode(errors="replace"), "scene", -1)
+            if count > 0:
+                from .insert import restore_scene_inserters
+                restore_scene_inserters(self._scene, inserters or [])
             return
         self._check(lib.kyu_world_load(self._world, os.fsencode(path)))
         self._steps = step if step is not None else self._steps
@@ -1098,7 +1229,8 @@ class World:
 
     def write_vtk(self, path: Union[str, os.PathLike], ids: Any = None) -> None:
         """Writes the bodies (every one, or `ids`) as a VTK XML PolyData file (.vtp) for ParaView:
-        points with "radius", "velocity" and "id" (index1), the time as "TimeValue". The same
+        points with "radius", "velocity", "id" (index1), "angular_velocity", "orientation" (x, y, z,
+        w), "force", "torque" and "coordination" (:meth:`body_forces`), the time as "TimeValue". The same
         writer as ``kyu-sim --format vtk``; see :class:`kyu.VtkSeries` for a time series."""
         sel = None if ids is None else as_body_ids(ids)
         status = lib.kyupy_write_vtp(self._world, ffi.NULL if sel is None else _ip(sel),
@@ -1108,7 +1240,9 @@ class World:
     def write_xyz(self, path: Union[str, os.PathLike], *, append: bool = False,
                   box: Union[str, Tuple[Vec3, Vec3], None] = "bodies", ids: Any = None) -> None:
         """Writes (or with `append`, adds) a frame of extended XYZ for OVITO: the columns
-        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1``, the Time and Step, and the box as
+        ``species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1:omega:R:3:orientation:R:4:force:R:3:torque:R:3:n_neighb:I:1``
+        (OVITO's names for angular velocity, orientation, force, torque and coordination), the Time
+        and Step, and the box as
         ``Lattice``, ``Origin`` and ``pbc="F F F"``: by default (``"bodies"``) the box of the bodies
         written, each as its sphere, as ``kyu-sim --format xyz`` writes it (a frame without bodies
         then has none); `box` (lower corner, upper corner) gives one; None writes none. The same

@@ -65,3 +65,28 @@ def test_bench_gas_example_prints_the_hash():
     out = subprocess.run([sys.executable, os.path.join(os.path.dirname(gas_pressure.__file__), "bench_gas.py"),
                           "300", "--steps", "10"], check=True, capture_output=True, text=True).stdout
     assert re.search(r"n=300 .* state_hash=0x[0-9a-f]{16}$", out.strip())
+
+
+def test_hopper_discharges_at_a_steady_rate_near_beverloo():
+    import hopper_discharge
+
+    r = hopper_discharge.run(kg=8.0)
+    assert abs(r["mass"] - 8.0) < 0.05  # the mass rate's fill, within a bead
+    assert r["drained"] > 0.95
+    # A steady flow: the mass out grows in a straight line through the middle of the discharge.
+    t, m = r["times"], r["left"]
+    flow = (m > 0.2 * r["mass"]) & (m < 0.7 * r["mass"])
+    fit = np.polyfit(t[flow], m[flow], 1)
+    assert np.abs(np.polyval(fit, t[flow]) - m[flow]).max() < 0.05 * r["mass"]
+    assert 0.7 * r["beverloo"] < r["rate"] < 3 * r["beverloo"]
+
+
+def test_force_chains_carry_the_weight(tmp_path):
+    import force_chains
+
+    r = force_chains.main(["--n", "600", "--vtk", str(tmp_path), "--png", str(tmp_path / "chains.png")])
+    assert r["asleep"] == 600
+    assert r["floor"] == pytest.approx(r["weight"], rel=0.01)  # frictionless walls hold none of it
+    assert r["stress_yy_volume"] == pytest.approx(-r["weight_moment"], rel=0.01)
+    assert 0.25 < r["strong_share"] < 0.45 and r["strong_load"] > 0.6  # a strong network of chains
+    assert (tmp_path / "contacts.vtp").stat().st_size > 1000 and (tmp_path / "chains.png").stat().st_size > 10000

@@ -13,7 +13,9 @@
     X(kyu_segment) X(kyu_triangle) X(kyu_capsule) X(kyu_cylinder) X(kyu_cone) X(kyu_hull)          \
     X(kyu_contact) X(kyu_convex) X(kyu_convex_callback) X(kyu_hull_face) X(kyu_hull_edge)          \
     X(kyu_hull_data) X(kyu_sat_result) X(kyu_color) X(kyu_debug_draw) X(kyu_query_filter)          \
-    X(kyu_query_hit) X(kyu_distance_result)
+    X(kyu_query_hit) X(kyu_distance_result) X(kyu_body_force_arrays) X(kyu_contact_arrays)         \
+    X(kyu_region_measure) X(kyu_region) X(kyu_size_distribution) X(kyu_inserter_def)               \
+    X(kyu_inserter_stats)
 // clang-format on
 
 #endif

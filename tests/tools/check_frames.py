@@ -3,8 +3,11 @@
 CSV frames of the same run (which kyu-sim writes with the same 9 digits: every float must come back
 to the same bits).
 
-    check_frames.py vtk DIR   # DIR/frames.pvd and the .vtp files it lists, with VTK's XML reader
-    check_frames.py xyz DIR   # DIR/frames.xyz, with the strict reader of OVITO's grammar
+    check_frames.py vtk DIR       # DIR/frames.pvd and the .vtp files it lists, with VTK's XML reader
+    check_frames.py xyz DIR       # DIR/frames.xyz, with the strict reader of OVITO's grammar
+    check_frames.py contacts DIR  # DIR/contacts.pvd (the contact network) with VTK's reader: each line
+                                  # joins its bodies' centres in the CSV frame, and in the last frame
+                                  # the colliders hold the bodies' weight (density 2500)
 
 Prints one line of what was compared; exits 1 with the first difference.
 """
@@ -37,6 +40,8 @@ def csv_frames(out):
             "pos": np.array([[float(r[k]) for k in "xyz"] for r in rows], dtype=np.float32).reshape(-1, 3),
             "vel": np.array([[float(r[k]) for k in ("vx", "vy", "vz")] for r in rows], dtype=np.float32).reshape(-1, 3),
             "r": np.array([float(r["r"]) for r in rows], dtype=np.float32),
+            "omega": np.array([[float(r[k]) for k in ("wx", "wy", "wz")] for r in rows], dtype=np.float32).reshape(-1, 3),
+            "q": np.array([[float(r[k]) for k in ("qx", "qy", "qz", "qw")] for r in rows], dtype=np.float32).reshape(-1, 4),
         }
     return out
 
@@ -81,6 +86,10 @@ def check_xyz(out, ref):
         same(f"step {step}: pos", cols["pos"].astype(np.float32), want["pos"])
         same(f"step {step}: velo", cols["velo"].astype(np.float32), want["vel"])
         same(f"step {step}: radius", cols["radius"].astype(np.float32), want["r"])
+        same(f"step {step}: omega", cols["omega"].astype(np.float32), want["omega"])
+        same(f"step {step}: orientation", cols["orientation"].astype(np.float32), want["q"])
+        if len(cols["n_neighb"]) != len(want["id"]) or cols["force"].shape != (len(want["id"]), 3):
+            raise AssertionError(f"step {step}: force or n_neighb missing")
         check_box(step, info, want)
         rows += len(want["id"])
     return f"{len(frames)} frames, {rows} rows equal to the CSV's, each frame's Lattice the bodies' box"
@@ -113,16 +122,64 @@ def check_vtk(out, ref):
             same(f"step {step}: radius", vtk_to_numpy(pd.GetArray("radius")), want["r"])
             same(f"step {step}: velocity", vtk_to_numpy(pd.GetArray("velocity")), want["vel"])
             same(f"step {step}: id", vtk_to_numpy(pd.GetArray("id")), want["id"])
+            same(f"step {step}: angular_velocity", vtk_to_numpy(pd.GetArray("angular_velocity")), want["omega"])
+            same(f"step {step}: orientation", vtk_to_numpy(pd.GetArray("orientation")), want["q"])
+            for name, width in (("force", 3), ("torque", 3), ("coordination", 1)):
+                a = pd.GetArray(name)
+                if a is None or a.GetNumberOfTuples() != n or a.GetNumberOfComponents() != width:
+                    raise AssertionError(f"step {step}: no point data {name} of {width} per point")
         same(f"step {step}: TimeValue", vtk_to_numpy(poly.GetFieldData().GetArray("TimeValue"))[0], want["t"])
         rows += n
     return f"{len(sets)} frames, {rows} points equal to the CSV's"
+
+
+def check_contacts(out, ref):
+    import vtk
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    sets = ET.parse(os.path.join(out, "contacts.pvd")).getroot().find("Collection").findall("DataSet")
+    steps = sorted(ref)
+    if len(sets) != len(steps):
+        raise AssertionError(f"{len(sets)} data sets in contacts.pvd, {len(steps)} CSV frames")
+    lines = 0
+    for ds, step in zip(sets, steps):
+        want = ref[step]
+        reader = vtk.vtkXMLPolyDataReader()
+        reader.SetFileName(os.path.join(out, ds.get("file")))
+        reader.Update()
+        if reader.GetErrorCode() != 0:
+            raise AssertionError(f"VTK could not read {ds.get('file')}")
+        poly, n = reader.GetOutput(), 0
+        n = poly.GetNumberOfLines()
+        same(f"step {step}: points", poly.GetNumberOfPoints(), 2 * n)
+        if n == 0:
+            continue
+        cd = poly.GetCellData()
+        pts = vtk_to_numpy(poly.GetPoints().GetData()).reshape(n, 2, 3)
+        a, b, col = (vtk_to_numpy(cd.GetArray(k)) for k in ("body_a", "body_b", "collider"))
+        row = {int(i): k for k, i in enumerate(want["id"])}
+        same(f"step {step}: A ends", pts[:, 0], want["pos"][[row[int(i)] for i in a]])
+        bodies = b > 0
+        same(f"step {step}: B ends", pts[bodies, 1], want["pos"][[row[int(i)] for i in b[bodies]]])
+        same(f"step {step}: a body or a collider", (b > 0) != (col > 0), np.ones(n, bool))
+        fn = vtk_to_numpy(cd.GetArray("normal_force"))
+        if not (fn >= 0).all():
+            raise AssertionError(f"step {step}: a negative normal force")
+        lines += n
+        if step == steps[-1]:  # at rest: the colliders' contacts carry the bodies' weight
+            weight = float((2500 * 4 / 3 * np.pi * want["r"].astype(np.float64) ** 3 * 9.81).sum())
+            held = float(vtk_to_numpy(cd.GetArray("force"))[col > 0, 1].sum())
+            if abs(held - weight) > 0.01 * weight:
+                raise AssertionError(f"step {step}: the colliders hold {held} N of the weight {weight} N")
+    return f"{len(sets)} networks, {lines} lines between the CSV's centres; at rest the walls hold the weight"
 
 
 def main():
     kind, out = sys.argv[1], sys.argv[2]
     ref = csv_frames(out)
     try:
-        print(check_vtk(out, ref) if kind == "vtk" else check_xyz(out, ref))
+        check = {"vtk": check_vtk, "xyz": check_xyz, "contacts": check_contacts}[kind]
+        print(check(out, ref))
     except (AssertionError, ovito_xyz.XyzError) as e:
         print(e)
         sys.exit(1)

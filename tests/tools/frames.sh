@@ -27,11 +27,12 @@ have_numpy=no have_vtk=no
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 
-# check KIND NAME DIR: the KIND frames of the run in DIR equal its CSV frames.
+# check KIND NAME DIR: the KIND frames (vtk, xyz, or the contacts' network) of the run in DIR agree
+# with its CSV frames.
 check() {
     if [ "$have_numpy" = no ]; then
         skipped "$2" "Debian's python3-numpy is not installed (apt-get install -y python3-numpy)"
-    elif [ "$1" = vtk ] && [ "$have_vtk" = no ]; then
+    elif [ "$1" != xyz ] && [ "$have_vtk" = no ]; then
         skipped "$2" "Debian's python3-vtk9 is not installed (apt-get install -y python3-vtk9)"
     elif msg=$("$PY" tests/tools/check_frames.py "$1" "$3" 2>&1); then
         ok "$2 ($msg)"
@@ -71,8 +72,16 @@ EOF
 if run ids "$T/ids.json"; then
     check vtk vtk_frames_hold_only_the_record_ids "$T/ids"
     check xyz xyz_frames_hold_only_the_record_ids "$T/ids"
-    ids=$(sed -n 3,4p "$T/ids/frames.xyz" | awk '{ print $NF }' | tr '\n' ' ')
+    ids=$(sed -n 3,4p "$T/ids/frames.xyz" | awk '{ print $9 }' | tr '\n' ' ') # the id column
     [ "$ids" = "1 3 " ] && ok "xyz_ids_are_the_record_ids" || no "xyz_ids_are_the_record_ids" "ids $ids"
+fi
+
+# The contact network of a bed that settles and sleeps: lines between the CSV's centres, and at
+# rest the floor and the walls hold the bed's weight.
+if "$SIM" "$SCENES/bed.json" --format csv,contacts --every 60 --out "$T/bed" --quiet > "$T/stdout" 2> "$T/stderr"; then
+    check contacts contacts_of_a_settled_bed_join_the_centres_and_hold_its_weight "$T/bed"
+else
+    no "bed_runs" "exit $?: $(head -c 300 "$T/stderr")"
 fi
 
 # The checker can fail: one changed digit in a copy of the XYZ file is found.

@@ -184,7 +184,7 @@ if [ -x "$SIM" ] && "$SIM" samples/scenes/bounce.json --steps 480 --every 80 --f
     sed '3s/^\([0-9]*\),\([^,]*\),\([0-9]*\),[^,]*,/\1,\2,\3,x,/' "$T/all/frames.csv" > "$T/nan.csv"
     refused "csv with a word for x" "$T/nan.csv" ':3: "x" is not a finite number'
     sed '4s/ [^ ]*$//' "$T/all/frames.xyz" > "$T/short.xyz"
-    refused "xyz row short of a column" "$T/short.xyz" ':4: 8 columns, Properties has 9'
+    refused "xyz row short of a column" "$T/short.xyz" ':4: 22 columns, Properties has 23'
     head -n 5 "$T/all/frames.xyz" > "$T/cut.xyz"
     refused "xyz frame cut short" "$T/cut.xyz" "the frame has 3 of its 4 rows"
     vtp="$T/all/frames/frame_000080.vtp"

@@ -27,10 +27,22 @@ trap 'rm -rf "$T"' EXIT INT TERM
 # A summary field (numbers and strings as they appear).
 field() { sed -n "s/^  \"$2\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}\$/\1/p" "$1/summary.json"; }
 
+# Whether this kyu-sim reads mesh files (built with assimp, libassimp-dev): what needs it is skipped
+# without it, as a tool test is when its package is missing.
+printf '{"colliders": [{"type": "mesh", "file": "none.stl"}]}\n' > "$T/probe.json"
+"$SIM" "$T/probe.json" --out "$T/probe" > /dev/null 2> "$T/probe.err"
+have_assimp=yes
+grep -q "no mesh reader" "$T/probe.err" && have_assimp=no
+no_assimp() { skipped "$1" "kyu-sim was built without assimp (apt-get install -y libassimp-dev, then make)"; }
+
 # ---- every sample scene runs ------------------------------------------------------------------
 
 for scene in "$SCENES"/*.json; do
     name=$(basename "$scene" .json)
+    if grep -q '"file":' "$scene" && [ "$have_assimp" = no ]; then
+        no_assimp "sample_${name}_runs"
+        continue
+    fi
     out="$T/sample-$name"
     if "$SIM" "$scene" --steps 5 --out "$out" --quiet > "$T/stdout" 2> "$T/stderr"; then
         if [ "$(field "$out" last_step)" = 5 ] && [ -s "$out/series.csv" ]; then
@@ -115,6 +127,32 @@ expect_bad world_settings '{"world": {"linear_slop": 1, "contact_margin": 0.5}}'
     "key \`world\`: kyu refused the world settings: contact_margin = 0.5 is below linear_slop = 1"
 expect_bad record_format '{"run": {"record": {"format": "xml"}}}' \
     "key \`run.record.format\`: must be one of: none, csv, jsonl, both"
+expect_bad endless_inserter \
+    '{"generators": [{"type": "insert", "region": {"shape": "box", "center": [0, 1, 0], "half_extents": [1, 1, 1]}, "rate": 10}]}' \
+    "key \`generators[0]\`: an inserter needs \"count\", \"volume_fraction\" or \"stop\""
+expect_bad inserter_region_key \
+    '{"generators": [{"type": "insert", "region": {"shape": "box", "center": [0, 1, 0], "half_extents": [1, 1, 1], "radius": 1}, "count": 5}]}' \
+    "key \`generators[0].region.radius\`: is not a key of a box region"
+expect_bad inserter_rectangle_extents \
+    '{"generators": [{"type": "insert", "region": {"shape": "rectangle", "center": [0, 1, 0], "half_extents": [1, 1, 1]}, "count": 5}]}' \
+    "key \`generators[0].region.half_extents\`: must be [x, z]"
+expect_bad inserter_distribution_key \
+    '{"generators": [{"type": "insert", "region": {"shape": "box", "center": [0, 1, 0], "half_extents": [1, 1, 1]}, "radius": {"distribution": "lognormal", "mean": 0.1, "sigma": 0.2, "min": 0.05, "max": 0.2}, "count": 5}]}' \
+    "key \`generators[0].radius.mean\`: unknown key"
+expect_bad inserter_mixture_lengths \
+    '{"generators": [{"type": "insert", "region": {"shape": "box", "center": [0, 1, 0], "half_extents": [1, 1, 1]}, "radius": {"distribution": "mixture", "radii": [0.1, 0.2], "weights": [1]}, "count": 5}]}' \
+    "key \`generators[0].radius.weights\`: has 1 numbers, radii has 2"
+expect_bad inserter_refused_by_kyu \
+    '{"generators": [{"type": "insert", "region": {"shape": "box", "center": [0, 1, 0], "half_extents": [0.1, 0.1, 0.1]}, "count": 5}]}' \
+    "key \`generators[0]\`: kyu refused the inserter: an argument is out of range: region: its narrowest half size 0.1 m cannot hold the largest radius 0.5 m"
+expect_bad measure_box \
+    '{"run": {"measure": [{"min": [0, 1, 0], "max": [1, 0, 1]}]}}' \
+    "key \`run.measure[0].max[1]\`: must be above min (1), got 0"
+expect_bad mesh_file_missing '{"colliders": [{"type": "mesh", "file": "no-such.stl"}]}' \
+    "key \`colliders[0].file\`: cannot read"
+expect_bad mesh_file_and_vertices \
+    '{"colliders": [{"type": "mesh", "file": "a.stl", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0]], "triangles": [[0, 1, 2]]}]}' \
+    "key \`colliders[0]\`: give \"file\" or \"vertices\" and \"triangles\", not both"
 
 # A missing file, and bad arguments.
 "$SIM" "$T/missing.json" --out "$T/o" > "$T/stdout" 2> "$T/stderr"
@@ -124,7 +162,8 @@ if [ "$code" -eq 2 ] && grep -qF "$T/missing.json: cannot open" "$T/stderr"; the
 else
     no "missing_scene_file" "exit $code: $(cat "$T/stderr")"
 fi
-for args in "--steps -3" "--threads 0" "--format xml" "--bogus 1" "--save-snapshot 12" "--every"; do
+for args in "--steps -3" "--threads 0" "--format xml" "--bogus 1" "--save-snapshot 12" "--every" \
+    "--measure 0,0,0,1,1" "--measure 0,0,0,1,-1,1"; do
     # shellcheck disable=SC2086
     "$SIM" "$SCENES/bounce.json" $args --out "$T/o" > "$T/stdout" 2> "$T/stderr"
     code=$?
@@ -150,9 +189,9 @@ if [ "$csv" = 45 ] && [ "$jsonl" = 45 ] && [ "$series" = 12 ] && [ "$(field "$ou
 else
     no "record_row_counts" "csv $csv, jsonl $jsonl, series $series lines; want 45, 45, 12"
 fi
-if [ "$(head -n 1 "$out/frames.csv")" = "step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz" ] &&
+if [ "$(head -n 1 "$out/frames.csv")" = "step,t,id,x,y,z,vx,vy,vz,r,awake,wx,wy,wz,qx,qy,qz,qw" ] &&
     head -n 1 "$out/frames.jsonl" | grep -q '^{"kyu_recording":1,"scene":"samples/scenes/bounce.json","dt":0.0041666[0-9]*,"every":10}$' &&
-    sed -n 2p "$out/frames.jsonl" | grep -q '^{"step":0,"t":0,"id":1,"p":\[0,2.0999999[0-9]*,0\],"v":\[0,0,0\],"r":0.100000001[0-9]*,"awake":true,"w":\[0,0,0\]}$'; then
+    sed -n 2p "$out/frames.jsonl" | grep -q '^{"step":0,"t":0,"id":1,"p":\[0,2.0999999[0-9]*,0\],"v":\[0,0,0\],"r":0.100000001[0-9]*,"awake":true,"w":\[0,0,0\],"q":\[0,0,0,1\]}$'; then
     ok "record_format"
 else
     no "record_format" "$(head -n 2 "$out/frames.jsonl")"
@@ -295,6 +334,55 @@ resume_check() {
 resume_check gas_300_of_600 "$SCENES/gas.json" 300 600
 resume_check pile_60_of_200 "$SCENES/pile.json" 60 200
 resume_check emitter_midway "$SCENES/shapes.json" 100 240
+if [ "$have_assimp" = yes ]; then
+    resume_check inserter_midway "$SCENES/hopper.json" 90 200
+else
+    no_assimp resume_inserter_midway
+fi
+
+# ---- inserters, measured boxes, the contact network ---------------------------------------------
+
+if [ "$have_assimp" = yes ]; then
+    # The hopper: an STL mesh read through assimp, filled by a lognormal inserter at 1.5 kg/s for 4 s.
+    out="$T/hopper"
+    "$SIM" "$SCENES/hopper.json" --format contacts --every 60 --out "$out" > "$T/stdout" 2> "$T/stderr"
+    ins=$(sed -n 's/.*"generator": 0, "inserted": \([0-9]*\),.*"mass_requested": \([0-9.]*\),.*/\1 \2/p' "$out/summary.json")
+    if [ "$(field "$out" bodies)" = "${ins%% *}" ] && [ "${ins%% *}" -gt 200 ] &&
+        grep -q "inserter generators\[0\]: inserted ${ins%% *}, 5.99.* of 5.975 kg requested" "$T/stdout"; then
+        ok "inserter_reports_inserted_and_requested (${ins%% *} bodies)"
+    else
+        no "inserter_reports_inserted_and_requested" "summary: $ins; stdout: $(cat "$T/stdout" "$T/stderr")"
+    fi
+    # The bodies leave the hopper through its outlet and heap up on the floor.
+    heap=$(awk -F, '$1 == 360 && $3 == "heap" { print $4 }' "$out/measure.csv")
+    [ -n "$heap" ] && [ "$heap" -gt 200 ] && ok "hopper_discharges_onto_its_floor ($heap bodies in the heap box)" ||
+        no "hopper_discharges_onto_its_floor" "$heap bodies in the heap box: $(tail -n 2 "$out/measure.csv")"
+    frames=$(grep -c '<DataSet' "$out/contacts.pvd")
+    [ "$frames" = 7 ] && [ "$(ls "$out/contacts" | grep -c '^contacts_[0-9]\{6\}\.vtp$')" = 7 ] &&
+        [ "$(head -n 1 "$out/measure.csv" | cut -d, -f1-8)" = "step,t,box,bodies,mass,packing_fraction,coordination,pressure" ] &&
+        [ "$(wc -l < "$out/measure.csv")" = 8 ] && ok "contacts_and_measure_files" ||
+        no "contacts_and_measure_files" "$frames data sets; measure.csv: $(head -n 2 "$out/measure.csv")"
+    # A mesh from an STL file beside the scene (two triangles, a 2 m square scaled to 4 m): a ball
+    # dropped on it rests on it.
+    mkdir -p "$T/stl"
+    printf 'solid floor\n facet normal 0 1 0\n  outer loop\n   vertex -1 0 -1\n   vertex -1 0 1\n   vertex 1 0 1\n  endloop\n endfacet\n facet normal 0 1 0\n  outer loop\n   vertex -1 0 -1\n   vertex 1 0 1\n   vertex 1 0 -1\n  endloop\n endfacet\nendsolid floor\n' > "$T/stl/floor.stl"
+    printf '{"colliders": [{"type": "mesh", "file": "floor.stl", "scale": 2}], "bodies": [{"position": [1.5, 1, 0], "radius": 0.1}], "run": {"steps": 120}}\n' > "$T/stl/scene.json"
+    "$SIM" "$T/stl/scene.json" --format csv --every 120 --out "$T/stl/out" > /dev/null 2> "$T/stderr"
+    y=$(awk -F, '$1 == 120 { print $5 }' "$T/stl/out/frames.csv" 2>/dev/null)
+    awk -v y="${y:-none}" 'BEGIN { exit !(y > 0.099 && y < 0.101) }' && ok "stl_mesh_holds_a_ball (y = $y)" ||
+        no "stl_mesh_holds_a_ball" "y = ${y:-none}: $(cat "$T/stderr")"
+else
+    no_assimp inserter_reports_inserted_and_requested
+    no_assimp hopper_discharges_onto_its_floor
+    no_assimp contacts_and_measure_files
+    no_assimp stl_mesh_holds_a_ball
+fi
+
+# --measure adds a box beside the scene's.
+"$SIM" "$SCENES/bed.json" --steps 30 --every 30 --format none --measure -0.2,0,-0.2,0.2,0.3,0.2 --out "$T/m" \
+    > /dev/null 2> "$T/stderr"
+tail -n +2 "$T/m/measure.csv" | cut -d, -f3 | sort -u | tr '\n' ' ' | grep -q "^bed measure0 $" &&
+    ok "measure_option_adds_a_box" || no "measure_option_adds_a_box" "$(cat "$T/stderr" "$T/m/measure.csv" 2>&1 | head -n 4)"
 
 d="$T/resume-gas_300_of_600"
 if [ -f "$d/snap.kys" ]; then
