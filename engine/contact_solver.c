@@ -332,6 +332,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, fill_task, w);
     kyu_solver_gather(w);
     kyu_contacts_push(w); // overlaps out first, by position (soft_escape.c)
+    kyu_audit_mark(w, KYU_AUDIT_PUSH);
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
     row_pass p = {.w = w, .warm = 1};

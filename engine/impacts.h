@@ -59,7 +59,7 @@ typedef struct impact_state {
     float instant_t;
     kyu_height_key *keys; // sorting a collapse's bodies, lowest first
     int keys_cap;
-    uint32_t *partners;           // a collapsed body's partners in slot order (the grid's is the cell's)
+    uint32_t *partners; // a collapsed body's partners in slot order (the grid's is the cell's)
     int partners_cap;
     uint32_t *version;            // per slot, from the step's arena during the stage: bumped on every
     float *limit_t;               //   velocity change (stale queue entries); where a body stops when the

@@ -42,7 +42,13 @@ struct kyu_world {
     vec3s down;       // gravity's direction (unit) when gravity_on
     float rest_speed; // kyu_rest_speed of the def (set where the def's gravity is: create, set_gravity)
     kyu_step_stats stats;
+    int audit_on;   // kyu_world_set_energy_audit: kyu_audit_mark sums the energy between stages
+    double audit_e; //   the energy at the last mark
 };
+
+// The energy audit's mark after a stage (world.c): the energy now, less the last mark's, is the
+// stage's change (stage < 0: only the mark). Nothing when the audit is off.
+void kyu_audit_mark(kyu_world *w, int stage);
 
 // The speed below which a touching pair rests: the restitution threshold, but never below a
 // thousandth of gravity's velocity in one step (with threshold 0 a resting pair still parts or

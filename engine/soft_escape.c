@@ -241,8 +241,10 @@ int kyu_contacts_relax(kyu_world *w) {
     kyu_solver_gather(w);
     for (int it = 0; it < iterations; it++) kyu_row_pass_run(w, relax_one);
     kyu_solver_scatter(w);
+    kyu_audit_mark(w, KYU_AUDIT_RELAX);
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, give_back_task, w);
     kyu_solver_run(w, wall_task, w);
+    kyu_audit_mark(w, KYU_AUDIT_WALL_PUSH);
     if (w->def.enable_impact_events && report_impacts(w)) return -1;
     // The solver's order and its scratch are idle until the next step: given back if large.
     GIVE_BACK(w->contacts.meet, w->contacts.meet_cap);

@@ -314,10 +314,14 @@ static kyu_status step(kyu_world *w) {
     double t1 = now_ms();
     if (!fail)
         fail = kyu_contacts_classify(w); // impacts or resting, by the approach before this step's forces
+    kyu_audit_mark(w, -1);
     kyu_parallel_for(w, w->step.active_count, 1024, forces_task, w); // 1. forces
-    if (!fail) fail = kyu_contacts_solve_velocities(w);              // 2. velocity solve over kept contacts
+    kyu_audit_mark(w, KYU_AUDIT_FORCES);
+    if (!fail) fail = kyu_contacts_solve_velocities(w); // 2. velocity solve over kept contacts
+    kyu_audit_mark(w, KYU_AUDIT_SOLVE);                 //  (the push at its start marked itself)
     if (!fail) forces_join_paths(w);           //  the forces of bodies no contact holds join their paths
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
+    kyu_audit_mark(w, KYU_AUDIT_FORCES);
     VALIDATE_AFTER("stages 1-2 (forces, velocity solve)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
     kyu_parallel_for(w, w->step.active_count, 1024, sweeps_task, w); // 3. sweeps and broadphase
     kyu_colliders_update_bounds(w);
@@ -328,6 +332,7 @@ static kyu_status step(kyu_world *w) {
     if (!fail)
         fail = kyu_impacts_resolve(w); // 4. impacts in time order, response; one instant's pile-up collapsed
     if (!fail) kyu_colliders_advance(w);
+    kyu_audit_mark(w, KYU_AUDIT_IMPACTS);
     if (w->step.active_count != awake_at_start) sort_active(w); // islands woken mid-step joined
     VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID | KYU_CHECK_ISLANDS);
     double t4 = now_ms();
@@ -468,6 +473,34 @@ static double spin_energy(const body_store *b, int i) {
     vec3s a = b->ang[i];
     return 0.5 / (double)b->inv_inertia[i] *
            ((double)a.x * (double)a.x + (double)a.y * (double)a.y + (double)a.z * (double)a.z);
+}
+
+// The audit's energy: every body's kinetic energy (translation and spin) plus its potential energy
+// in gravity, in slot order (sleeping bodies are still: they add the same each time).
+void kyu_audit_mark(kyu_world *w, int stage) {
+    if (!w->audit_on) return;
+    const body_store *b = &w->bodies;
+    vec3s g = w->def.gravity;
+    double e = 0.0;
+    for (int i = 0; i < b->high; i++)
+        if (b->alive[i]) {
+            vec3s v = b->vel[i], x = b->pos[i];
+            double m = (double)b->mass[i];
+            e +=
+                0.5 * m * ((double)v.x * (double)v.x + (double)v.y * (double)v.y + (double)v.z * (double)v.z);
+            e += spin_energy(b, i);
+            e -= m * (double)kyu_body_kind(b, (uint32_t)i)->gravity_scale *
+                 ((double)g.x * (double)x.x + (double)g.y * (double)x.y + (double)g.z * (double)x.z);
+        }
+    if (stage >= 0) w->stats.energy_change[stage] += e - w->audit_e;
+    w->audit_e = e;
+}
+
+kyu_status kyu_world_set_energy_audit(kyu_world *w, bool on) {
+    if (!w) return KYU_ERR_NULL;
+    if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_set_energy_audit during a step");
+    w->audit_on = on ? 1 : 0;
+    return KYU_OK;
 }
 
 double kyu_world_kinetic_energy(const kyu_world *w) {

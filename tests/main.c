@@ -70,6 +70,7 @@ int main(int argc, char **argv) {
     suite_spin();
     suite_validate();
     suite_forces();
+    suite_audit();
     suite_measure();
     suite_insert();
     printf("%d passed, %d failed\n", passed, failed);

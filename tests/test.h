@@ -98,6 +98,7 @@ void suite_bulk(void);
 void suite_spin(void);
 void suite_validate(void);
 void suite_forces(void);
+void suite_audit(void);
 void suite_measure(void);
 void suite_insert(void);
 

@@ -148,6 +148,57 @@ static void print_bed(const char *what, const bed_stats *b, double seconds, int 
         1e6 * wall / ((double)steps * b->n));
 }
 
+// The energy audit of a settle (kyu_world_set_energy_audit): what each stage of the step changed of
+// the kinetic plus potential energy, summed over the run, and the contact stages (the pushes and
+// the solves) on their own: the most they raised the energy in one step, and in how many steps
+// they raised it by more than rounding, once the bed is at rest (its kinetic energy under 1e-3 of
+// what the fall released).
+typedef struct audit_sums {
+    double stage[KYU_AUDIT_STAGES];
+    double contact_rise_max; // J, at rest: the largest one-step rise of the contact stages
+    int contact_rise_steps;  // at rest: steps where they rose by more than 1e-9 of the energy
+    int rest_steps;
+    double start_energy, kinetic_peak;
+} audit_sums;
+
+static const char *stage_name[KYU_AUDIT_STAGES] = {"forces",  "push",  "solve",
+                                                   "impacts", "relax", "wall_push"};
+
+static double total_energy(kyu_world *w) {
+    int n = kyu_world_body_count(w);
+    float *xyz = malloc((size_t)n * 3 * sizeof *xyz), *m = malloc((size_t)n * sizeof *m);
+    kyu_world_get_positions(w, xyz, n);
+    kyu_world_get_masses(w, m, n);
+    vec3s g = kyu_world_get_def(w).gravity;
+    double e = kyu_world_kinetic_energy(w);
+    for (int i = 0; i < n; i++)
+        e -= (double)m[i] *
+             ((double)g.x * xyz[3 * i] + (double)g.y * xyz[3 * i + 1] + (double)g.z * xyz[3 * i + 2]);
+    free(xyz), free(m);
+    return e;
+}
+
+static void audit_step(audit_sums *a, kyu_world *w, const kyu_step_stats *st) {
+    double contact = 0;
+    for (int k = 0; k < KYU_AUDIT_STAGES; k++) a->stage[k] += st->energy_change[k];
+    contact = st->energy_change[KYU_AUDIT_PUSH] + st->energy_change[KYU_AUDIT_SOLVE] +
+              st->energy_change[KYU_AUDIT_RELAX] + st->energy_change[KYU_AUDIT_WALL_PUSH];
+    double ke = kyu_world_kinetic_energy(w);
+    if (ke > a->kinetic_peak) a->kinetic_peak = ke;
+    if (ke < 1e-3 * a->kinetic_peak) { // at rest
+        a->rest_steps++;
+        if (contact > a->contact_rise_max) a->contact_rise_max = contact;
+        if (contact > 1e-9 * fabs(a->start_energy)) a->contact_rise_steps++;
+    }
+}
+
+static void print_audit(const audit_sums *a) {
+    printf("  energy_audit_j");
+    for (int k = 0; k < KYU_AUDIT_STAGES; k++) printf(" %s=%.4g", stage_name[k], a->stage[k]);
+    printf(" | at_rest_steps=%d contact_stages_max_rise_j=%.3g contact_stages_rising_steps=%d\n",
+           a->rest_steps, a->contact_rise_max, a->contact_rise_steps);
+}
+
 // Steps until every body sleeps (or `limit` seconds pass); returns the wall time of the stepping.
 // TRACE=N: every N steps of a settle, the time, the awake bodies, the kinetic and the gravitational
 // potential energy, the deepest overlap, the impacts and whether the event cap stopped the step.
@@ -170,9 +221,12 @@ static double settle(kyu_world *w, double limit, int *steps_out, float *max_over
     double t0 = now();
     *max_overlap_stat = 0;
     int trace = getenv("TRACE") ? atoi(getenv("TRACE")) : 0; // every TRACE steps, a line of numbers
+    audit_sums audit = {.start_energy = total_energy(w)};
+    check(w, kyu_world_set_energy_audit(w, true), "the energy audit");
     for (; s < steps; s++) {
         check(w, kyu_world_step(w), "a step");
         kyu_step_stats st = kyu_world_stats(w);
+        audit_step(&audit, w, &st);
         float m = st.max_overlap;
         if (m > *max_overlap_stat) *max_overlap_stat = m;
         if (trace > 0 && s % trace == 0) trace_line(w, s, &st);
@@ -181,6 +235,8 @@ static double settle(kyu_world *w, double limit, int *steps_out, float *max_over
             break;
         }
     }
+    check(w, kyu_world_set_energy_audit(w, false), "the energy audit");
+    print_audit(&audit);
     *steps_out = s;
     return now() - t0;
 }

@@ -309,6 +309,19 @@ typedef struct kyu_impact_event {
 } kyu_impact_event;
 
 /// Counters of the last step, for tuning and tests.
+/// The stages of a step as the energy audit splits it (kyu_world_set_energy_audit,
+/// kyu_step_stats.energy_change), in the order they run (docs/design.md, "One step").
+typedef enum kyu_audit_stage {
+    KYU_AUDIT_FORCES,    ///< gravity, applied forces and damping; net of the gravity that bodies no
+                         ///< contact holds take back (they fly it on their exact path, in IMPACTS)
+    KYU_AUDIT_PUSH,      ///< the push out of the overlaps the last step left (positions only)
+    KYU_AUDIT_SOLVE,     ///< the velocity solve over the solver's contacts
+    KYU_AUDIT_IMPACTS,   ///< the move along each body's path, and the impacts in time order
+    KYU_AUDIT_RELAX,     ///< the short velocity solve after the impacts
+    KYU_AUDIT_WALL_PUSH, ///< the push out of what overlaps a collider after the impacts
+    KYU_AUDIT_STAGES     ///< how many stages the audit reports
+} kyu_audit_stage;
+
 typedef struct kyu_step_stats {
     int awake_bodies;       ///< bodies stepped
     int candidate_pairs;    ///< broadphase pairs (swept AABBs overlap)
@@ -331,6 +344,10 @@ typedef struct kyu_step_stats {
     float ms_contacts;   ///< ms: the contact search and escape
     float ms_islands;    ///< ms: waking and falling asleep
     float ms_total;      ///< ms: the whole step
+    /// J, with the energy audit on (kyu_world_set_energy_audit; else 0): what each stage of the
+    /// step changed of every body's kinetic energy (translation and spin) plus its potential energy
+    /// in gravity, indexed by kyu_audit_stage. They sum to the step's change of that energy.
+    double energy_change[KYU_AUDIT_STAGES];
 } kyu_step_stats;
 
 #ifdef __cplusplus

@@ -85,6 +85,12 @@ KYU_API kyu_world_def kyu_world_get_def(const kyu_world *world);
 
 /// Counters of the last step (zeroed before the first step).
 KYU_API kyu_step_stats kyu_world_stats(const kyu_world *world);
+/// Turns the energy audit on or off (off in a new world; not kept by snapshots): each step then
+/// sums every body's kinetic energy (translation and spin) plus its potential energy in gravity
+/// (-m gravity_scale g . x) between its stages, in double, and kyu_step_stats.energy_change says
+/// what each stage changed. For checking the physics (which stage adds energy to a resting bed?),
+/// not for games: it reads every body eight times a step. It changes nothing the step computes.
+KYU_API kyu_status kyu_world_set_energy_audit(kyu_world *world, bool on);
 
 /// Live bodies in the world.
 KYU_API int kyu_world_body_count(const kyu_world *world);

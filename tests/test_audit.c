@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// The energy audit (kyu_world_set_energy_audit): its stages add up to the step's change of kinetic
+// plus potential energy computed here from the getters, it changes nothing the step computes, and
+// what it shows about the physics: a free flight keeps its energy, and the contact stages (the
+// pushes and the solves) never raise the energy of a bed at rest.
+#include <math.h>
+#include <stdlib.h>
+
+#include "test.h"
+
+// Every body's kinetic energy (translation and spin) plus its potential energy in gravity, from the
+// public getters, in double.
+static double energy(kyu_world *w) {
+    int n = kyu_world_body_count(w);
+    float *xyz = malloc((size_t)n * 3 * sizeof *xyz), *m = malloc((size_t)n * sizeof *m);
+    kyu_world_get_positions(w, xyz, n);
+    kyu_world_get_masses(w, m, n);
+    vec3s g = kyu_world_get_def(w).gravity;
+    double e = kyu_world_kinetic_energy(w);
+    for (int i = 0; i < n; i++)
+        e -= (double)m[i] * ((double)g.x * (double)xyz[3 * i] + (double)g.y * (double)xyz[3 * i + 1] +
+                             (double)g.z * (double)xyz[3 * i + 2]);
+    free(xyz), free(m);
+    return e;
+}
+
+static double stage_sum(const kyu_step_stats *st) {
+    double s = 0;
+    for (int k = 0; k < KYU_AUDIT_STAGES; k++) s += st->energy_change[k];
+    return s;
+}
+
+// 1 cm beads (2500 kg/m^3, e 0.2, mu 0.5, the defaults otherwise) dropped from a jittered lattice
+// into a box 8 diameters wide, with sleep off so that the bed stays in the step.
+static kyu_world *bead_box(int n, int workers) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.enable_sleep = false, wd.worker_count = workers;
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    const float R = 0.01f, d = 2 * R, L = 8 * d;
+    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 40 * d, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    uint32_t seed = 11;
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = R, bd.mass = 2500.0f * 4.0f / 3.0f * 3.14159265f * R * R * R;
+    bd.restitution = 0.2f, bd.friction = 0.5f;
+    for (int i = 0; i < n; i++) {
+        float j[2];
+        for (int q = 0; q < 2; q++)
+            seed = seed * 1664525u + 1013904223u, j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        bd.position = v3(-L / 2 + 1.2f * d * ((float)(i % 6) + 0.6f) + j[0], R + 1.2f * d * (float)(i / 36 + 1),
+                         -L / 2 + 1.2f * d * ((float)(i / 6 % 6) + 0.6f) + j[1]);
+        kyu_body_create(w, &bd, NULL);
+    }
+    return w;
+}
+
+// The stages add up to the change the getters see, step after step of a pour (landing, impacts,
+// pushes); with the audit off every stage reads 0; the audit changes nothing the step computes
+// (the same state hash as a world without it); a bad world is refused.
+static void test_energy_audit_adds_up_and_changes_nothing(void) {
+    kyu_world *w = bead_box(360, 1), *plain = bead_box(360, 1);
+    ENSURE(w && plain);
+    ENSURE(kyu_world_set_energy_audit(NULL, true) == KYU_ERR_NULL);
+    ENSURE(kyu_world_set_energy_audit(w, true) == KYU_OK);
+    double worst = 0;
+    for (int s = 0; s < 120; s++) {
+        double before = energy(w);
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        ENSURE(kyu_world_step(plain) == KYU_OK);
+        kyu_step_stats st = kyu_world_stats(w), sp = kyu_world_stats(plain);
+        double change = energy(w) - before;
+        // float positions and velocities summed in double: agreement to rounding of the total
+        worst = fmax(worst, fabs(stage_sum(&st) - change) / fabs(before));
+        for (int k = 0; k < KYU_AUDIT_STAGES; k++) ENSURE(sp.energy_change[k] == 0.0);
+    }
+    ENSURE(worst < 1e-9);
+    ENSURE(kyu_world_state_hash(w) == kyu_world_state_hash(plain));
+    kyu_world_destroy(w);
+    kyu_world_destroy(plain);
+}
+
+// A ball in free flight (thrown up and sideways, spinning) keeps its energy over a second: the forces
+// stage gives it gravity's kick, its flight along the exact parabola takes it back as height.
+static void test_energy_audit_of_a_free_flight_keeps_the_energy(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(0, 10, 0), bd.velocity = v3(1, 5, 0), bd.angular_velocity = v3(0, 0, 3);
+    ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    ENSURE(kyu_world_set_energy_audit(w, true) == KYU_OK);
+    double e0 = energy(w), forces = 0, flight = 0;
+    for (int s = 0; s < 60; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        kyu_step_stats st = kyu_world_stats(w);
+        forces += st.energy_change[KYU_AUDIT_FORCES], flight += st.energy_change[KYU_AUDIT_IMPACTS];
+        for (int k = 0; k < KYU_AUDIT_STAGES; k++)
+            if (k != KYU_AUDIT_FORCES && k != KYU_AUDIT_IMPACTS) ENSURE(st.energy_change[k] == 0.0);
+    }
+    ENSURE_NEAR(energy(w), e0, 1e-5 * e0);
+    ENSURE_NEAR(forces + flight, 0.0, 1e-5 * e0);
+    kyu_world_destroy(w);
+}
+
+// A bed of 360 beads of 1 cm, landed and come to rest (kinetic energy under a millionth of what the
+// fall released), then 120 steps more, at 1 and 2 workers. What the audit shows of a bed at rest:
+// its energy does not rise over the steps; the push out of overlaps lifts it by no more than it
+// settled in its moves (a bed creeps down a little every step as its contacts slip, and the push
+// takes back the part of that which sank into overlaps beyond the slop); the solves take away, over
+// the steps, at least what gravity gave (forces + solve + relax + wall push <= 0; in a single step
+// they may hand back some microjoules of the bed's jitter).
+static void test_contact_stages_never_raise_the_energy_of_a_resting_bed(void) {
+    for (int workers = 1; workers <= 2; workers++) {
+        kyu_world *w = bead_box(360, workers);
+        ENSURE(w);
+        double e0 = energy(w);
+        int s = 0;
+        for (; s < 600; s++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            if (s > 60 && kyu_world_kinetic_energy(w) < 1e-6 * fabs(e0)) break;
+        }
+        char what[300];
+        snprintf(what, sizeof what, "the bed was still moving after %d steps: kinetic %.3g J", s,
+                 kyu_world_kinetic_energy(w));
+        if (s == 600) test_fail(__FILE__, __LINE__, what);
+        if (test_current_failed) return;
+        ENSURE(kyu_world_set_energy_audit(w, true) == KYU_OK);
+        double start = energy(w), sum[KYU_AUDIT_STAGES] = {0};
+        for (int k = 0; k < 120; k++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            kyu_step_stats st = kyu_world_stats(w);
+            for (int q = 0; q < KYU_AUDIT_STAGES; q++) sum[q] += st.energy_change[q];
+        }
+        double end = energy(w), round = 1e-12 * fabs(start) * 120;
+        double solves = sum[KYU_AUDIT_FORCES] + sum[KYU_AUDIT_SOLVE] + sum[KYU_AUDIT_RELAX] + sum[KYU_AUDIT_WALL_PUSH];
+        snprintf(what, sizeof what,
+                 "%d worker(s), at rest after %d steps, over 120 steps: energy %.6g -> %.6g J; push %.3g J, "
+                 "moves and impacts %.3g J, forces and solves %.3g J",
+                 workers, s, start, end, sum[KYU_AUDIT_PUSH], sum[KYU_AUDIT_IMPACTS], solves);
+        if (!(end <= start + round) || !(sum[KYU_AUDIT_PUSH] <= -sum[KYU_AUDIT_IMPACTS] + round) ||
+            !(solves <= round))
+            test_fail(__FILE__, __LINE__, what);
+        kyu_world_destroy(w);
+        if (test_current_failed) return;
+    }
+}
+
+void suite_audit(void) {
+    RUN_TEST(test_energy_audit_adds_up_and_changes_nothing);
+    RUN_TEST(test_energy_audit_of_a_free_flight_keeps_the_energy);
+    RUN_TEST(test_contact_stages_never_raise_the_energy_of_a_resting_bed);
+}
