@@ -142,7 +142,7 @@ static vec3s draw_velocity(const kyu_inserter *in, uint64_t *s) {
 static vec3s draw_place(const kyu_inserter *in, float r, uint64_t *s) {
     const kyu_region *g = &in->def.region;
     vec3s p = glms_vec3_zero();
-    double rr = r;
+    double rr = (double)r;
     if (g->shape == KYU_REGION_CYLINDER) {
         double room = (double)g->radius - rr, x, z;
         do x = 2.0 * uniform(s) - 1.0, z = 2.0 * uniform(s) - 1.0;
@@ -174,7 +174,7 @@ static int in_region(const kyu_inserter *in, vec3s p) {
 static double ball(double r) { return 4.0 / 3.0 * PI_D * r * r * r; }
 
 static float mass_of(const kyu_inserter *in, float r) {
-    return in->def.density > 0.0f ? (float)((double)in->def.density * ball(r)) : in->def.body.mass;
+    return in->def.density > 0.0f ? (float)((double)in->def.density * ball((double)r)) : in->def.body.mass;
 }
 
 // ---- the def ------------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ static kyu_status check_size(kyu_world *w, kyu_inserter *in) {
             in->rmin = kyu_minf(in->rmin, d->radii[k]), in->rmax = kyu_maxf(in->rmax, d->radii[k]);
             // by mass: a class's share of the bodies is its share of the mass over its body's mass
             share[k] = (double)d->weights[k];
-            if (d->basis == KYU_MIX_BY_MASS) share[k] /= in->def.density > 0.0f ? ball(d->radii[k]) : 1.0;
+            if (d->basis == KYU_MIX_BY_MASS) share[k] /= in->def.density > 0.0f ? ball((double)d->radii[k]) : 1.0;
             total += share[k];
         }
         for (int k = 0; k < d->count; k++) {
@@ -489,7 +489,7 @@ static int plan_free(const plan *pl, vec3s p, float r) {
             for (int64_t dx = -1; dx <= 1; dx++)
                 for (int32_t i = pl->head[bucket_of(pl, c[0] + dx, c[1] + dy, c[2] + dz)]; i >= 0;
                      i = pl->next[i])
-                    if (!apart(p, r, pl->list[i].p, pl->list[i].r)) return 0;
+                    if (!apart(p, (double)r, pl->list[i].p, (double)pl->list[i].r)) return 0;
     return 1;
 }
 
@@ -517,7 +517,7 @@ static int room_at(kyu_world *w, const kyu_inserter *in, const plan *pl, vec3s p
     const body_store *s = &w->bodies;
     for (int k = 0; k < found; k++) {
         uint32_t b = (*near)[k];
-        if (meets(t, kyu_body_kind(s, b)) && !apart(p, r, s->pos[b], s->radius[b])) return 0;
+        if (meets(t, kyu_body_kind(s, b)) && !apart(p, (double)r, s->pos[b], (double)s->radius[b])) return 0;
     }
     return 1;
 }
@@ -528,7 +528,7 @@ static double region_filled(const kyu_world *w, const kyu_inserter *in) {
     const body_store *s = &w->bodies;
     double v = 0.0;
     for (int i = 0; i < s->high; i++)
-        if (s->alive[i] && in_region(in, s->pos[i])) v += ball(s->radius[i]);
+        if (s->alive[i] && in_region(in, s->pos[i])) v += ball((double)s->radius[i]);
     return v;
 }
 
@@ -577,7 +577,7 @@ static int plan_call(kyu_world *w, const kyu_inserter *in, double t, plan *pl, k
             break;
         }
         next->inserted++, next->tries = 0, next->mass += (double)b.m;
-        if (in_region(in, b.p)) filled += ball(b.r);
+        if (in_region(in, b.p)) filled += ball((double)b.r);
     }
     kyu_free(near);
     next->requested = in->def.rate > 0.0f || (in->def.count > 0 && !(in->def.mass_rate > 0.0f) &&

@@ -209,7 +209,7 @@ static int by_value(const void *x, const void *y) {
 // in or out, otherwise the slices across z integrated between the heights where a slice's circle
 // reaches a side or a corner of the box (to 1e-10 of the sphere's volume).
 static double sphere_in_box(vec3s c, float radius, const double lo[3], const double hi[3]) {
-    double r = radius, d[3][2];
+    double r = (double)radius, d[3][2];
     int inside = 1;
     for (int k = 0; k < 3; k++) {
         d[k][0] = lo[k] - (double)c.raw[k], d[k][1] = hi[k] - (double)c.raw[k];
@@ -301,7 +301,7 @@ kyu_status kyu_world_measure_box(const kyu_world *w, vec3s lower, vec3s upper, k
     region g;
     memset(&g, 0, sizeof g);
     g.w = w;
-    for (int k = 0; k < 3; k++) g.lo[k] = lower.raw[k], g.hi[k] = upper.raw[k];
+    for (int k = 0; k < 3; k++) g.lo[k] = (double)lower.raw[k], g.hi[k] = (double)upper.raw[k];
     kyu_region_measure m;
     memset(&m, 0, sizeof m);
     m.volume = (g.hi[0] - g.lo[0]) * (g.hi[1] - g.lo[1]) * (g.hi[2] - g.lo[2]);

@@ -3,12 +3,12 @@
 # The determinism table: every pinned scene of tests/tools/hashes.sh, run by tools/bench from every
 # build kyu is checked on (the lanes below: compilers, build systems, operating systems, processors,
 # thread layers, wasm), each for 1, 2, 3 and 8 workers. Every cell must be the pinned hash; the
-# table is docs/platforms.md's ("The same answer"), which must equal what this prints.
+# table is README.md's ("The same answer everywhere"), which must equal what this prints.
 #   sh tests/tools/determinism.sh [--build] [--write | --pin] [LANE ...]
 #     --build  builds each lane's bench first (make, cmake with the toolchains in cmake/toolchains)
-#     --write  writes the table into docs/platforms.md (else its table is checked against it)
+#     --write  writes the table into README.md (else its table is checked against it)
 #     --pin    after a change to how kyu steps: when every lane and worker count agree on a scene's
-#              new hash, writes it into hashes.sh and docs/platforms.md (re-pinning is this one command:
+#              new hash, writes it into hashes.sh and README.md (re-pinning is this one command:
 #              sh tests/tools/determinism.sh --build --pin)
 #     --results DIR  keeps each lane's hashes in DIR and reuses those already there (CI runs the
 #              emulated lanes early, beside other work, and the whole table at the end; give a
@@ -209,8 +209,8 @@ while IFS='|' read -r args expected; do
     fi
 done < "$T/scenes"
 
-# docs/platforms.md's table is this table (for every lane).
-DOC=docs/platforms.md
+# README.md's table is this table (for every lane).
+DOC=README.md
 begin='<!-- determinism table: written by tests/tools/determinism.sh --write -->'
 end='<!-- end of the determinism table -->'
 if [ "$LANES" != "$ALL_LANES" ] && [ "$(echo $LANES)" != "$ALL_LANES" ]; then
