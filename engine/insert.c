@@ -257,7 +257,8 @@ static kyu_status check_size(kyu_world *w, kyu_inserter *in) {
             in->rmin = kyu_minf(in->rmin, d->radii[k]), in->rmax = kyu_maxf(in->rmax, d->radii[k]);
             // by mass: a class's share of the bodies is its share of the mass over its body's mass
             share[k] = (double)d->weights[k];
-            if (d->basis == KYU_MIX_BY_MASS) share[k] /= in->def.density > 0.0f ? ball((double)d->radii[k]) : 1.0;
+            if (d->basis == KYU_MIX_BY_MASS)
+                share[k] /= in->def.density > 0.0f ? ball((double)d->radii[k]) : 1.0;
             total += share[k];
         }
         for (int k = 0; k < d->count; k++) {

@@ -38,9 +38,12 @@ static kyu_world *bead_box(int n, int workers) {
     kyu_world *w = NULL;
     if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
     const float R = 0.01f, d = 2 * R, L = 8 * d;
-    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
     add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 40 * d, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 40 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     uint32_t seed = 11;
@@ -51,8 +54,9 @@ static kyu_world *bead_box(int n, int workers) {
         float j[2];
         for (int q = 0; q < 2; q++)
             seed = seed * 1664525u + 1013904223u, j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
-        bd.position = v3(-L / 2 + 1.2f * d * ((float)(i % 6) + 0.6f) + j[0], R + 1.2f * d * (float)(i / 36 + 1),
-                         -L / 2 + 1.2f * d * ((float)(i / 6 % 6) + 0.6f) + j[1]);
+        bd.position =
+            v3(-L / 2 + 1.2f * d * ((float)(i % 6) + 0.6f) + j[0], R + 1.2f * d * (float)(i / 36 + 1),
+               -L / 2 + 1.2f * d * ((float)(i / 6 % 6) + 0.6f) + j[1]);
         kyu_body_create(w, &bd, NULL);
     }
     return w;
@@ -136,7 +140,8 @@ static void test_contact_stages_never_raise_the_energy_of_a_resting_bed(void) {
             for (int q = 0; q < KYU_AUDIT_STAGES; q++) sum[q] += st.energy_change[q];
         }
         double end = energy(w), round = 1e-12 * fabs(start) * 120;
-        double solves = sum[KYU_AUDIT_FORCES] + sum[KYU_AUDIT_SOLVE] + sum[KYU_AUDIT_RELAX] + sum[KYU_AUDIT_WALL_PUSH];
+        double solves =
+            sum[KYU_AUDIT_FORCES] + sum[KYU_AUDIT_SOLVE] + sum[KYU_AUDIT_RELAX] + sum[KYU_AUDIT_WALL_PUSH];
         snprintf(what, sizeof what,
                  "%d worker(s), at rest after %d steps, over 120 steps: energy %.6g -> %.6g J; push %.3g J, "
                  "moves and impacts %.3g J, forces and solves %.3g J",
