@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The contact cache (seed 004's keep-pairs): the pairs that touch or nearly touch, kept from step to
-// step with their impulses (the solver starts each step from them). Its life: the search at the end
-// of each step over the candidate pairs (what is kept, what began and ended touching: the begin and
-// end events), the contacts new bodies find before they first move, and the purge of what was
-// removed. Also each contact's geometry (gap and normal with the bodies where they stand) and
-// material, which the solver reads.
+// The contact cache (keep-pairs; docs/design.md, "Contacts kept between steps"): the pairs that
+// touch or nearly touch, kept from step to step with their impulses (the solver starts each step
+// from them). Its life: the search at the end of each step over the candidate pairs (what is kept,
+// what began and ended touching: the begin and end events), the contacts new bodies find before
+// they first move, and the purge of what was removed. Also each contact's geometry (gap and normal
+// with the bodies where they stand) and material, which the solver reads.
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,8 @@
 
 #include "common.h"
 
-// A contact kept from frame to frame (the keep-pairs of seed 004). Sorted by (a, b).
+// A contact kept from frame to frame (keep-pairs: docs/design.md, "Contacts kept between steps").
+// Sorted by (a, b).
 typedef struct contact {
     uint32_t a, b;    // body slot a; b is a body slot (a < b) or a collider with KYU_COLLIDER_BIT; a
                       //   removed side's slot is not reused before the contact is dropped (limbo in

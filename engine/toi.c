@@ -6,7 +6,8 @@
 // free flight carries its gravity as `a`, so flight is exact (a dropped ball keeps its energy
 // bounce after bounce); a body the contact solver supported this step has a = 0 and moves in a line
 // with its solved velocity. Times of impact:
-// - two bodies with the same a: relative motion is linear, the exact quadratic of seed 000;
+// - two bodies with the same a: relative motion is linear, the exact quadratic (docs/design.md,
+//   "Time of impact of two moving spheres");
 // - a body against a plane: the signed distance is a quadratic in s, solved exactly;
 // - otherwise (a box, or two bodies with different a): the chord of the path against the shape
 //   grown by the chord's largest deviation |a| S^2 / 8 gives the earliest possible time, then
