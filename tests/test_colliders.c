@@ -141,7 +141,7 @@ static void test_bullets_stay_inside_a_closed_mesh_box(void) {
         ids[i] = ball(w, v3(0.2f * (i % 10) - 1, 0.2f * (i / 10 % 10) - 1, 0.2f * (i / 100) - 1),
                       glms_vec3_scale(dir, 400), 0.05f, 1, 0); // 6.7 m a step in a 10 m box
     }
-    for (int step = 0; step < TEST_LENGTH(120, 30); step++) kyu_world_step(w); // 30: 200 m each, 20 crossings
+    for (int step = 0; step < TEST_LENGTH(120, 18); step++) kyu_world_step(w); // 18: 120 m each, 12 crossings
     int out = 0;
     for (int i = 0; i < 1000; i++) {
         vec3s p = pos(w, ids[i]);

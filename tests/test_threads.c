@@ -57,7 +57,7 @@ static void test_pile_is_bit_identical_for_1_2_3_and_8_workers(void) {
         kyu_world_def wd = kyu_world_def_default();
         wd.worker_count = workers[i];
         wd.yield_when_busy = false; // every phase split, even with 8 workers on 2 processors
-        h[i] = pile_hash(wd, 5000, TEST_LENGTH(600, 200)); // enough pairs and bodies for every phase to split
+        h[i] = pile_hash(wd, 5000, TEST_LENGTH(600, 120)); // enough pairs and bodies for every phase to split
         ENSURE(h[i] != 0);
     }
     for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0]);

@@ -308,7 +308,6 @@ typedef struct kyu_impact_event {
     int step;                 ///< which step of the last kyu_world_update (0 first; 0 after kyu_world_step)
 } kyu_impact_event;
 
-/// Counters of the last step, for tuning and tests.
 /// The stages of a step as the energy audit splits it (kyu_world_set_energy_audit,
 /// kyu_step_stats.energy_change), in the order they run (docs/design.md, "One step").
 typedef enum kyu_audit_stage {
@@ -322,6 +321,7 @@ typedef enum kyu_audit_stage {
     KYU_AUDIT_STAGES     ///< how many stages the audit reports
 } kyu_audit_stage;
 
+/// Counters of the last step, for tuning and tests.
 typedef struct kyu_step_stats {
     int awake_bodies;       ///< bodies stepped
     int candidate_pairs;    ///< broadphase pairs (swept AABBs overlap)
