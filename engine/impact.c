@@ -395,6 +395,11 @@ static int collapse(kyu_world *w, float t) {
         im->hits[im->instant[k]] = COLLAPSED, im->hit_t[im->instant[k]] = t;
     for (int k = 0; k < im->instant_count; k++)
         if (refresh(w, im->instant[k], t, UINT32_MAX)) return -1;
+    // Done with: the instant's next collapse takes only the bodies struck after this one (a body of
+    // this one struck again joins it anew). Kept, a world whose layers land at one instant (a
+    // lattice dropped at once) swept every body struck so far at every collapse: 545 ms a step at
+    // 100,000 bodies.
+    im->instant_count = 0;
     return 0;
 }
 

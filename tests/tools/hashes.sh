@@ -41,9 +41,9 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count and cell, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x9b749ab425275afb
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x8440d9bfcfe42d9f
-pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x631c9ac9e3d14533
+pile 1000 WORKERS --steps 150|0x666f085e62dba16f
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x4fd553ef1019a923
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x6b679801d2b89fd9
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
