@@ -101,7 +101,7 @@ static int wake_in_path(kyu_world *w, const aabb *box, float tau) {
         w->step.t_body[b] = tau;
         w->impacts.version[b] = 0;
         w->impacts.limit_t[b] = 1.0f;
-        w->impacts.hit_t[b] = -1.0f;
+        w->impacts.hit_t[b] = -1.0f, w->impacts.hits[b] = 0;
         w->contacts.run[b] = -1;             // its contacts are not the solver's this step
         w->step.accel[b] = glms_vec3_zero(); // it was resting: held by its contacts for this step
         w->step.active[w->step.active_count++] = b;
@@ -546,7 +546,7 @@ static int resolve_in_order(kyu_world *w) {
         uint32_t i = w->step.active[k];
         w->impacts.version[i] = 0;
         w->impacts.limit_t[i] = 1.0f;
-        w->impacts.hit_t[i] = -1.0f;
+        w->impacts.hit_t[i] = -1.0f, w->impacts.hits[i] = 0;
     }
     w->impacts.instant_t = -1.0f, w->impacts.instant_count = 0;
     if (first_impacts(w)) return -1;
