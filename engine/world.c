@@ -475,6 +475,14 @@ static double spin_energy(const body_store *b, int i) {
            ((double)a.x * (double)a.x + (double)a.y * (double)a.y + (double)a.z * (double)a.z);
 }
 
+// Adds body i's kinetic energy, translation then spin, to *e (kyu_world_kinetic_energy, the audit).
+static void add_kinetic(double *e, const body_store *b, int i) {
+    vec3s v = b->vel[i];
+    *e += 0.5 * (double)b->mass[i] *
+          ((double)v.x * (double)v.x + (double)v.y * (double)v.y + (double)v.z * (double)v.z);
+    *e += spin_energy(b, i);
+}
+
 // The audit's energy: every body's kinetic energy (translation and spin) plus its potential energy
 // in gravity, in slot order (sleeping bodies are still: they add the same each time).
 void kyu_audit_mark(kyu_world *w, int stage) {
@@ -484,11 +492,9 @@ void kyu_audit_mark(kyu_world *w, int stage) {
     double e = 0.0;
     for (int i = 0; i < b->high; i++)
         if (b->alive[i]) {
-            vec3s v = b->vel[i], x = b->pos[i];
+            vec3s x = b->pos[i];
             double m = (double)b->mass[i];
-            e +=
-                0.5 * m * ((double)v.x * (double)v.x + (double)v.y * (double)v.y + (double)v.z * (double)v.z);
-            e += spin_energy(b, i);
+            add_kinetic(&e, b, i);
             e -= m * (double)kyu_body_kind(b, (uint32_t)i)->gravity_scale *
                  ((double)g.x * (double)x.x + (double)g.y * (double)x.y + (double)g.z * (double)x.z);
         }
@@ -507,12 +513,7 @@ double kyu_world_kinetic_energy(const kyu_world *w) {
     if (!w) return 0.0;
     double e = 0.0;
     for (int i = 0; i < w->bodies.high; i++)
-        if (w->bodies.alive[i]) {
-            vec3s v = w->bodies.vel[i];
-            e += 0.5 * (double)w->bodies.mass[i] *
-                 ((double)v.x * (double)v.x + (double)v.y * (double)v.y + (double)v.z * (double)v.z);
-            e += spin_energy(&w->bodies, i);
-        }
+        if (w->bodies.alive[i]) add_kinetic(&e, &w->bodies, i);
     return e;
 }
 
