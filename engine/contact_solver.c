@@ -82,6 +82,19 @@ static float solve_target(const kyu_world *w, float gap) {
 // again: friction mixes the two sides' values, or asks the user's callback) and last step's
 // impulses. A contact with a collider carries the collider's velocity at the contact point (the
 // body's position does not change during a solve).
+
+// Over-relaxation (SOLVE_OMEGA) only between bodies within this factor in mass, and against a
+// collider only for a body that touches none twice its mass or more. It overshoots the lighter body
+// of an unequal pair by 30% of the whole correction: in a bed of radii spanning 1:10 (masses
+// 1:1000) the fines squeezed between heavy spheres kept the bed churning (physics-check sizes 10000
+// 10 after 30 s: 9,903 bodies awake, overlaps of 24% of the smaller radius, 900 pairs over 1%; with
+// plain Gauss-Seidel on unequal pairs 0.68%, none over 1%). And a heavy ball resting on a light bead
+// on a floor hopped: the warm start pressed the bead into the floor with the ball's weight, and
+// the floor's over-relaxed answer threw it back up 30% too hard, ball and all (5 cm on 5 mm: 0.26
+// m/s; tests/test_rest.c). Equal beds keep the factor that carries a deep bed's weight (a bed of
+// 10-12 mm beads has masses within 1.73).
+#define SOR_MASS_RATIO 2.0f
+
 static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
     const body_store *s = &w->bodies;
     memset(r, 0, sizeof *r);
@@ -94,6 +107,8 @@ static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
     r->b = col ? KYU_ROW_STATIC : c->b;
     float ia = s->inv_mass[c->a], ib = col ? 0.0f : s->inv_mass[c->b];
     r->kn = 1.0f / (ia + ib);
+    if (col ? w->solver.light[c->a] : ia > SOR_MASS_RATIO * ib || ib > SOR_MASS_RATIO * ia)
+        r->flags |= ROW_PLAIN;
     r->mu = kyu_contact_friction(w, c);
     r->e = kyu_contact_restitution(w, c);
     r->gap = c->gap;
@@ -251,7 +266,9 @@ static void row_task(int begin, int end, int worker, void *ctx) {
             if (p->fn)
                 p->fn(w, r);
             else if (r->flags & ROW_HELD)
-                p->warm ? warm_row(sb, r) : kyu_row_solve(sb, r, r->target, SOLVE_OMEGA, 1.0f, 1.0f);
+                p->warm ? warm_row(sb, r)
+                        : kyu_row_solve(sb, r, r->target, (r->flags & ROW_PLAIN) ? 1.0f : SOLVE_OMEGA, 1.0f,
+                                        1.0f);
         }
 }
 
@@ -397,10 +414,17 @@ int kyu_contacts_classify(kyu_world *w) {
         return -1;
     contact_slices x = {.w = w, .slices = kyu_slice_count(w->contacts.count)};
     kyu_parallel_for(w, x.slices, 1, classify_task, &x);
-    for (int k = 0; k < w->step.active_count; k++) w->contacts.run[w->step.active[k]] = -1;
-    for (int i = 0; i < w->contacts.count; i++)
-        if (i == 0 || w->contacts.list[i - 1].a != w->contacts.list[i].a)
-            w->contacts.run[w->contacts.list[i].a] = i;
+    for (int k = 0; k < w->step.active_count; k++)
+        w->contacts.run[w->step.active[k]] = -1, w->solver.light[w->step.active[k]] = 0;
+    const float *im = w->bodies.inv_mass;
+    for (int i = 0; i < w->contacts.count; i++) {
+        const contact *c = &w->contacts.list[i];
+        if (i == 0 || w->contacts.list[i - 1].a != c->a) w->contacts.run[c->a] = i;
+        if (!c->skip && !c->sensor && !kyu_is_collider(c->b)) { // the lighter of an unequal pair
+            if (im[c->a] > SOR_MASS_RATIO * im[c->b]) w->solver.light[c->a] = 1;
+            if (im[c->b] > SOR_MASS_RATIO * im[c->a]) w->solver.light[c->b] = 1;
+        }
+    }
     return 0;
 }
 

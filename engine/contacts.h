@@ -78,7 +78,15 @@ typedef struct solver_body {
 // iteration, the relax and the push read, computed once by the warm start, and the accumulated
 // impulses (given back to the contact after the relax). Two cache lines.
 #define KYU_ROW_STATIC UINT32_MAX // row.b of a contact with a collider (its velocities are in vb, wb)
-enum { ROW_HELD = 1, ROW_SENSOR = 2, ROW_SPINS = 4, ROW_MESH = 8, ROW_UPPER_A = 16, ROW_UPPER_B = 32 };
+enum {
+    ROW_HELD = 1,
+    ROW_SENSOR = 2,
+    ROW_SPINS = 4,
+    ROW_MESH = 8,
+    ROW_UPPER_A = 16,
+    ROW_UPPER_B = 32,
+    ROW_PLAIN = 64 // solved without over-relaxation (contact_solver.c, SOR_MASS_RATIO)
+};
 typedef struct solver_row {
     kyu_f3 n;          // unit, from b to a
     float jn;          // accumulated normal impulse
@@ -101,8 +109,10 @@ typedef struct solver_row {
 
 // The contact solver's order (solver_slabs.c): contacts by slab of space, then the boundary.
 typedef struct solver_state {
-    uint8_t *slab; // per body: its domain (slab of space) in the contact solves
-    int *order;    // contact indices by domain, then the boundary
+    uint8_t *slab;  // per body: its domain (slab of space) in the contact solves
+    uint8_t *light; // per body: 1 if a contact the solver holds joins it to a body twice its mass
+                    //   or more (kyu_contacts_classify; read by fill_row)
+    int *order;     // contact indices by domain, then the boundary
     int order_cap;
     int *tmp; // scratch of the bottom-up order (heights and bands, then the order: twice the
               //   contacts)
