@@ -542,6 +542,47 @@ static void test_deep_bed_of_beads_holds_at_every_depth(void) {
     kyu_world_destroy(w);
 }
 
+// A column of three beads on a floor, the middle one sunk 30% of a radius into the bottom one: the
+// push at the start of the step lifts the middle bead out and the top one with it, never into it
+// (it pushed the middle bead a quarter radius into the top one, which was its next step's overlap:
+// a 1 cm pour landing as a lattice kept pairs 50-90% of r deep for half a second).
+static void test_the_push_lifts_a_column_without_sinking_it_into_itself(void) {
+    const float radii[] = {0.01f, 0.5f};
+    for (int k = 0; k < 2; k++) {
+        float r = radii[k];
+        kyu_world_def wd = kyu_world_def_default();
+        wd.enable_sleep = false;
+        kyu_world *w = NULL;
+        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        kyu_collider_def cd = kyu_collider_def_default();
+        ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+        kyu_body_def bd = kyu_body_def_default();
+        bd.radius = r;
+        kyu_body_id id[3];
+        float y[3] = {r, r + 1.7f * r, r + 3.7f * r};
+        for (int i = 0; i < 3; i++) {
+            bd.position = v3(0, y[i], 0);
+            ENSURE(kyu_body_create(w, &bd, &id[i]) == KYU_OK);
+        }
+        double worst_upper = 0, worst_lower = 0;
+        for (int s = 0; s < 30; s++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            worst_lower = fmax(worst_lower, 2 * r - (pos(w, id[1]).y - pos(w, id[0]).y));
+            worst_upper = fmax(worst_upper, 2 * r - (pos(w, id[2]).y - pos(w, id[1]).y));
+        }
+        double end_lower = 2 * r - (pos(w, id[1]).y - pos(w, id[0]).y);
+        char what[160];
+        snprintf(
+            what, sizeof what,
+            "r %g: deepest overlap of the upper pair %.2f%% of r, of the lower %.2f%%, %.2f%% at the end",
+            (double)r, 100 * worst_upper / r, 100 * worst_lower / r, 100 * end_lower / r);
+        // The upper pair never deeper than its slop (0.4% of r) and a little rounding; the lower
+        // one out to its slop within the steps a quarter radius a step takes.
+        if (!(worst_upper <= 0.005 * r && end_lower <= 0.005 * r)) test_fail(__FILE__, __LINE__, what);
+        kyu_world_destroy(w);
+    }
+}
+
 // A heavy ball resting on a light bead on a floor stays there: neither hops, for masses 1:8 to
 // 1:15,625 (a 5 cm ball on a 2 mm bead). The floor's contact used to be over-relaxed against the
 // warm start's pressing of the bead (the ball's whole weight): the bead, and the ball with it,
@@ -585,61 +626,6 @@ static void test_a_heavy_ball_on_a_light_bead_never_hops(void) {
             test_fail(__FILE__, __LINE__, what);
         kyu_world_destroy(w);
     }
-}
-
-// A bed of 300 spheres with radii spanning 1:10 (5 mm to 5 cm, lognormal, 2500 kg/m^3, masses
-// 1:1000), dropped from up to 1.7 m with the defaults into a box 26 cm wide: it comes to rest and
-// sleeps within 5 s, every pair overlapping at most 1% of its smaller radius. (Which steps a bed
-// like this needs depends on its draw: over 12 seeds, 154 to 575 steps, and one did not sleep within
-// 600; physics-check sizes measures the larger beds.)
-static void test_a_bed_of_radii_one_to_ten_sleeps(void) {
-    kyu_world_def wd = kyu_world_def_default();
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-    const int n = 300;
-    const float L = 0.26f, H = 1.74f; // inserted at a volume fraction of 0.12
-    kyu_collider_def cd = kyu_collider_def_default();
-    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK); // the floor, y = 0
-    for (int k = 0; k < 4; k++) {
-        cd.normal = v3(k == 0 ? 1.0f : k == 1 ? -1.0f : 0.0f, 0, k == 2 ? 1.0f : k == 3 ? -1.0f : 0.0f);
-        cd.position = glms_vec3_scale(cd.normal, -L / 2);
-        ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
-    }
-    kyu_inserter_def d = kyu_inserter_def_default();
-    d.region.center = v3(0, H / 2 + 0.001f, 0), d.region.half_extents = v3(L / 2, H / 2, L / 2);
-    d.density = 2500, d.count = n, d.attempts = 10000, d.seed = 37;
-    d.size.kind = KYU_SIZE_LOGNORMAL, d.size.min = 0.005f, d.size.max = 0.05f;
-    d.size.mean = sqrtf(0.005f * 0.05f), d.size.sigma = logf(10.0f) / 4.0f;
-    kyu_inserter *in = NULL;
-    ENSURE(kyu_inserter_create(w, &d, &in) == KYU_OK);
-    ENSURE(kyu_inserter_run(in, w, 0, NULL) == KYU_OK);
-    kyu_inserter_destroy(in);
-    ENSURE(kyu_world_body_count(w) == n);
-    int steps = 0;
-    while (steps < 300 && kyu_world_sleeping_body_count(w) < n) {
-        ENSURE(kyu_world_step(w) == KYU_OK);
-        steps++;
-    }
-    int m = kyu_world_get_contact_network(w, &(kyu_contact_arrays){0}, 0);
-    ENSURE(m > n);
-    kyu_body_id *a = malloc((size_t)m * sizeof *a), *b = malloc((size_t)m * sizeof *b);
-    float *gap = malloc((size_t)m * sizeof *gap);
-    ENSURE(a && b && gap);
-    ENSURE(kyu_world_get_contact_network(w, &(kyu_contact_arrays){.body = a, .other = b, .gap = gap}, m) ==
-           m);
-    double worst = 0;
-    for (int k = 0; k < m; k++) {
-        float ra = 0, rb = INFINITY;
-        ENSURE(kyu_body_get_radius(w, a[k], &ra) == KYU_OK);
-        if (b[k].index1) ENSURE(kyu_body_get_radius(w, b[k], &rb) == KYU_OK);
-        worst = fmax(worst, -gap[k] / fmin(ra, rb));
-    }
-    free(a), free(b), free(gap);
-    char what[128];
-    snprintf(what, sizeof what, "asleep %d of %d after %d steps, worst overlap %.3f%% of the smaller radius",
-             kyu_world_sleeping_body_count(w), n, steps, 100 * worst);
-    if (!(kyu_world_sleeping_body_count(w) == n && worst <= 0.01)) test_fail(__FILE__, __LINE__, what);
-    kyu_world_destroy(w);
 }
 
 // The same pour at three sizes (400 spheres of radius 1 cm, 10 cm and 1 m into a box 8 diameters
@@ -712,6 +698,6 @@ void suite_rest(void) {
     RUN_TEST(test_restitution_and_friction_mix_rules);
     RUN_TEST(test_deep_bed_of_beads_holds_at_every_depth);
     RUN_TEST(test_a_heavy_ball_on_a_light_bead_never_hops);
-    RUN_TEST(test_a_bed_of_radii_one_to_ten_sleeps);
+    RUN_TEST(test_the_push_lifts_a_column_without_sinking_it_into_itself);
     RUN_TEST(test_pours_of_beads_balls_and_boulders_settle_alike);
 }

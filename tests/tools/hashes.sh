@@ -41,7 +41,7 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count and cell, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x666f085e62dba16f
+pile 1000 WORKERS --steps 150|0x4a5995d55cac084e
 pile 1000 WORKERS --steps 150 --fixed-rotation|0x4fd553ef1019a923
 pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x6b679801d2b89fd9
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
