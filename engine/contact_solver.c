@@ -346,6 +346,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     if (kyu_solver_partition(w) || RESERVE(w->solver.row, w->solver.row_cap, w->contacts.count + 1) ||
         RESERVE(w->solver.body, w->solver.body_cap, (int)w->bodies.high + 1))
         return -1;
+    w->solver.passes = w->stats.solver_passes = kyu_solver_passes(w);
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, fill_task, w);
     kyu_solver_gather(w);
     kyu_contacts_push(w); // overlaps out first, by position (soft_escape.c)
@@ -355,7 +356,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     row_pass p = {.w = w, .warm = 1};
     kyu_solver_run(w, row_task, &p);
     p.warm = 0;
-    for (int it = 0; it < w->def.solver_iterations; it++) kyu_solver_run(w, row_task, &p);
+    for (int it = 0; it < w->solver.passes; it++) kyu_solver_run(w, row_task, &p);
     // Which bodies a contact holds (kyu_contacts_mark_supported), found in the last pass.
     kyu_parallel_for(w, w->step.active_count, 4096, gravity_task, w);
     kyu_row_pass_run(w, support_one);

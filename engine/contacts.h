@@ -121,7 +121,9 @@ typedef struct solver_state {
     int row_cap;
     solver_body *body; // per body slot, gathered for each solve
     int body_cap;
-    int start[KYU_SOLVE_DOMAINS + 2]; // domain d: order[start[d] .. start[d+1])
+    int start[KYU_SOLVE_DOMAINS + 2];    // domain d: order[start[d] .. start[d+1])
+    float layers[KYU_SOLVE_DOMAINS + 1]; // per domain: how many layers deep its contacts stack
+    int passes;                          // this step's passes of the solve and the push (kyu_solver_passes)
 } solver_state;
 
 // The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.
@@ -155,6 +157,7 @@ float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the p
 // solver_slabs.c: the contacts split into domains of space (solver.order, solver.start)
 int kyu_solver_partition(kyu_world *w);
 void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx); // task over domains, then the boundary
+int kyu_solver_passes(const kyu_world *w); // the passes a step's solve and push take (solver_slabs.c)
 
 // contact_solver.c: which contacts are the solver's, the velocity solve, the bodies it holds
 int kyu_contacts_classify(kyu_world *w);

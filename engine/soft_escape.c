@@ -193,7 +193,7 @@ void kyu_contacts_push(kyu_world *w) {
     push_pass x = {.w = w};
     x.vp = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *x.vp);
     kyu_parallel_for(w, w->step.active_count, 4096, zero_task, &x);
-    for (int it = 0; it < w->def.solver_iterations; it++) {
+    for (int it = 0; it < w->solver.passes; it++) {
         kyu_solver_run(w, push_task, &x);
         int moved = 0;
         for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= x.moved[d];
@@ -241,7 +241,7 @@ static int report_impacts(kyu_world *w) {
 // The relax runs a quarter of the solve's iterations (at least one): what it mends is what this
 // step's impacts left, a small part of what the solve did.
 int kyu_contacts_relax(kyu_world *w) {
-    int iterations = w->def.solver_iterations > 0 ? (w->def.solver_iterations + 3) / 4 : 0;
+    int iterations = w->solver.passes > 0 ? (w->solver.passes + 3) / 4 : 0;
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, geometry_task, w);
     kyu_solver_gather(w);
     for (int it = 0; it < iterations; it++) kyu_row_pass_run(w, relax_one);

@@ -583,6 +583,39 @@ static void test_the_push_lifts_a_column_without_sinking_it_into_itself(void) {
     }
 }
 
+// The solve takes a pass for every 5 layers of the deepest stack when that is more than
+// solver_iterations: a box of 2 x 2 columns of touching beads, 10, 60 and 100 layers tall, on a
+// floor. 10 keep the 8 passes (PILE's depth: its hashes do not move), 60 take 12, 100 take 20;
+// solver_iterations = 0 keeps 0.
+static void test_deep_stacks_get_a_pass_for_every_five_layers(void) {
+    const int layers[] = {10, 60, 100, 100}, want[] = {8, 12, 20, 0};
+    for (int k = 0; k < 4; k++) {
+        kyu_world_def wd = kyu_world_def_default();
+        if (k == 3) wd.solver_iterations = 0;
+        kyu_world *w = NULL;
+        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        kyu_collider_def cd = kyu_collider_def_default();
+        ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+        kyu_body_def bd = kyu_body_def_default();
+        bd.radius = 0.01f;
+        for (int l = 0; l < layers[k]; l++)
+            for (int c = 0; c < 4; c++) {
+                bd.position = v3(0.02f * (float)(c % 2), 0.01f + 0.02f * (float)l, 0.02f * (float)(c / 2));
+                ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+            }
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        ENSURE(kyu_world_step(w) == KYU_OK); // (the first step finds the new bodies' contacts)
+        int passes = kyu_world_stats(w).solver_passes;
+        if (passes != want[k]) {
+            char what[96];
+            snprintf(what, sizeof what, "%d layers, solver_iterations %d: %d passes, not %d", layers[k],
+                     wd.solver_iterations, passes, want[k]);
+            test_fail(__FILE__, __LINE__, what);
+        }
+        kyu_world_destroy(w);
+    }
+}
+
 // A heavy ball resting on a light bead on a floor stays there: neither hops, for masses 1:8 to
 // 1:15,625 (a 5 cm ball on a 2 mm bead). The floor's contact used to be over-relaxed against the
 // warm start's pressing of the bead (the ball's whole weight): the bead, and the ball with it,
@@ -698,6 +731,7 @@ void suite_rest(void) {
     RUN_TEST(test_restitution_and_friction_mix_rules);
     RUN_TEST(test_deep_bed_of_beads_holds_at_every_depth);
     RUN_TEST(test_a_heavy_ball_on_a_light_bead_never_hops);
+    RUN_TEST(test_deep_stacks_get_a_pass_for_every_five_layers);
     RUN_TEST(test_the_push_lifts_a_column_without_sinking_it_into_itself);
     RUN_TEST(test_pours_of_beads_balls_and_boulders_settle_alike);
 }
