@@ -247,7 +247,8 @@ kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_body_def_default()");
     if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
         return kyu_fail(w, KYU_ERR_RADIUS, "radius %g (allowed: (0, 1e6])", (double)d->radius);
-    kyu_status st = kyu_body_check_position(w, d->position, d->radius);
+    kyu_status st = kyu_periodic_check_radius(w, d->radius);
+    if (st == KYU_OK) st = kyu_body_check_position(w, d->position, d->radius);
     if (st == KYU_OK) st = kyu_body_check_velocity(w, d->velocity, d->radius, "velocity");
     if (st != KYU_OK) return st;
     if (!(d->mass >= KYU_MIN_MASS && d->mass <= KYU_MAX_MASS))
@@ -357,8 +358,8 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
         slot = b->high++;
         b->generation[slot] = 0;
     }
-    b->pos[slot] = d->position;
-    b->prev[slot] = d->position;
+    b->pos[slot] = kyu_periodic_wrap_point(&w->periodic, d->position); // inside the periodic box
+    b->prev[slot] = b->pos[slot];
     b->vel[slot] = d->velocity;
     b->radius[slot] = d->radius;
     if (d->radius > b->max_radius) b->max_radius = d->radius;
@@ -421,8 +422,8 @@ kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
     if (RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + 1) ||
         kyu_wake_body(w, (uint32_t)slot))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
-    w->bodies.pos[slot] = p;
-    w->bodies.prev[slot] = p;
+    w->bodies.pos[slot] = kyu_periodic_wrap_point(&w->periodic, p); // inside the periodic box
+    w->bodies.prev[slot] = w->bodies.pos[slot];
     w->contacts.fresh[w->contacts.fresh_count++] = (uint32_t)slot;
     kyu_query_invalidate(w);
     return KYU_OK;

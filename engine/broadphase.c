@@ -804,6 +804,55 @@ static int huge_pairs(kyu_world *w) {
     return 0;
 }
 
+// ---- periodic worlds: pairs across a seam ------------------------------------------------------
+// The grid pairs boxes where they stand; a pair across a periodic face overlaps only when one box is
+// shifted by a period. Such a pair has one box near the upper face and the other near the lower:
+// within the largest box extent, plus the room a body's start may have left the periodic box by (the
+// push moves it at most a radius) and the travel of a late insert (one more extent). The bodies
+// near a face are tested against each other under every shift, in active (slot) order, once per
+// pair, so the pairs and their order do not depend on the cells or the workers.
+
+static void seam_reach_grow(kyu_world *w, const aabb *b) {
+    const periodic_state *ps = &w->periodic;
+    for (int k = 0; k < 3; k++)
+        if (ps->mask >> k & 1)
+            w->grid.seam_reach[k] = kyu_maxf(w->grid.seam_reach[k], 2.0f * (b->hi[k] - b->lo[k]));
+}
+
+static int near_seam(const kyu_world *w, const aabb *b) {
+    const periodic_state *ps = &w->periodic;
+    float room = w->bodies.max_radius;
+    for (int k = 0; k < 3; k++) {
+        if (!(ps->mask >> k & 1)) continue;
+        float reach = w->grid.seam_reach[k] + room;
+        if (b->lo[k] < ps->lo[k] + reach || b->hi[k] > ps->hi[k] - reach) return 1;
+    }
+    return 0;
+}
+
+static int seam_pairs(kyu_world *w) {
+    grid *g = &w->grid;
+    const periodic_state *ps = &w->periodic;
+    g->seam_count = 0;
+    for (int k = 0; k < 3; k++) g->seam_reach[k] = 0.0f;
+    if (!ps->mask) return 0;
+    for (int k = 0; k < w->step.active_count; k++) seam_reach_grow(w, &w->step.box[w->step.active[k]]);
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
+        if (!near_seam(w, &w->step.box[i])) continue;
+        if (RESERVE(g->seam, g->seam_cap, g->seam_count + 1)) return -1;
+        g->seam[g->seam_count++] = i;
+    }
+    for (int x = 0; x < g->seam_count; x++)
+        for (int y = x + 1; y < g->seam_count; y++) {
+            uint32_t i = g->seam[x], j = g->seam[y];
+            if (kyu_periodic_overlap_across(ps, &w->step.box[i], &w->step.box[j]) &&
+                push_pair(w, i < j ? i : j, i < j ? j : i))
+                return -1;
+        }
+    return 0;
+}
+
 // Body-collider pairs of one slice of the active bodies, in body then collider order.
 static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
@@ -911,7 +960,8 @@ int kyu_broadphase_build(kyu_world *w) {
     if ((!g->dense && index_runs(g)) ||
         table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
         return -1;
-    if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || collider_pairs(w) || build_adjacency(w))
+    if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || seam_pairs(w) || collider_pairs(w) ||
+        build_adjacency(w))
         return g->overflow ? KYU_FAIL_PAIRS : KYU_FAIL_MEMORY;
     return 0;
 }
@@ -1066,6 +1116,16 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
             if (consider(w, a, g->huge[h])) return -1;
         if (multi_insert(w, a)) return -1;
     }
+    if (w->periodic.mask) { // across a seam: every awake body (late inserts near a face are few)
+        seam_reach_grow(w, &w->step.box[a]);
+        if (near_seam(w, &w->step.box[a]))
+            for (int k = 0; k < w->step.active_count; k++) {
+                uint32_t j = w->step.active[k];
+                if (j != a && kyu_periodic_overlap_across(&w->periodic, &w->step.box[a], &w->step.box[j]) &&
+                    add_late_pair(w, a, j))
+                    return -1;
+            }
+    }
     for (int k = 0; k < w->colliders.high; k++)
         if (w->colliders.list[k].alive && kyu_collider_touches_box(&w->colliders.list[k], &w->step.box[a]))
             if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
@@ -1123,6 +1183,7 @@ void kyu_grid_free(grid *g) {
     kyu_free(g->big);
     kyu_free(g->dense_start);
     kyu_free(g->huge);
+    kyu_free(g->seam);
     kyu_free(g->stamp);
     for (int c = 0; c < g->chunk_cap; c++) kyu_free(g->chunks[c].a), kyu_free(g->chunks[c].b);
     kyu_free(g->chunks);

@@ -93,6 +93,9 @@ typedef struct grid {
     uint64_t *occ_bits;                // dense grid: the cells that hold small entries (a query skips
     int occ_bits_cap;                  //   an empty row without reading its offsets)
     int late_hashed;                   // late entries in the hash table
+    uint32_t *seam;                    // periodic worlds: the active bodies whose boxes come near a
+    int seam_count, seam_cap;          //   periodic face (the build's pairs across a seam),
+    float seam_reach[3];               //   and how near that is on each axis (broadphase.c)
     int pair_budget;                   // candidate pairs this step may find (the world def's capacity)
     int overflow;                      // the build stopped at the budget (KYU_FAIL_PAIRS)
 } grid;

@@ -13,6 +13,7 @@
 #include "grid.h"
 #include "impacts.h"
 #include "islands.h"
+#include "periodic.h"
 #include "pool.h"
 #include "queries.h"
 #include "step.h"
@@ -33,6 +34,7 @@ struct kyu_world {
     impact_state impacts;
     event_store events;
     island_store islands;
+    periodic_state periodic;       // the def's periodic box (mask 0: none)
     struct kyu_query_cache *query; // engine/query.c: built on demand between steps, NULL until then
     struct kyu_pool *pool;         // engine/threads.c: NULL with one worker or a user job system
 

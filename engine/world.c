@@ -98,6 +98,8 @@ kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacit
         BAD(KYU_ERR_INVALID_ARGUMENT, "restitution_mix = %d is not a kyu_mix_rule", (int)d->restitution_mix);
     if (!d->enqueue_task != !d->finish_task)
         BAD(KYU_ERR_INVALID_ARGUMENT, "enqueue_task and finish_task must be set together (one is NULL)");
+    kyu_status periodic = kyu_periodic_check_def(d, msg, capacity);
+    if (periodic != KYU_OK) return periodic;
 #undef BAD
     return KYU_OK;
 }
@@ -113,6 +115,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     kyu_world_count_add(1); // kyu_world_destroy takes it back, also on the failures below
     w->def = *def;
     w->rest_speed = kyu_rest_speed(w);
+    w->periodic = kyu_periodic_state_of(def);
     w->islands.free_head = -1;
     do w->id = atomic_fetch_add(&next_world_id, 1u);
     while (w->id == 0); // 0 is the world of the null handle
@@ -341,6 +344,7 @@ static kyu_status step(kyu_world *w) {
             kyu_contacts_relax(w); // 5. relax (a short solve after the impacts), then the overlaps pushed out
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w); //    contacts (new + kept)
+    kyu_periodic_wrap_bodies(w);            //    what left the periodic box enters it again
     VALIDATE_AFTER("stage 5 (relax, contacts)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w); // 6. islands: resting ones fall asleep
