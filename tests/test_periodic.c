@@ -343,6 +343,56 @@ static void test_a_bad_periodic_box_or_body_is_refused(void) {
     kyu_world_destroy(w);
 }
 
+// The queries see across the seam x = 0 = 4: an overlap, the nearest body, a raycast and a sphere
+// cast through the face, the distance and time to collision of a pair across it; each answer is
+// the one the same query gives in a plain world with the body's copy placed where it meets it.
+static void test_queries_see_through_a_periodic_face(void) {
+    kyu_world_def d = periodic_def(4.0f, 4.0f, 4.0f, true, false, false);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&d, &w) == KYU_OK);
+    kyu_body_id a = add_ball(w, v3(3.9f, 2.0f, 2.0f), v3(0.0f, 0.0f, 0.0f), 0.1f, 1.0f, 1.0f);
+    kyu_body_id b = add_ball(w, v3(0.3f, 2.0f, 2.0f), v3(-1.0f, 0.0f, 0.0f), 0.1f, 1.0f, 1.0f);
+    kyu_query_filter f = kyu_query_filter_default();
+    kyu_body_id found[4];
+    int n = 0;
+    // a sphere at x = 0.05 of radius 0.1 reaches a's copy at -0.1 (0.15 < 0.2), not b (0.25 > 0.2)
+    ENSURE(kyu_world_overlap_sphere(w, v3(0.05f, 2.0f, 2.0f), 0.1f, f, found, 4, &n) == KYU_OK);
+    ENSURE(n == 1 && kyu_body_id_equal(found[0], a));
+    ENSURE(kyu_world_overlap_aabb(w, v3(-0.05f, 1.9f, 1.9f), v3(0.0f, 2.1f, 2.1f), f, found, 4, &n) ==
+           KYU_OK);
+    ENSURE(n == 1 && kyu_body_id_equal(found[0], a)); // the box pokes out of the lower face into a
+    kyu_body_id near = KYU_NULL_BODY;
+    float dist = 0.0f;
+    ENSURE(kyu_world_nearest_body(w, v3(0.0f, 2.0f, 2.0f), 10.0f, f, &near, &dist) == KYU_OK);
+    ENSURE(kyu_body_id_equal(near, a)); // 0.1 - 0.1 = 0 through the face, against 0.3 - 0.1 for b
+    ENSURE_NEAR(dist, 0.0f, 1e-6f);
+    kyu_query_hit h;
+    // from x = 0.15 towards -x: b is behind, a's copy ends at x = 0: fraction 0.15 / 1
+    ENSURE(kyu_world_raycast(w, v3(0.15f, 2.0f, 2.0f), v3(-1.0f, 0.0f, 0.0f), f, &h) == KYU_OK);
+    ENSURE(h.hit && kyu_body_id_equal(h.body, a));
+    ENSURE_NEAR(h.fraction, 0.15f, 1e-6f);
+    ENSURE_NEAR(h.point.x, 0.0f, 1e-6f); // in the ray's own frame, where it crossed the face
+    ENSURE_NEAR(h.normal.x, 1.0f, 1e-6f);
+    ENSURE(kyu_world_sphere_cast(w, v3(0.15f, 2.0f, 2.0f), 0.05f, v3(-1.0f, 0.0f, 0.0f), f, &h) == KYU_OK);
+    ENSURE(h.hit && kyu_body_id_equal(h.body, a));
+    ENSURE_NEAR(h.fraction, 0.1f, 1e-6f);
+    kyu_query_hit all[4];
+    ENSURE(kyu_world_raycast_all(w, v3(3.5f, 2.0f, 2.0f), v3(1.5f, 0.0f, 0.0f), f, all, 4, &n) == KYU_OK);
+    ENSURE(n == 2 && kyu_body_id_equal(all[0].body, a) && kyu_body_id_equal(all[1].body, b));
+    ENSURE_NEAR(all[1].fraction, 0.7f / 1.5f, 1e-6f); // b's copy at 4.3 starts at 4.2
+    ENSURE_NEAR(all[1].point.x, 4.2f, 1e-5f);
+    kyu_distance_result dr;
+    ENSURE(kyu_body_distance(w, a, b, &dr) == KYU_OK);
+    ENSURE_NEAR(dr.distance, 0.2f, 1e-6f); // 3.9 to 4.3, less the radii
+    ENSURE_NEAR(dr.normal.x, -1.0f, 1e-6f);
+    bool will = false;
+    float t = 0.0f;
+    ENSURE(kyu_body_time_to_collision(w, a, b, 1.0f, &will, &t) == KYU_OK);
+    ENSURE(will);
+    ENSURE_NEAR(t, 0.2f, 1e-5f);
+    kyu_world_destroy(w);
+}
+
 void suite_periodic(void) {
     RUN_TEST(test_a_body_crossing_each_face_edge_and_corner_enters_opposite);
     RUN_TEST(test_a_pair_across_a_seam_meets_as_the_same_pair_away_from_it);
@@ -352,4 +402,5 @@ void suite_periodic(void) {
     RUN_TEST(test_a_periodic_gas_is_bit_identical_for_1_2_and_3_workers);
     RUN_TEST(test_a_periodic_snapshot_continues_bit_identically);
     RUN_TEST(test_a_bad_periodic_box_or_body_is_refused);
+    RUN_TEST(test_queries_see_through_a_periodic_face);
 }
