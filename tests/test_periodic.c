@@ -481,6 +481,36 @@ static void test_the_debug_draw_shows_the_periodic_box_and_pairs_across_it(void)
     kyu_world_destroy(w);
 }
 
+// An inserter whose region is wider than the periodic box places its bodies wrapped in, and never
+// where one would overlap another through a face (checked pair by pair with the minimum image).
+static void test_an_inserter_in_a_periodic_box_overlaps_nothing_across_a_face(void) {
+    kyu_world_def d = periodic_def(2.0f, 2.0f, 2.0f, true, true, true);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&d, &w) == KYU_OK);
+    kyu_inserter_def id = kyu_inserter_def_default();
+    id.body.radius = 0.1f;
+    id.region.center = v3(1.0f, 1.0f, 1.0f), id.region.half_extents = v3(1.3f, 1.3f, 1.3f);
+    id.count = 300, id.seed = 3;
+    kyu_inserter *in = NULL;
+    ENSURE(kyu_inserter_create(w, &id, &in) == KYU_OK);
+    int made = 0;
+    ENSURE(kyu_inserter_run(in, w, 0.0, &made) == KYU_OK);
+    kyu_inserter_destroy(in);
+    ENSURE(made == 300);
+    kyu_body_id ids[300];
+    ENSURE(kyu_world_get_bodies(w, ids, 300) == 300);
+    const float L[3] = {2.0f, 2.0f, 2.0f};
+    int near_faces = 0;
+    for (int i = 0; i < 300; i++) {
+        vec3s p = pos(w, ids[i]);
+        ENSURE(inside(p, &d));
+        near_faces += p.x < 0.1f || p.x > 1.9f;
+        for (int j = 0; j < i; j++) ENSURE(glms_vec3_norm(min_image(p, pos(w, ids[j]), L)) >= 0.2f);
+    }
+    ENSURE(near_faces > 0); // some straddle a face: the copies were checked, not only the box
+    kyu_world_destroy(w);
+}
+
 void suite_periodic(void) {
     RUN_TEST(test_a_body_crossing_each_face_edge_and_corner_enters_opposite);
     RUN_TEST(test_a_pair_across_a_seam_meets_as_the_same_pair_away_from_it);
@@ -493,4 +523,5 @@ void suite_periodic(void) {
     RUN_TEST(test_queries_see_through_a_periodic_face);
     RUN_TEST(test_measures_of_a_periodic_box_do_not_see_the_seam);
     RUN_TEST(test_the_debug_draw_shows_the_periodic_box_and_pairs_across_it);
+    RUN_TEST(test_an_inserter_in_a_periodic_box_overlaps_nothing_across_a_face);
 }
