@@ -174,16 +174,29 @@ int kyu_frame_bounds(const kyu_frame *fr, float box[6]) {
     return 1;
 }
 
-int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6]) {
+int kyu_frame_periodic_cell(const kyu_world *w, float box[6], bool pbc[3]) {
+    kyu_world_def d = kyu_world_get_def(w);
+    int any = 0;
+    for (int k = 0; k < 3; k++) {
+        pbc[k] = d.periodic.axis[k];
+        if (!pbc[k]) continue;
+        box[k] = d.periodic.lower.raw[k], box[3 + k] = d.periodic.upper.raw[k];
+        any = 1;
+    }
+    return any;
+}
+
+int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6], const bool pbc[3]) {
     optional_array opt[5];
     int m = optional_arrays(fr, opt);
     fprintf(out, "%d\nProperties=species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1", fr->count);
     for (int k = 0; k < m; k++) fprintf(out, ":%s", opt[k].xyz_name);
     fprintf(out, " Time=%.15g Step=%ld", fr->time, fr->step);
     if (box != NULL) // the cell vectors of an axis-aligned box, and its corner (OVITO's Origin key)
-        fprintf(out, " Lattice=\"%.9g 0 0 0 %.9g 0 0 0 %.9g\" Origin=\"%.9g %.9g %.9g\" pbc=\"F F F\"",
+        fprintf(out, " Lattice=\"%.9g 0 0 0 %.9g 0 0 0 %.9g\" Origin=\"%.9g %.9g %.9g\" pbc=\"%c %c %c\"",
                 (double)box[3] - box[0], (double)box[4] - box[1], (double)box[5] - box[2], (double)box[0],
-                (double)box[1], (double)box[2]);
+                (double)box[1], (double)box[2], pbc && pbc[0] ? 'T' : 'F', pbc && pbc[1] ? 'T' : 'F',
+                pbc && pbc[2] ? 'T' : 'F');
     fputc('\n', out);
     for (int i = 0; i < fr->count; i++) {
         const float *p = fr->position + 3 * i, *v = fr->velocity + 3 * i;
