@@ -345,11 +345,12 @@ static kyu_status step(kyu_world *w) {
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w); //    contacts (new + kept)
     kyu_periodic_wrap_bodies(w);            //    what left the periodic box enters it again
-    VALIDATE_AFTER("stage 5 (relax, contacts)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
+    VALIDATE_AFTER("stage 5 (relax, contacts, periodic wrap)",
+                   KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS | KYU_CHECK_INSIDE);
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w); // 6. islands: resting ones fall asleep
     if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
-    VALIDATE_AFTER("stage 6 (islands)", KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS);
+    VALIDATE_AFTER("stage 6 (islands)", KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS | KYU_CHECK_INSIDE);
     double t6 = now_ms();
     kyu_step_stats *st = &w->stats;
     st->ms_solve = (float)(t2 - t1), st->ms_broadphase = (float)(t3 - t2), st->ms_impacts = (float)(t4 - t3);
