@@ -123,7 +123,8 @@ static int box_contains(const aabb *outer, const aabb *inner) {
 // cannot come near it (both boxes are grown by radius and margin), so no time of impact is needed.
 static int may_meet(const kyu_world *w, const aabb *nb, uint32_t b) {
     if (b & KYU_COLLIDER_BIT) return kyu_collider_touches_box(&w->colliders.list[b & ~KYU_COLLIDER_BIT], nb);
-    return kyu_boxes_overlap(nb, &w->step.box[b]);
+    if (kyu_boxes_overlap(nb, &w->step.box[b])) return 1;
+    return w->periodic.mask && kyu_periodic_overlap_across(&w->periodic, nb, &w->step.box[b]); // a seam's
 }
 
 // Queues a's next impact with partner b after tau, if their boxes can meet.

@@ -517,7 +517,7 @@ static int room_at(kyu_world *w, const kyu_inserter *in, const plan *pl, vec3s p
         float reach = (r + w->bodies.max_radius + in->rmax) * (1.0f + 2.0f * (float)CLEARANCE);
         aabb box = {{p.x - reach, p.y - reach, p.z - reach}, {p.x + reach, p.y + reach, p.z + reach}},
              img[27];
-        int n = kyu_periodic_box_images(&w->periodic, &box, img);
+        int n = kyu_periodic_box_images(&w->periodic, &box, 0.0f, img); // the box holds their radii
         for (int i = 1; i < n; i++)
             if (!plan_free(pl, (vec3s){{img[i].lo[0] + reach, img[i].lo[1] + reach, img[i].lo[2] + reach}},
                            r))

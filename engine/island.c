@@ -148,12 +148,12 @@ static int sg_query_one(const kyu_world *w, const aabb *box, sg_visit_fn *visit,
     return 0;
 }
 
-// In a periodic world the box's images across the faces it crosses ask too (a sleeper there may
-// be met twice: its island wakes once).
+// In a periodic world the box's images ask too, across every face it comes within a sleeper's rest
+// box of (a sleeper there may be met twice: its island wakes once).
 static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, void *ctx) {
     if (!w->periodic.mask) return sg_query_one(w, box, visit, ctx);
     aabb images[27];
-    int n = kyu_periodic_box_images(&w->periodic, box, images);
+    int n = kyu_periodic_box_images(&w->periodic, box, w->bodies.max_radius + kyu_max_margin(w), images);
     for (int i = 0; i < n; i++)
         if (sg_query_one(w, &images[i], visit, ctx)) return -1;
     return 0;

@@ -85,15 +85,16 @@ void kyu_periodic_wrap_bodies(kyu_world *w) {
     }
 }
 
-int kyu_periodic_box_images(const periodic_state *ps, const aabb *b, aabb out[27]) {
+int kyu_periodic_box_images(const periodic_state *ps, const aabb *b, float reach, aabb out[27]) {
     out[0] = *b;
     int n = 1;
     for (int k = 0; k < 3; k++) {
         if (!(ps->mask >> k & 1)) continue;
         float shifts[2];
         int ns = 0;
-        if (b->lo[k] < ps->lo[k]) shifts[ns++] = ps->len[k]; // its part below lower meets what is near upper
-        if (b->hi[k] > ps->hi[k]) shifts[ns++] = -ps->len[k];
+        // A box near the lower face meets, moved up a period, what pokes out of the upper face.
+        if (b->lo[k] < ps->lo[k] + reach) shifts[ns++] = ps->len[k];
+        if (b->hi[k] > ps->hi[k] - reach) shifts[ns++] = -ps->len[k];
         int have = n;
         for (int s = 0; s < ns; s++)
             for (int i = 0; i < have; i++) {

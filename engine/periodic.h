@@ -30,10 +30,11 @@ static inline vec3s kyu_periodic_image(const periodic_state *ps, vec3s from, vec
     return p;
 }
 
-// The images of a box that can meet bodies inside the periodic box: the box itself first, then its
-// copies shifted by a period across every face it crosses (a box across an edge or a corner has 3 or
-// 7 more). Returns how many (1 without periodic axes); out holds at most 27.
-int kyu_periodic_box_images(const periodic_state *ps, const aabb *b, aabb out[27]);
+// The images of a box that can meet what lies within `reach` of a point inside the periodic box (a
+// body's sphere, its rest box): the box itself first, then its copies shifted by a period across
+// every face it comes within `reach` of (near an edge or a corner, 3 or 7 more). Returns how many
+// (1 without periodic axes); out holds at most 27.
+int kyu_periodic_box_images(const periodic_state *ps, const aabb *b, float reach, aabb out[27]);
 
 // Whether box b, shifted by a period along some periodic axis (or several), overlaps box a while the
 // two do not overlap unshifted: a pair across a seam, which the grid's own pairs do not hold.

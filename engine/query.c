@@ -683,17 +683,18 @@ static kyu_query_hit make_hit(const kyu_world *w, double t, uint32_t id, vec3s p
 static dv3 dadd(dv3 a, dv3 b) { return (dv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
 
 // The shifts of the images of box [lo, hi], the box itself (0) first; how many (1 without periodic
-// axes).
+// axes). A copy is asked for each face the box comes within the largest radius of: a body inside
+// the box pokes out of a face by at most that.
 static int image_shifts(const kyu_world *w, const double lo[3], const double hi[3], dv3 out[27]) {
     const periodic_state *ps = &w->periodic;
-    double sh[27][3] = {{0.0, 0.0, 0.0}};
+    double sh[27][3] = {{0.0, 0.0, 0.0}}, reach = (double)w->bodies.max_radius;
     int n = 1;
     for (int k = 0; k < 3; k++) {
         if (!(ps->mask >> k & 1)) continue;
         double opt[2];
         int m = 0;
-        if (lo[k] < (double)ps->lo[k]) opt[m++] = (double)ps->len[k];
-        if (hi[k] > (double)ps->hi[k]) opt[m++] = -(double)ps->len[k];
+        if (lo[k] < (double)ps->lo[k] + reach) opt[m++] = (double)ps->len[k];
+        if (hi[k] > (double)ps->hi[k] - reach) opt[m++] = -(double)ps->len[k];
         int have = n;
         for (int o = 0; o < m; o++)
             for (int i = 0; i < have; i++) {

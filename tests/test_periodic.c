@@ -172,6 +172,9 @@ static void test_a_bed_across_a_seam_rests_and_wakes(void) {
     bd.position = v3(0.6f, 0.25f, 2.5f);
     kyu_body_id still;
     ENSURE(kyu_body_create(w, &bd, &still) == KYU_OK);
+    bd.position = v3(3.92f, 0.25f, 3.5f); // and one poking 0.17 m out of the upper face, z = 3.5
+    kyu_body_id poking;
+    ENSURE(kyu_body_create(w, &bd, &poking) == KYU_OK);
     const float L[3] = {4.0f, 0.0f, 0.0f};
     for (int s = 0; s < 120; s++) {
         ENSURE(kyu_world_step(w) == KYU_OK);
@@ -185,8 +188,8 @@ static void test_a_bed_across_a_seam_rests_and_wakes(void) {
     int touching = 0;
     ENSURE(kyu_body_get_contacts(w, top, NULL, 0, &touching) == KYU_OK);
     ENSURE(touching == 2); // the two balls either side of the seam
-    ENSURE(kyu_world_sleeping_body_count(w) == 10);
-    ENSURE(!kyu_body_is_awake(w, still));
+    ENSURE(kyu_world_sleeping_body_count(w) == 11);
+    ENSURE(!kyu_body_is_awake(w, still) && !kyu_body_is_awake(w, poking));
     // A frictionless ball slides in at 2 m/s from x = 3.5 in the lone ball's lane, crosses the seam
     // and hits it elastically (0.6 m of gap: at 0.3 s): the sleeper wakes and takes all the speed.
     bd.position = v3(3.5f, 0.25f, 2.5f), bd.velocity = v3(2.0f, 0.0f, 0.0f);
@@ -199,6 +202,22 @@ static void test_a_bed_across_a_seam_rests_and_wakes(void) {
     // slider stopped touching it, at 0.6 - 0.5 = 0.1; still left at 0.6 + 2 (0.5 - 0.3) = 1.0
     ENSURE_NEAR(pos(w, slider).x, 0.1f, 1e-3f);
     ENSURE_NEAR(pos(w, still).x, 1.0f, 1e-3f);
+    // A ball slides at 2 m/s from x = 1 towards the face x = 0, whose far side the sleeper pokes
+    // through (its copy at -0.08): the slider's own path never crosses the face before they meet, at
+    // 0.58 m, 0.29 s. The sleeper wakes as the slider comes near the face, and no step lets the two
+    // overlap by more than the slop.
+    bd.position = v3(1.0f, 0.25f, 3.5f), bd.velocity = v3(-2.0f, 0.0f, 0.0f);
+    kyu_body_id slider2;
+    ENSURE(kyu_body_create(w, &bd, &slider2) == KYU_OK);
+    for (int s = 0; s < 30; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        ENSURE(glms_vec3_norm(min_image(pos(w, slider2), pos(w, poking), L)) > 0.5f - 1e-3f);
+    }
+    ENSURE(kyu_body_is_awake(w, poking));
+    ENSURE_NEAR(vel(w, poking).x, -2.0f, 1e-3f);
+    ENSURE_NEAR(vel(w, slider2).x, 0.0f, 1e-3f);
+    ENSURE_NEAR(pos(w, slider2).x, 0.42f, 1e-3f); // stopped touching the copy at -0.08
+    ENSURE_NEAR(pos(w, poking).x, 3.5f, 1e-3f);   // -0.08 - 2 (0.5 - 0.29), wrapped in
     kyu_world_destroy(w);
 }
 
@@ -207,6 +226,7 @@ static void test_a_bed_across_a_seam_rests_and_wakes(void) {
 // and many bodies crossed a seam.
 static kyu_world *make_gas(int n, float L, int workers, float cell) {
     kyu_world_def d = periodic_def(L, L, L, true, true, true);
+    d.enable_sleep = false; // a slow molecule would fall asleep and take its energy with it
     d.worker_count = workers;
     d.cell_size = cell;
     kyu_world *w = NULL;
@@ -242,6 +262,8 @@ static void test_an_elastic_gas_in_a_periodic_box_keeps_energy_and_bodies(void) 
     ENSURE(kyu_world_get_bodies(w, ids, n) == n);
     for (int i = 0; i < n; i++) last[i] = pos(w, ids[i]);
     long crossings = 0, impacts = 0;
+    float deepest = 0.0f; // the deepest overlap of any pair, through the nearest image (all pairs)
+    const float box[3] = {L, L, L};
     int steps = TEST_LENGTH(3000, 600);
     for (int s = 0; s < steps; s++) {
         ENSURE(kyu_world_step(w) == KYU_OK);
@@ -253,16 +275,53 @@ static void test_an_elastic_gas_in_a_periodic_box_keeps_energy_and_bodies(void) 
             for (int k = 0; k < 3; k++) crossings += fabsf(p.raw[k] - last[i].raw[k]) > 0.5f * L;
             last[i] = p;
         }
+        for (int i = 0; i < n && s % 10 == 0; i++)
+            for (int j = 0; j < i; j++)
+                deepest = fmaxf(deepest, 0.2f - glms_vec3_norm(min_image(last[i], last[j], box)));
     }
     kyu_world_momentum(w, p1);
     double e1 = kyu_world_kinetic_energy(w);
-    printf("    gas %d bodies, %d steps: energy %.9g -> %.9g (rel %.2e), %ld seam crossings, %ld impacts\n",
-           n, steps, e0, e1, fabs(e1 - e0) / e0, crossings, impacts);
+    printf("    gas %d bodies, %d steps: energy %.9g -> %.9g (rel %.2e), %ld seam crossings, %ld impacts, "
+           "deepest overlap %.2g m\n",
+           n, steps, e0, e1, fabs(e1 - e0) / e0, crossings, impacts, (double)deepest);
+    ENSURE(deepest < 1e-4f); // hard spheres met at their exact times: a pair the broadphase missed
+                             // across a face would pass into each other
     ENSURE_NEAR(e1, e0, 1e-4 * e0);
     for (int k = 0; k < 3; k++) ENSURE_NEAR(p1[k], p0[k], 1e-3);
     ENSURE(crossings > n);
     free(ids);
     free(last);
+    kyu_world_destroy(w);
+}
+
+// A dense gas in a small box (64 balls of 0.1 m in 1 m^3, 27% of the volume, at up to 3.5 m/s):
+// every body is near a face, an edge or a corner, most impacts happen across them and turn paths
+// out of their boxes (late inserts across faces). No pair ever overlaps (checked through the
+// nearest image after every step), and the energy is kept.
+static void test_a_dense_gas_in_a_small_periodic_box_never_overlaps(void) {
+    kyu_world *w = make_gas(64, 1.0f, 1, 0.0f);
+    ENSURE(w != NULL);
+    kyu_body_id ids[64];
+    ENSURE(kyu_world_get_bodies(w, ids, 64) == 64);
+    const float box[3] = {1.0f, 1.0f, 1.0f};
+    double e0 = kyu_world_kinetic_energy(w);
+    float deepest = 0.0f;
+    long late = 0, impacts = 0;
+    for (int s = 0; s < TEST_LENGTH(2000, 400); s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        late += kyu_world_stats(w).late_inserts, impacts += kyu_world_stats(w).impacts;
+        vec3s p[64];
+        for (int i = 0; i < 64; i++) p[i] = pos(w, ids[i]);
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < i; j++)
+                deepest = fmaxf(deepest, 0.2f - glms_vec3_norm(min_image(p[i], p[j], box)));
+    }
+    double e1 = kyu_world_kinetic_energy(w);
+    printf("    %ld impacts, %ld late inserts, energy %.9g -> %.9g, deepest overlap %.2g m\n", impacts, late,
+           e0, e1, (double)deepest);
+    ENSURE(deepest < 1e-4f);
+    ENSURE(late > 100 && impacts > 1000);
+    ENSURE_NEAR(e1, e0, 1e-4 * e0);
     kyu_world_destroy(w);
 }
 
@@ -353,6 +412,7 @@ static void test_queries_see_through_a_periodic_face(void) {
     kyu_body_id a = add_ball(w, v3(3.9f, 2.0f, 2.0f), v3(0.0f, 0.0f, 0.0f), 0.1f, 1.0f, 1.0f);
     kyu_body_id b = add_ball(w, v3(0.3f, 2.0f, 2.0f), v3(-1.0f, 0.0f, 0.0f), 0.1f, 1.0f, 1.0f);
     kyu_query_filter f = kyu_query_filter_default();
+    kyu_query_hit h;
     kyu_body_id found[4];
     int n = 0;
     // a sphere at x = 0.05 of radius 0.1 reaches a's copy at -0.1 (0.15 < 0.2), not b (0.25 > 0.2)
@@ -361,12 +421,20 @@ static void test_queries_see_through_a_periodic_face(void) {
     ENSURE(kyu_world_overlap_aabb(w, v3(-0.05f, 1.9f, 1.9f), v3(0.0f, 2.1f, 2.1f), f, found, 4, &n) ==
            KYU_OK);
     ENSURE(n == 1 && kyu_body_id_equal(found[0], a)); // the box pokes out of the lower face into a
+    // c pokes out of the upper face by 0.05 (its copy spans -0.15..0.05); a sphere at x = 0.1 of
+    // radius 0.06 stays inside the box and still reaches it (0.15 < 0.16)
+    kyu_body_id c = add_ball(w, v3(3.95f, 1.0f, 2.0f), v3(0.0f, 0.0f, 0.0f), 0.1f, 1.0f, 1.0f);
+    ENSURE(kyu_world_overlap_sphere(w, v3(0.1f, 1.0f, 2.0f), 0.06f, f, found, 4, &n) == KYU_OK);
+    ENSURE(n == 1 && kyu_body_id_equal(found[0], c));
+    ENSURE(kyu_world_raycast(w, v3(0.1f, 1.0f, 2.0f), v3(-0.08f, 0.0f, 0.0f), f, &h) == KYU_OK);
+    ENSURE(h.hit && kyu_body_id_equal(h.body, c));
+    ENSURE_NEAR(h.fraction, 0.05f / 0.08f, 1e-5f);
+    kyu_body_destroy(w, c);
     kyu_body_id near = KYU_NULL_BODY;
     float dist = 0.0f;
     ENSURE(kyu_world_nearest_body(w, v3(0.0f, 2.0f, 2.0f), 10.0f, f, &near, &dist) == KYU_OK);
     ENSURE(kyu_body_id_equal(near, a)); // 0.1 - 0.1 = 0 through the face, against 0.3 - 0.1 for b
     ENSURE_NEAR(dist, 0.0f, 1e-6f);
-    kyu_query_hit h;
     // from x = 0.15 towards -x: b is behind, a's copy ends at x = 0: fraction 0.15 / 1
     ENSURE(kyu_world_raycast(w, v3(0.15f, 2.0f, 2.0f), v3(-1.0f, 0.0f, 0.0f), f, &h) == KYU_OK);
     ENSURE(h.hit && kyu_body_id_equal(h.body, a));
@@ -517,6 +585,7 @@ void suite_periodic(void) {
     RUN_TEST(test_head_on_elastic_across_a_corner_keeps_momentum_and_energy);
     RUN_TEST(test_a_bed_across_a_seam_rests_and_wakes);
     RUN_TEST(test_an_elastic_gas_in_a_periodic_box_keeps_energy_and_bodies);
+    RUN_TEST(test_a_dense_gas_in_a_small_periodic_box_never_overlaps);
     RUN_TEST(test_a_periodic_gas_is_bit_identical_for_1_2_and_3_workers);
     RUN_TEST(test_a_periodic_snapshot_continues_bit_identically);
     RUN_TEST(test_a_bad_periodic_box_or_body_is_refused);
