@@ -2,7 +2,7 @@
 // Private to the engine: periodic boundaries (periodic.c; docs/design.md, "Periodic boundaries").
 // Positions on a periodic axis lie in [lower, upper) between steps; within a step a body may stray
 // beyond a face by its travel. Every place that needs where body b stands as seen from body a takes
-// the image of b nearest a (kyu_image_near): the minimum image, the same for the whole step for any
+// the image of b nearest a (kyu_periodic_image): the minimum image, the same for the whole step for any
 // pair that can touch, because a period is more than twice the reach of any pair. A world without a
 // periodic axis takes none of these paths, so its arithmetic is the same bits as without them.
 #ifndef KYU_PERIODIC_H
@@ -43,7 +43,7 @@ int kyu_periodic_overlap_across(const periodic_state *ps, const aabb *a, const a
 // The point wrapped into [lo, hi) on every periodic axis.
 vec3s kyu_periodic_wrap_point(const periodic_state *ps, vec3s p);
 
-// world.c: the state of a def's box (mask 0 when no axis is periodic)
+// The state of a def's box (mask 0 when no axis is periodic), made when the world is created
 periodic_state kyu_periodic_state_of(const kyu_world_def *d);
 // The first problem of a def's box, written to msg; KYU_OK if none.
 kyu_status kyu_periodic_check_def(const kyu_world_def *d, char *msg, size_t capacity);

@@ -316,6 +316,7 @@ int kyu_network_write_vtp(kyu_world *w, double time, const char *path) {
         st = KYU_ERR_OUT_OF_MEMORY;
     kyu_contact_arrays ca = {a, b, c, point, normal, fn, ft, NULL, NULL};
     if (st == KYU_OK && kyu_world_get_contact_network(w, &ca, n) != n) st = KYU_ERR_OUT_OF_MEMORY;
+    kyu_periodic_box box = kyu_world_get_def(w).periodic;
     for (int k = 0; st == KYU_OK && k < n; k++) {
         vec3s pa, pb;
         kyu_body_get_position(w, a[k], &pa);
@@ -323,6 +324,10 @@ int kyu_network_write_vtp(kyu_world *w, double time, const char *path) {
             kyu_body_get_position(w, b[k], &pb);
         else
             pb = (vec3s){{point[3 * k], point[3 * k + 1], point[3 * k + 2]}};
+        for (int j = 0; j < 3 && b[k].index1; j++) { // a pair across a periodic face: to b's nearest copy
+            float len = box.upper.raw[j] - box.lower.raw[j];
+            if (box.axis[j]) pb.raw[j] -= len * floorf((pb.raw[j] - pa.raw[j]) / len + 0.5f);
+        }
         float t2 = 0.0f;
         for (int j = 0; j < 3; j++) {
             ends[6 * k + j] = pa.raw[j], ends[6 * k + 3 + j] = pb.raw[j];
