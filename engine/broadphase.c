@@ -902,7 +902,7 @@ static int seam_pairs(kyu_world *w) {
     for (int k = 0; k < 3; k++)
         if ((ps->mask >> k & 1) && seam_axis(w, k, &found)) return -1;
     // In slot order, each pair once (one across an edge is found along both of its axes).
-    qsort(g->seam_found, (size_t)found, sizeof *g->seam_found, by_pair);
+    if (found > 1) qsort(g->seam_found, (size_t)found, sizeof *g->seam_found, by_pair);
     for (int q = 0; q < found; q++)
         if ((q == 0 || g->seam_found[q] != g->seam_found[q - 1]) &&
             push_pair(w, (uint32_t)(g->seam_found[q] >> 32), (uint32_t)g->seam_found[q]))
