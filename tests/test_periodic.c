@@ -73,6 +73,25 @@ static void test_a_body_crossing_each_face_edge_and_corner_enters_opposite(void)
     }
 }
 
+// A renderer's interpolation between the last two steps takes the short way across a face: a body
+// at 1.95 moving at 3 m/s wraps from 2.0 to 0.0 in one step, and halfway through the next frame it
+// is drawn at 1.975 (as -0.025, just beyond the lower face), not in the middle of the box.
+static void test_interpolation_across_a_face_takes_the_short_way(void) {
+    kyu_world_def d = periodic_def(2.0f, 2.0f, 2.0f, true, false, false);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&d, &w) == KYU_OK);
+    kyu_body_id b = add_ball(w, v3(1.95f, 1.0f, 1.0f), v3(3.0f, 0.0f, 0.0f), 0.1f, 1.0f, 1.0f);
+    int steps = 0;
+    ENSURE(kyu_world_update(w, 1.5f * d.fixed_dt, &steps) == KYU_OK && steps == 1);
+    ENSURE(pos(w, b).x < 0.01f); // wrapped
+    vec3s p;
+    ENSURE(kyu_body_get_interpolated_position(w, b, &p) == KYU_OK);
+    const float L[3] = {2.0f, 0.0f, 0.0f};
+    ENSURE(glms_vec3_norm(min_image(p, v3(1.975f, 1.0f, 1.0f), L)) < 1e-5f);
+    ENSURE(fabsf(p.x - 1.975f) < 1e-5f || fabsf(p.x + 0.025f) < 1e-5f);
+    kyu_world_destroy(w);
+}
+
 // Two balls close across the seam x = 0 = 4 (gap 0.2 m at 2 m/s: they meet at 0.1 s) and bounce
 // elastically; the same pair placed away from the seam in a world without periodic axes (shifted
 // by a period) gives the same impact time and the same paths, to float rounding; the analytic
@@ -610,6 +629,7 @@ static void test_an_inserter_in_a_periodic_box_overlaps_nothing_across_a_face(vo
 
 void suite_periodic(void) {
     RUN_TEST(test_a_body_crossing_each_face_edge_and_corner_enters_opposite);
+    RUN_TEST(test_interpolation_across_a_face_takes_the_short_way);
     RUN_TEST(test_a_pair_across_a_seam_meets_as_the_same_pair_away_from_it);
     RUN_TEST(test_head_on_elastic_across_a_corner_keeps_momentum_and_energy);
     RUN_TEST(test_a_bed_across_a_seam_rests_and_wakes);
