@@ -240,6 +240,41 @@ static void test_a_bed_across_a_seam_rests_and_wakes(void) {
     kyu_world_destroy(w);
 }
 
+// Gravity along a periodic axis (a chute: gravity tilted 20 degrees from -y towards +x, a floor, x
+// periodic over 2 m): a ball rolls down the endless slope through the seam again and again, its
+// speed 5/7 g sin(theta) t as on any slope (within 1%, the rolling test of tests/test_spin.c).
+static void test_a_ball_rolls_down_an_endless_periodic_chute(void) {
+    kyu_world_def d = periodic_def(2.0f, 4.0f, 4.0f, true, false, false);
+    float th = 20.0f * 3.14159265f / 180.0f, g = 9.81f;
+    d.gravity = v3(g * sinf(th), -g * cosf(th), 0.0f);
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&d, &w) == KYU_OK);
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_PLANE;
+    cd.normal = v3(0.0f, 1.0f, 0.0f);
+    cd.friction = 0.5f;
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.1f, bd.friction = 0.5f, bd.restitution = 0.0f, bd.allow_sleep = false;
+    bd.position = v3(1.0f, 0.1f, 2.0f);
+    kyu_body_id b;
+    ENSURE(kyu_body_create(w, &bd, &b) == KYU_OK);
+    int crossings = 0;
+    float last = 1.0f;
+    for (int s = 0; s < 120; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        vec3s p = pos(w, b);
+        ENSURE(inside(p, &d));
+        ENSURE_NEAR(p.y, 0.1f, 1e-3f); // on the floor
+        crossings += p.x < last - 1.0f;
+        last = p.x;
+    }
+    float want = 5.0f / 7.0f * g * sinf(th) * 2.0f; // after 2 s
+    ENSURE_NEAR(vel(w, b).x, want, 0.01f * want);
+    ENSURE(crossings >= 2); // 0.5 a t^2 = 4.8 m of a 2 m period
+    kyu_world_destroy(w);
+}
+
 // An elastic gas in a fully periodic box: the energy is kept to 1e-4 (relative), the momentum to
 // float rounding, no body is lost or duplicated, every body is inside the box after every step,
 // and many bodies crossed a seam.
@@ -633,6 +668,7 @@ void suite_periodic(void) {
     RUN_TEST(test_a_pair_across_a_seam_meets_as_the_same_pair_away_from_it);
     RUN_TEST(test_head_on_elastic_across_a_corner_keeps_momentum_and_energy);
     RUN_TEST(test_a_bed_across_a_seam_rests_and_wakes);
+    RUN_TEST(test_a_ball_rolls_down_an_endless_periodic_chute);
     RUN_TEST(test_an_elastic_gas_in_a_periodic_box_keeps_energy_and_bodies);
     RUN_TEST(test_a_dense_gas_in_a_small_periodic_box_never_overlaps);
     RUN_TEST(test_a_periodic_gas_is_bit_identical_for_any_workers_and_cell);
