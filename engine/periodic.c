@@ -40,22 +40,6 @@ kyu_status kyu_periodic_check_def(const kyu_world_def *d, char *msg, size_t capa
     return KYU_OK;
 }
 
-kyu_status kyu_periodic_check_radius(kyu_world *w, float r) {
-    const periodic_state *ps = &w->periodic;
-    if (!ps->mask) return KYU_OK;
-    // The body's contact margin as kyu_body_margin gives it (internal.h), from the radius alone.
-    float m = w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * r;
-    m = kyu_maxf(m, kyu_minf(w->rest_speed, KYU_SPECULATIVE_RATIO * r / w->def.fixed_dt) * w->def.fixed_dt);
-    for (int k = 0; k < 3; k++)
-        if ((ps->mask >> k & 1) && !(r + m < 0.25f * ps->len[k]))
-            return kyu_fail(w, KYU_ERR_RADIUS,
-                            "radius %g with its contact margin %g must stay under a quarter of the periodic "
-                            "length %g along %c (periodic.upper.%c - periodic.lower.%c): a pair must not "
-                            "touch through two images at once",
-                            (double)r, (double)m, (double)ps->len[k], AXIS[k], AXIS[k], AXIS[k]);
-    return KYU_OK;
-}
-
 vec3s kyu_periodic_wrap_point(const periodic_state *ps, vec3s p) {
     for (int k = 0; k < 3; k++) {
         float x = p.raw[k];

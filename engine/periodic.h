@@ -47,9 +47,6 @@ vec3s kyu_periodic_wrap_point(const periodic_state *ps, vec3s p);
 periodic_state kyu_periodic_state_of(const kyu_world_def *d);
 // The first problem of a def's box, written to msg; KYU_OK if none.
 kyu_status kyu_periodic_check_def(const kyu_world_def *d, char *msg, size_t capacity);
-// A body of radius r may live in the world: its radius and contact margin stay under a quarter of
-// every period (then the nearest image of any pair that can touch is unique).
-kyu_status kyu_periodic_check_radius(kyu_world *w, float r);
 // After the step's motion: every awake body back into the box (its previous position, which the
 // renderer interpolates from, moves with it).
 void kyu_periodic_wrap_bodies(kyu_world *w);
