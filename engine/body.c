@@ -244,12 +244,13 @@ kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float r, const char *w
 
 // A body of radius r may live in a periodic world: its radius and contact margin stay under a quarter
 // of every period (then the nearest image of any pair that can touch is unique: engine/periodic.h).
-static kyu_status check_periodic_radius(kyu_world *w, float r) {
+// The margin grows with the rest speed, which gravity sets: kyu_world_set_gravity asks again.
+kyu_status kyu_body_check_periodic_radius(kyu_world *w, float r, float rest_speed) {
     const periodic_state *ps = &w->periodic;
     if (!ps->mask) return KYU_OK;
     // The body's contact margin as kyu_body_margin gives it (internal.h), from the radius alone.
     float m = w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * r;
-    m = kyu_maxf(m, kyu_minf(w->rest_speed, KYU_SPECULATIVE_RATIO * r / w->def.fixed_dt) * w->def.fixed_dt);
+    m = kyu_maxf(m, kyu_minf(rest_speed, KYU_SPECULATIVE_RATIO * r / w->def.fixed_dt) * w->def.fixed_dt);
     for (int k = 0; k < 3; k++)
         if ((ps->mask >> k & 1) && !(r + m < 0.25f * ps->len[k]))
             return kyu_fail(w, KYU_ERR_RADIUS,
@@ -265,7 +266,7 @@ kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_body_def_default()");
     if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
         return kyu_fail(w, KYU_ERR_RADIUS, "radius %g (allowed: (0, 1e6])", (double)d->radius);
-    kyu_status st = check_periodic_radius(w, d->radius);
+    kyu_status st = kyu_body_check_periodic_radius(w, d->radius, w->rest_speed);
     if (st == KYU_OK) st = kyu_body_check_position(w, d->position, d->radius);
     if (st == KYU_OK) st = kyu_body_check_velocity(w, d->velocity, d->radius, "velocity");
     if (st != KYU_OK) return st;

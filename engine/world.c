@@ -442,6 +442,18 @@ kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     if (!kyu_bounded3(g, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_set_gravity during a step");
+    if (w->periodic.mask) { // the rest speed, and with it each body's margin, follows gravity
+        float rest = kyu_rest_speed_under(w, g);
+        for (int i = 0; i < w->bodies.high; i++)
+            if (w->bodies.alive[i] &&
+                kyu_body_check_periodic_radius(w, w->bodies.radius[i], rest) != KYU_OK) {
+                char why[256];
+                snprintf(why, sizeof why, "%s", kyu_world_last_error(w));
+                return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                                "gravity (%g, %g, %g) refused: body in slot %d: %s", (double)g.x, (double)g.y,
+                                (double)g.z, i, why);
+            }
+    }
     if (glms_vec3_eqv(g, w->def.gravity) == false && kyu_islands_wake_all(w)) // all that rests may now slide
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the sleeping bodies");
     w->def.gravity = g;

@@ -457,6 +457,18 @@ static void test_a_bad_periodic_box_or_body_is_refused(void) {
     ENSURE(kyu_body_set_position(w, id, v3(9.5f, 0.0f, 0.0f)) == KYU_OK);
     ENSURE(pos(w, id).x == 1.5f);
     kyu_world_destroy(w);
+    // Gravity sets the rest speed and with it a small body's contact margin: a 1 cm bead fits a
+    // 4.4 cm period without gravity (1 + 0.04 cm < 1.1 cm) but not under it (1 + 0.17 cm): the
+    // gravity is refused, naming the body, and the world keeps its own.
+    d = periodic_def(0.044f, 1.0f, 1.0f, true, false, false);
+    ENSURE(kyu_world_create(&d, &w) == KYU_OK);
+    bd = kyu_body_def_default();
+    bd.radius = 0.01f, bd.position = v3(0.02f, 0.5f, 0.5f);
+    ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
+    ENSURE(kyu_world_set_gravity(w, v3(0.0f, -9.81f, 0.0f)) == KYU_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(kyu_world_last_error(w), "quarter of the periodic length") != NULL);
+    ENSURE(kyu_world_get_def(w).gravity.y == 0.0f);
+    kyu_world_destroy(w);
 }
 
 // The queries see across the seam x = 0 = 4: an overlap, the nearest body, a raycast and a sphere
