@@ -111,6 +111,7 @@ kyu_status kyu_body_check_position(kyu_world *w, vec3s p, float radius); // the 
 kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float radius, const char *what);
 kyu_status kyu_body_check_angular_velocity(kyu_world *w, vec3s av, float radius, const char *what);
 kyu_status kyu_body_check_rotation(kyu_world *w, versors q);
+kyu_status kyu_body_check_periodic_radius(kyu_world *w, float r, float rest_speed); // the periodic box
 kyu_status kyu_body_check_spin(kyu_world *w, int slot, vec3s av, const char *what); // and fixed rotation
 float kyu_body_inv_inertia(float mass, float radius, float inertia_scale, bool fixed_rotation);
 

@@ -242,12 +242,32 @@ kyu_status kyu_body_check_velocity(kyu_world *w, vec3s v, float r, const char *w
     return KYU_OK;
 }
 
+// A body of radius r may live in a periodic world: its radius and contact margin stay under a quarter
+// of every period (then the nearest image of any pair that can touch is unique: engine/periodic.h).
+// The margin grows with the rest speed, which gravity sets: kyu_world_set_gravity asks again.
+kyu_status kyu_body_check_periodic_radius(kyu_world *w, float r, float rest_speed) {
+    const periodic_state *ps = &w->periodic;
+    if (!ps->mask) return KYU_OK;
+    // The body's contact margin as kyu_body_margin gives it (internal.h), from the radius alone.
+    float m = w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * r;
+    m = kyu_maxf(m, kyu_minf(rest_speed, KYU_SPECULATIVE_RATIO * r / w->def.fixed_dt) * w->def.fixed_dt);
+    for (int k = 0; k < 3; k++)
+        if ((ps->mask >> k & 1) && !(r + m < 0.25f * ps->len[k]))
+            return kyu_fail(w, KYU_ERR_RADIUS,
+                            "radius %g with its contact margin %g must stay under a quarter of the periodic "
+                            "length %g along %c (periodic.upper.%c - periodic.lower.%c): a pair must not "
+                            "touch through two images at once",
+                            (double)r, (double)m, (double)ps->len[k], "xyz"[k], "xyz"[k], "xyz"[k]);
+    return KYU_OK;
+}
+
 kyu_status kyu_body_def_validate(kyu_world *w, const kyu_body_def *d) {
     if (d->internal_cookie != KYU_DEF_COOKIE)
         return kyu_fail(w, KYU_ERR_INVALID_DEF, "start from kyu_body_def_default()");
     if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
         return kyu_fail(w, KYU_ERR_RADIUS, "radius %g (allowed: (0, 1e6])", (double)d->radius);
-    kyu_status st = kyu_body_check_position(w, d->position, d->radius);
+    kyu_status st = kyu_body_check_periodic_radius(w, d->radius, w->rest_speed);
+    if (st == KYU_OK) st = kyu_body_check_position(w, d->position, d->radius);
     if (st == KYU_OK) st = kyu_body_check_velocity(w, d->velocity, d->radius, "velocity");
     if (st != KYU_OK) return st;
     if (!(d->mass >= KYU_MIN_MASS && d->mass <= KYU_MAX_MASS))
@@ -357,8 +377,8 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
         slot = b->high++;
         b->generation[slot] = 0;
     }
-    b->pos[slot] = d->position;
-    b->prev[slot] = d->position;
+    b->pos[slot] = kyu_periodic_wrap_point(&w->periodic, d->position); // inside the periodic box
+    b->prev[slot] = b->pos[slot];
     b->vel[slot] = d->velocity;
     b->radius[slot] = d->radius;
     if (d->radius > b->max_radius) b->max_radius = d->radius;
@@ -421,8 +441,8 @@ kyu_status kyu_body_set_position(kyu_world *w, kyu_body_id id, vec3s p) {
     if (RESERVE(w->contacts.fresh, w->contacts.fresh_cap, w->contacts.fresh_count + 1) ||
         kyu_wake_body(w, (uint32_t)slot))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking its island");
-    w->bodies.pos[slot] = p;
-    w->bodies.prev[slot] = p;
+    w->bodies.pos[slot] = kyu_periodic_wrap_point(&w->periodic, p); // inside the periodic box
+    w->bodies.prev[slot] = w->bodies.pos[slot];
     w->contacts.fresh[w->contacts.fresh_count++] = (uint32_t)slot;
     kyu_query_invalidate(w);
     return KYU_OK;

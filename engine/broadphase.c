@@ -804,6 +804,112 @@ static int huge_pairs(kyu_world *w) {
     return 0;
 }
 
+// ---- periodic worlds: pairs across a seam ------------------------------------------------------
+// The grid pairs boxes where they stand; a pair across a periodic face overlaps only when one box is
+// shifted by a period. Such a pair has one box near the upper face and the other near the lower:
+// within the largest box extent of the face, plus the room a body's start may have left the periodic
+// box by (the push moves it at most a quarter radius). The build sweeps the boxes near each face
+// against those near the opposite one; a late insert asks the grid with the copies of its new box
+// (whose start may lie beyond a face by its travel: one more extent). The pairs go in slot order,
+// each once, so they and their order do not depend on the cells or the workers.
+
+static void seam_reach_grow(kyu_world *w, const aabb *b) { // seam_reach: the largest extent, doubled
+    const periodic_state *ps = &w->periodic;
+    for (int k = 0; k < 3; k++)
+        if (ps->mask >> k & 1)
+            w->grid.seam_reach[k] = kyu_maxf(w->grid.seam_reach[k], 2.0f * (b->hi[k] - b->lo[k]));
+}
+
+// A box in the sweep along axis a: its span there (a copy moved by a period when the box is near a
+// face of a periodic a), and its body.
+typedef struct seam_item {
+    float lo, hi;
+    uint32_t body;
+} seam_item;
+
+static int by_sweep(const void *x, const void *y) {
+    const seam_item *a = x, *b = y;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    return (a->body > b->body) - (a->body < b->body);
+}
+
+static int by_pair(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int seam_push(seam_item **list, int *cap, int *n, float lo, float hi, uint32_t body) {
+    if (RESERVE(*list, *cap, *n + 1)) return -1;
+    (*list)[(*n)++] = (seam_item){lo, hi, body};
+    return 0;
+}
+
+// The pairs across the faces of periodic axis k: each box near the upper face against each box near
+// the lower one, swept along another axis a (the lower side's boxes near a face of a periodic a go in
+// again, moved by a period, so pairs across an edge or a corner meet too); every candidate is then
+// tested with every shift (kyu_periodic_overlap_across). Found pairs go to g->seam_found.
+static int seam_axis(kyu_world *w, int k, int *found) {
+    grid *g = &w->grid;
+    const periodic_state *ps = &w->periodic;
+    int a = (k + 1) % 3, nh = 0, nl = 0;
+    float reach_k = 0.5f * g->seam_reach[k] + w->bodies.max_radius,
+          reach_a = 0.5f * g->seam_reach[a] + w->bodies.max_radius, widest = 0.0f;
+    for (int q = 0; q < w->step.active_count; q++) {
+        uint32_t i = w->step.active[q];
+        const aabb *b = &w->step.box[i];
+        if (b->hi[k] > ps->hi[k] - reach_k &&
+            seam_push(&g->seam_hi, &g->seam_hi_cap, &nh, b->lo[a], b->hi[a], i))
+            return -1;
+        if (!(b->lo[k] < ps->lo[k] + reach_k)) continue;
+        widest = kyu_maxf(widest, b->hi[a] - b->lo[a]);
+        if (seam_push(&g->seam_lo, &g->seam_lo_cap, &nl, b->lo[a], b->hi[a], i)) return -1;
+        if (!(ps->mask >> a & 1)) continue;
+        float up = ps->len[a];
+        if (b->lo[a] < ps->lo[a] + reach_a &&
+            seam_push(&g->seam_lo, &g->seam_lo_cap, &nl, b->lo[a] + up, b->hi[a] + up, i))
+            return -1;
+        if (b->hi[a] > ps->hi[a] - reach_a &&
+            seam_push(&g->seam_lo, &g->seam_lo_cap, &nl, b->lo[a] - up, b->hi[a] - up, i))
+            return -1;
+    }
+    if (nh == 0 || nl == 0) return 0;
+    qsort(g->seam_hi, (size_t)nh, sizeof *g->seam_hi, by_sweep);
+    qsort(g->seam_lo, (size_t)nl, sizeof *g->seam_lo, by_sweep);
+    int first = 0;
+    for (int x = 0; x < nh; x++) {
+        const seam_item *h = &g->seam_hi[x];
+        while (first < nl && g->seam_lo[first].lo < h->lo - widest) first++; // ends before h begins
+        for (int y = first; y < nl && g->seam_lo[y].lo <= h->hi; y++) {
+            const seam_item *l = &g->seam_lo[y];
+            if (l->hi < h->lo || l->body == h->body ||
+                !kyu_periodic_overlap_across(ps, &w->step.box[h->body], &w->step.box[l->body]))
+                continue;
+            uint32_t lo = h->body < l->body ? h->body : l->body, hi = h->body ^ l->body ^ lo;
+            if (RESERVE(g->seam_found, g->seam_found_cap, *found + 1)) return -1;
+            g->seam_found[(*found)++] = (uint64_t)lo << 32 | hi;
+        }
+    }
+    return 0;
+}
+
+static int seam_pairs(kyu_world *w) {
+    grid *g = &w->grid;
+    const periodic_state *ps = &w->periodic;
+    for (int k = 0; k < 3; k++) g->seam_reach[k] = 0.0f;
+    if (!ps->mask) return 0;
+    for (int q = 0; q < w->step.active_count; q++) seam_reach_grow(w, &w->step.box[w->step.active[q]]);
+    int found = 0;
+    for (int k = 0; k < 3; k++)
+        if ((ps->mask >> k & 1) && seam_axis(w, k, &found)) return -1;
+    // In slot order, each pair once (one across an edge is found along both of its axes).
+    if (found > 1) qsort(g->seam_found, (size_t)found, sizeof *g->seam_found, by_pair);
+    for (int q = 0; q < found; q++)
+        if ((q == 0 || g->seam_found[q] != g->seam_found[q - 1]) &&
+            push_pair(w, (uint32_t)(g->seam_found[q] >> 32), (uint32_t)g->seam_found[q]))
+            return -1;
+    return 0;
+}
+
 // Body-collider pairs of one slice of the active bodies, in body then collider order.
 static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
@@ -911,7 +1017,8 @@ int kyu_broadphase_build(kyu_world *w) {
     if ((!g->dense && index_runs(g)) ||
         table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
         return -1;
-    if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || collider_pairs(w) || build_adjacency(w))
+    if (small_pairs(w) || big_pairs(w) || huge_pairs(w) || seam_pairs(w) || collider_pairs(w) ||
+        build_adjacency(w))
         return g->overflow ? KYU_FAIL_PAIRS : KYU_FAIL_MEMORY;
     return 0;
 }
@@ -1047,6 +1154,36 @@ static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint3
     return 0;
 }
 
+// A late insert in a periodic world: the copies of a's new box across the faces it comes near ask
+// the grid too, as the box itself did (the copy stands in for a's box while it asks, with a fresh
+// stamp each; a partner met in several copies is linked once). Near means within what any box may
+// poke out of a face by (the reach of seam_axis).
+static int seam_late_pairs(kyu_world *w, uint32_t a) {
+    grid *g = &w->grid;
+    seam_reach_grow(w, &w->step.box[a]);
+    float reach =
+        kyu_maxf(g->seam_reach[0], kyu_maxf(g->seam_reach[1], g->seam_reach[2])) + w->bodies.max_radius;
+    aabb own = w->step.box[a], images[27];
+    int n = kyu_periodic_box_images(&w->periodic, &own, reach, images), failed = 0;
+    int32_t lo[3], hi[3];
+    cell_range(g, &own, lo, hi);
+    int huge = cell_count(lo, hi) > MAX_CELLS_PER_BODY;
+    for (int i = 1; i < n && !failed; i++) {
+        next_stamp(w);
+        g->stamp[a] = g->stamp_now;
+        w->step.box[a] = images[i];
+        if (huge) {
+            for (int k = 0; k < w->step.active_count && !failed; k++)
+                failed = consider(w, a, w->step.active[k]);
+            continue;
+        }
+        failed = query_small(w, a, &images[i], consider) || query_multi(w, a, consider);
+        for (int h = 0; h < g->huge_count && !failed; h++) failed = consider(w, a, g->huge[h]);
+    }
+    w->step.box[a] = own;
+    return failed ? -1 : 0;
+}
+
 // Body a's box changed mid-step: pair it with everything its new box meets, then enter it in the
 // multi-cell table so later queries meet it there.
 int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
@@ -1066,6 +1203,7 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
             if (consider(w, a, g->huge[h])) return -1;
         if (multi_insert(w, a)) return -1;
     }
+    if (w->periodic.mask && seam_late_pairs(w, a)) return -1;
     for (int k = 0; k < w->colliders.high; k++)
         if (w->colliders.list[k].alive && kyu_collider_touches_box(&w->colliders.list[k], &w->step.box[a]))
             if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
@@ -1123,6 +1261,9 @@ void kyu_grid_free(grid *g) {
     kyu_free(g->big);
     kyu_free(g->dense_start);
     kyu_free(g->huge);
+    kyu_free(g->seam_hi);
+    kyu_free(g->seam_lo);
+    kyu_free(g->seam_found);
     kyu_free(g->stamp);
     for (int c = 0; c < g->chunk_cap; c++) kyu_free(g->chunks[c].a), kyu_free(g->chunks[c].b);
     kyu_free(g->chunks);

@@ -206,6 +206,7 @@ kyu_status kyu_bodies_set_positions(kyu_world *w, const kyu_body_id *ids, int co
     for (int k = 0; k < count; k++) {
         int s = slot_of(ids[k]);
         memcpy(b->pos[s].raw, xyz + 3 * k, sizeof b->pos[s].raw);
+        b->pos[s] = kyu_periodic_wrap_point(&w->periodic, b->pos[s]); // inside the periodic box
         b->prev[s] = b->pos[s];
         w->contacts.fresh[w->contacts.fresh_count++] =
             (uint32_t)s; // its contacts are found before the next step moves it

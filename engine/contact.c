@@ -34,7 +34,7 @@ float kyu_contact_geometry(const kyu_world *w, const contact *c, vec3s *n) {
         }
         return gap;
     }
-    vec3s d = glms_vec3_sub(pa, s->pos[c->b]);
+    vec3s d = glms_vec3_sub(pa, kyu_periodic_image(&w->periodic, pa, s->pos[c->b]));
     float len = glms_vec3_norm(d);
     float r = s->radius[c->a] + s->radius[c->b];
     if (len > 1e-6f * r) {

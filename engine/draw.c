@@ -49,6 +49,7 @@ static const kyu_color col_pair_new = {0.20f, 1.00f, 0.20f, 1.0f};
 static const kyu_color col_pair_kept = {0.30f, 0.50f, 1.00f, 1.0f};
 static const kyu_color col_velocity = {1.00f, 1.00f, 0.20f, 1.0f};
 static const kyu_color col_text = {1.00f, 1.00f, 1.00f, 1.0f};
+static const kyu_color col_periodic = {0.85f, 0.85f, 0.85f, 0.5f};
 
 // A well-mixed hash (lowbias32) so that neighbouring slots get unrelated colours.
 static uint32_t mix32(uint32_t x) {
@@ -386,7 +387,9 @@ static int pair_is_new(const kyu_world *w, const contact *c) {
 static void draw_pair(const draw_ctx *x, const contact *c) {
     if (c->sensor) return;
     const body_store *s = &x->w->bodies;
-    vec3s other = (c->b & KYU_COLLIDER_BIT) ? contact_point(x->w, c) : s->pos[c->b];
+    vec3s other = (c->b & KYU_COLLIDER_BIT)
+                      ? contact_point(x->w, c)
+                      : kyu_periodic_image(&x->w->periodic, s->pos[c->a], s->pos[c->b]); // b's copy by a
     segment(x, s->pos[c->a], other, pair_is_new(x->w, c) ? col_pair_new : col_pair_kept);
 }
 
@@ -430,6 +433,15 @@ static void layer_velocities(const draw_ctx *x) {
     }
 }
 
+// The periodic box (with the shapes, when the world has one), its corners as the def gives them.
+static void layer_periodic(const draw_ctx *x) {
+    const periodic_state *ps = &x->w->periodic;
+    aabb a;
+    for (int k = 0; k < 3; k++) a.lo[k] = ps->lo[k], a.hi[k] = ps->hi[k];
+    kyu_box b = aabb_box(&a);
+    box(x, &b, col_periodic);
+}
+
 // ---- the interface ------------------------------------------------------------------------------
 
 kyu_debug_draw kyu_debug_draw_default(void) {
@@ -470,6 +482,7 @@ kyu_status kyu_world_draw(const kyu_world *w, const kyu_debug_draw *d) {
     if ((f & KYU_DRAW_ISLANDS) && (f & KYU_DRAW_SHAPES) && d->draw_sphere && !(x.root = awake_islands(w)))
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "kyu_world_draw: island scratch");
     if (f & KYU_DRAW_SHAPES) layer_shapes(&x);
+    if ((f & KYU_DRAW_SHAPES) && w->periodic.mask) layer_periodic(&x);
     if (f & KYU_DRAW_AABBS) layer_aabbs(&x);
     if (f & KYU_DRAW_SWEPT) layer_swept(&x);
     if (f & KYU_DRAW_GRID) layer_grid(&x);

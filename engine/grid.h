@@ -83,18 +83,23 @@ typedef struct grid {
     int huge_count, huge_cap;
     uint32_t *stamp; // per body: last query that saw it
     uint32_t stamp_now;
-    struct pair_chunk *chunks;         // pairs found in parallel slices: the dense grid's, then the
-    int chunk_cap;                     //   body-collider pairs (kyu_pair_source)
-    int dense_chunks, collider_chunks; // chunks holding each this step
-    uint32_t *late_dense;              // dense grid: cell index -> newest late entry there (a list),
-    int late_dense_cap;                //   valid where late_bits has the cell's bit (late entries
-    uint64_t *late_bits;               //   outside the dense box go in the hash table): most cells
-    int late_bits_cap;                 //   have none, and the bits stay in cache where the heads do not
-    uint64_t *occ_bits;                // dense grid: the cells that hold small entries (a query skips
-    int occ_bits_cap;                  //   an empty row without reading its offsets)
-    int late_hashed;                   // late entries in the hash table
-    int pair_budget;                   // candidate pairs this step may find (the world def's capacity)
-    int overflow;                      // the build stopped at the budget (KYU_FAIL_PAIRS)
+    struct pair_chunk *chunks;           // pairs found in parallel slices: the dense grid's, then the
+    int chunk_cap;                       //   body-collider pairs (kyu_pair_source)
+    int dense_chunks, collider_chunks;   // chunks holding each this step
+    uint32_t *late_dense;                // dense grid: cell index -> newest late entry there (a list),
+    int late_dense_cap;                  //   valid where late_bits has the cell's bit (late entries
+    uint64_t *late_bits;                 //   outside the dense box go in the hash table): most cells
+    int late_bits_cap;                   //   have none, and the bits stay in cache where the heads do not
+    uint64_t *occ_bits;                  // dense grid: the cells that hold small entries (a query skips
+    int occ_bits_cap;                    //   an empty row without reading its offsets)
+    int late_hashed;                     // late entries in the hash table
+    struct seam_item *seam_hi, *seam_lo; // periodic worlds, the build's pairs across a seam: the
+    int seam_hi_cap, seam_lo_cap;        //   boxes near a face's upper and lower sides (broadphase.c),
+    uint64_t *seam_found;                //   the pairs they make (lower slot << 32 | upper),
+    int seam_found_cap;                  //   and how near a face is near, on each axis
+    float seam_reach[3];
+    int pair_budget; // candidate pairs this step may find (the world def's capacity)
+    int overflow;    // the build stopped at the budget (KYU_FAIL_PAIRS)
 } grid;
 
 // The pairs of one slice of the dense grid's entries (whole cells), in the sequential order.

@@ -123,7 +123,8 @@ static int box_contains(const aabb *outer, const aabb *inner) {
 // cannot come near it (both boxes are grown by radius and margin), so no time of impact is needed.
 static int may_meet(const kyu_world *w, const aabb *nb, uint32_t b) {
     if (b & KYU_COLLIDER_BIT) return kyu_collider_touches_box(&w->colliders.list[b & ~KYU_COLLIDER_BIT], nb);
-    return kyu_boxes_overlap(nb, &w->step.box[b]);
+    if (kyu_boxes_overlap(nb, &w->step.box[b])) return 1;
+    return w->periodic.mask && kyu_periodic_overlap_across(&w->periodic, nb, &w->step.box[b]); // a seam's
 }
 
 // Queues a's next impact with partner b after tau, if their boxes can meet.
@@ -204,7 +205,7 @@ static pair_now pair_at(const kyu_world *w, uint32_t a, uint32_t b, float t, vec
         else
             p.gap = kyu_collider_distance(p.c, s->pos[a], s->radius[a], t, w->def.fixed_dt, &p.n);
     } else {
-        vec3s d = glms_vec3_sub(s->pos[a], s->pos[b]);
+        vec3s d = glms_vec3_sub(s->pos[a], kyu_periodic_image(&w->periodic, s->pos[a], s->pos[b]));
         float len = glms_vec3_norm(d);
         p.n = len > 0.0f ? glms_vec3_scale(d, 1.0f / len) : (vec3s){{0.0f, 1.0f, 0.0f}};
         p.gap = len - s->radius[a] - s->radius[b];
@@ -355,7 +356,8 @@ static int collapse_body(kyu_world *w, uint32_t i, float t) {
         uint32_t j = w->impacts.partners[k];
         int body = !(j & KYU_COLLIDER_BIT);
         if (body) { // not touching at t: passed before anything moves (most partners of a heap)
-            vec3s pj = w->step.t_body[j] < t ? kyu_pos_at(w, j, t) : s->pos[j];
+            vec3s pj = kyu_periodic_image(&w->periodic, s->pos[i],
+                                          w->step.t_body[j] < t ? kyu_pos_at(w, j, t) : s->pos[j]);
             float r = reach + s->radius[j];
             if (glms_vec3_norm2(glms_vec3_sub(s->pos[i], pj)) > r * r) continue;
         } else if (w->colliders.list[j & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH || // the queue's

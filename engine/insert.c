@@ -513,12 +513,23 @@ static int room_at(kyu_world *w, const kyu_inserter *in, const plan *pl, vec3s p
             return 0;
     }
     if (!plan_free(pl, p, r)) return 0;
+    if (w->periodic.mask) { // the planned bodies across a periodic face, through the place's copies
+        float reach = (r + w->bodies.max_radius + in->rmax) * (1.0f + 2.0f * (float)CLEARANCE);
+        aabb box = {{p.x - reach, p.y - reach, p.z - reach}, {p.x + reach, p.y + reach, p.z + reach}},
+             img[27];
+        int n = kyu_periodic_box_images(&w->periodic, &box, 0.0f, img); // the box holds their radii
+        for (int i = 1; i < n; i++)
+            if (!plan_free(pl, (vec3s){{img[i].lo[0] + reach, img[i].lo[1] + reach, img[i].lo[2] + reach}},
+                           r))
+                return 0;
+    }
     int found = kyu_query_bodies_near(w, p, r * (1.0f + 2.0f * (float)CLEARANCE), near, near_cap);
     if (found < 0) return -1;
     const body_store *s = &w->bodies;
     for (int k = 0; k < found; k++) {
         uint32_t b = (*near)[k];
-        if (meets(t, kyu_body_kind(s, b)) && !apart(p, (double)r, s->pos[b], (double)s->radius[b])) return 0;
+        vec3s q = kyu_periodic_image(&w->periodic, p, s->pos[b]); // the copy nearest the place
+        if (meets(t, kyu_body_kind(s, b)) && !apart(p, (double)r, q, (double)s->radius[b])) return 0;
     }
     return 1;
 }
@@ -564,7 +575,7 @@ static int plan_call(kyu_world *w, const kyu_inserter *in, double t, plan *pl, k
         int placed = 0;
         for (int k = 0; k < in->def.attempts && !placed && !failed; k++, next->tries++) {
             uint64_t at = mix(mix(in->def.seed, 2 * (uint64_t)next->inserted + 2), (uint64_t)next->tries);
-            b.p = draw_place(in, b.r, &at);
+            b.p = kyu_periodic_wrap_point(&w->periodic, draw_place(in, b.r, &at)); // where it will be
             int room = room_at(w, in, pl, b.p, b.r, &near, &near_cap);
             if (room < 0) failed = 1;
             placed = room > 0;

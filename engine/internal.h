@@ -13,6 +13,7 @@
 #include "grid.h"
 #include "impacts.h"
 #include "islands.h"
+#include "periodic.h"
 #include "pool.h"
 #include "queries.h"
 #include "step.h"
@@ -33,6 +34,7 @@ struct kyu_world {
     impact_state impacts;
     event_store events;
     island_store islands;
+    periodic_state periodic;       // the def's periodic box (mask 0: none)
     struct kyu_query_cache *query; // engine/query.c: built on demand between steps, NULL until then
     struct kyu_pool *pool;         // engine/threads.c: NULL with one worker or a user job system
 
@@ -54,10 +56,11 @@ void kyu_audit_mark(kyu_world *w, int stage);
 // thousandth of gravity's velocity in one step (with threshold 0 a resting pair still parts or
 // closes by rounding, and bounces slower than that are far too small to see). Without gravity
 // nothing rests: every approach is an impact. Kept in the world as rest_speed.
-static inline float kyu_rest_speed(const kyu_world *w) {
-    float g = glms_vec3_norm(w->def.gravity);
+static inline float kyu_rest_speed_under(const kyu_world *w, vec3s gravity) {
+    float g = glms_vec3_norm(gravity);
     return g > 0.0f ? kyu_maxf(w->def.restitution_threshold, 1e-3f * g * w->def.fixed_dt) : 0.0f;
 }
+static inline float kyu_rest_speed(const kyu_world *w) { return kyu_rest_speed_under(w, w->def.gravity); }
 static inline int kyu_gravity_on(const kyu_world *w) { return glms_vec3_norm2(w->def.gravity) > 0.0f; }
 
 // The line between the contact solver and the impact queue. A pair that approaches slower than its

@@ -115,7 +115,7 @@ static int sg_live(const kyu_world *w, const sleep_entry *e) {
 // a visit that returns nonzero stops the query, which then returns -1. The query itself only reads.
 typedef int sg_visit_fn(void *ctx, uint32_t body);
 
-static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, void *ctx) {
+static int sg_query_one(const kyu_world *w, const aabb *box, sg_visit_fn *visit, void *ctx) {
     const sleep_grid *g = &w->islands.grid;
     for (int i = 0; i < g->giant_count; i++) {
         uint32_t j = g->giants[i].body;
@@ -145,6 +145,17 @@ static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, voi
                     if (kyu_boxes_overlap(box, &rb) && visit(ctx, en->body)) return -1;
                 }
             }
+    return 0;
+}
+
+// In a periodic world the box's images ask too, across every face it comes within a sleeper's rest
+// box of (a sleeper there may be met twice: its island wakes once).
+static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, void *ctx) {
+    if (!w->periodic.mask) return sg_query_one(w, box, visit, ctx);
+    aabb images[27];
+    int n = kyu_periodic_box_images(&w->periodic, box, w->bodies.max_radius + kyu_max_margin(w), images);
+    for (int i = 0; i < n; i++)
+        if (sg_query_one(w, &images[i], visit, ctx)) return -1;
     return 0;
 }
 
@@ -315,7 +326,9 @@ typedef struct probe {
 } probe;
 
 static int probe_meets(const kyu_world *w, const probe *pr, uint32_t j) {
-    return pr->r < 0.0f || segment_distance(pr->p0, pr->p1, w->bodies.pos[j]) <= pr->r + w->bodies.radius[j];
+    return pr->r < 0.0f ||
+           segment_distance(pr->p0, pr->p1, kyu_periodic_image(&w->periodic, pr->p0, w->bodies.pos[j])) <=
+               pr->r + w->bodies.radius[j];
 }
 
 static int wake_visit(void *ctx, uint32_t j) {

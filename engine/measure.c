@@ -244,6 +244,21 @@ static double sphere_in_box(vec3s c, float radius, const double lo[3], const dou
     return fmin(fmax(v, 0.0), ball);
 }
 
+// Body i's volume inside the box, its copies across the periodic faces it crosses included.
+static double solid_in_box(const kyu_world *w, uint32_t i, const double lo[3], const double hi[3]) {
+    vec3s p = w->bodies.pos[i];
+    float r = w->bodies.radius[i];
+    double v = sphere_in_box(p, r, lo, hi);
+    if (!w->periodic.mask) return v;
+    aabb b = {{p.x - r, p.y - r, p.z - r}, {p.x + r, p.y + r, p.z + r}}, images[27];
+    int n = kyu_periodic_box_images(&w->periodic, &b, 0.0f, images); // the copies of its own sphere
+    for (int k = 1; k < n; k++) {
+        vec3s c = {{images[k].lo[0] + r, images[k].lo[1] + r, images[k].lo[2] + r}};
+        v += sphere_in_box(c, r, lo, hi);
+    }
+    return v;
+}
+
 typedef struct region {
     const kyu_world *w;
     double lo[3], hi[3];
@@ -261,7 +276,8 @@ static int counted(const region *g, uint32_t i) {
 
 // Body i's share of a contact: its branch to the contact point times the impulse on it.
 static void add_virial(region *g, uint32_t i, vec3s point, vec3s impulse) {
-    vec3s branch = glms_vec3_sub(point, g->w->bodies.pos[i]);
+    const vec3s p = g->w->bodies.pos[i]; // a contact across a periodic seam: the point's copy beside i
+    vec3s branch = glms_vec3_sub(kyu_periodic_image(&g->w->periodic, p, point), p);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++) g->virial[3 * r + c] += (double)branch.raw[r] * (double)impulse.raw[c];
 }
@@ -309,7 +325,7 @@ kyu_status kyu_world_measure_box(const kyu_world *w, vec3s lower, vec3s upper, k
     double momentum[3] = {0.0, 0.0, 0.0};
     for (int i = 0; i < s->high; i++) {
         if (!s->alive[i] || kyu_body_kind(s, (uint32_t)i)->sensor) continue;
-        m.solid_volume += sphere_in_box(s->pos[i], s->radius[i], g.lo, g.hi);
+        m.solid_volume += solid_in_box(w, (uint32_t)i, g.lo, g.hi);
         if (!counted(&g, (uint32_t)i)) continue;
         m.bodies++, m.mass += (double)s->mass[i];
         for (int k = 0; k < 3; k++) momentum[k] += (double)s->mass[i] * (double)s->vel[i].raw[k];

@@ -674,6 +674,60 @@ static kyu_query_hit make_hit(const kyu_world *w, double t, uint32_t id, vec3s p
     return h;
 }
 
+// ---- periodic worlds ----------------------------------------------------------------------------
+// A query whose box crosses a periodic face asks the copies of its box across that face too: it runs
+// once per image, its origin moved by a period (the bodies stand still), and what it finds there is
+// moved back by the same period. Colliders are not periodic: they answer the query as it was asked.
+// A ray or a cast longer than a period sees only the copies of the box next to the periodic box.
+
+static dv3 dadd(dv3 a, dv3 b) { return (dv3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+
+// The shifts of the images of box [lo, hi], the box itself (0) first; how many (1 without periodic
+// axes). A copy is asked for each face the box comes within the largest radius of: a body inside
+// the box pokes out of a face by at most that.
+static int image_shifts(const kyu_world *w, const double lo[3], const double hi[3], dv3 out[27]) {
+    const periodic_state *ps = &w->periodic;
+    double sh[27][3] = {{0.0, 0.0, 0.0}}, reach = (double)w->bodies.max_radius;
+    int n = 1;
+    for (int k = 0; k < 3; k++) {
+        if (!(ps->mask >> k & 1)) continue;
+        double opt[2];
+        int m = 0;
+        if (lo[k] < (double)ps->lo[k] + reach) opt[m++] = (double)ps->len[k];
+        if (hi[k] > (double)ps->hi[k] - reach) opt[m++] = -(double)ps->len[k];
+        int have = n;
+        for (int o = 0; o < m; o++)
+            for (int i = 0; i < have; i++) {
+                memcpy(sh[n], sh[i], sizeof sh[n]);
+                sh[n++][k] = opt[o];
+            }
+    }
+    for (int i = 0; i < n; i++) out[i] = (dv3){sh[i][0], sh[i][1], sh[i][2]};
+    return n;
+}
+
+// The shifts of the images a segment o + t d, t in [0, 1], grown by r, meets.
+static int segment_shifts(const kyu_world *w, dv3 o, dv3 d, double r, dv3 out[27]) {
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        double a = dget(o, k), b = a + dget(d, k);
+        lo[k] = fmin(a, b) - r, hi[k] = fmax(a, b) + r;
+    }
+    return image_shifts(w, lo, hi, out);
+}
+
+// The next image: a fresh stamp, so a body met in one image is met again in another (a ray may
+// pass a body's two copies, and the nearest copy of a body is not always the first one seen).
+static void next_image_stamp(qctx *x) {
+    struct kyu_query_cache *q = x->q;
+    if (++q->stamp_now == 0) {
+        memset(q->stamp, 0, (size_t)q->stamp_cap * sizeof *q->stamp);
+        q->stamp_now = 1;
+    }
+}
+
+static vec3s shift_back(vec3s p, dv3 s) { return fv(dsub(dv(p), s)); }
+
 // ---- raycasts and sphere casts ------------------------------------------------------------------
 
 static kyu_status check_segment(kyu_world *w, vec3s origin, vec3s translation, const void *out) {
@@ -694,8 +748,16 @@ kyu_status kyu_world_raycast(kyu_world *w, vec3s origin, vec3s translation, kyu_
     x.d = dv(translation);
     x.fn = ray_visit_body;
     ray_colliders(&x, 0);
-    visit_huge(&x);
-    walk(&x, 0.0);
+    dv3 shifts[27];
+    int images = segment_shifts(w, x.o, x.d, 0.0, shifts);
+    for (int i = 0; i < images; i++) {
+        double best = x.best;
+        uint32_t best_id = x.best_id;
+        if (i > 0) next_image_stamp(&x), x.o = dadd(dv(origin), shifts[i]);
+        visit_huge(&x);
+        walk(&x, 0.0);
+        if (i > 0 && (x.best != best || x.best_id != best_id)) x.point = shift_back(x.point, shifts[i]);
+    }
     if (x.best < (double)INFINITY) *out = make_hit(w, x.best, x.best_id, x.point, x.normal);
     return KYU_OK;
 }
@@ -719,8 +781,16 @@ kyu_status kyu_world_raycast_all(kyu_world *w, vec3s origin, vec3s translation, 
     x.d = dv(translation);
     x.fn = ray_all_visit_body;
     ray_colliders(&x, 1);
-    visit_huge(&x);
-    walk(&x, 0.0); // best stays infinite: the whole segment is walked
+    dv3 shifts[27];
+    int images = segment_shifts(w, x.o, x.d, 0.0, shifts);
+    for (int i = 0; i < images; i++) {
+        int first = x.count;
+        if (i > 0) next_image_stamp(&x), x.o = dadd(dv(origin), shifts[i]);
+        visit_huge(&x);
+        walk(&x, 0.0); // best stays infinite: the whole segment is walked
+        for (int h = first; h < x.count && i > 0; h++)
+            w->query->hits[h].point = shift_back(w->query->hits[h].point, shifts[i]);
+    }
     if (x.fail) return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "raycast_all: %d hits", x.count);
     if (x.count > 1) qsort(w->query->hits, (size_t)x.count, sizeof *w->query->hits, hit_order);
     for (int i = 0; i < x.count && i < capacity; i++) {
@@ -745,8 +815,16 @@ kyu_status kyu_world_sphere_cast(kyu_world *w, vec3s origin, float radius, vec3s
     x.r = (double)radius;
     x.fn = cast_visit_body;
     cast_colliders(&x);
-    visit_huge(&x);
-    walk(&x, (double)radius);
+    dv3 shifts[27];
+    int images = segment_shifts(w, x.o, x.d, (double)radius, shifts);
+    for (int i = 0; i < images; i++) {
+        double best = x.best;
+        uint32_t best_id = x.best_id;
+        if (i > 0) next_image_stamp(&x), x.o = dadd(dv(origin), shifts[i]);
+        visit_huge(&x);
+        walk(&x, (double)radius);
+        if (i > 0 && (x.best != best || x.best_id != best_id)) x.point = shift_back(x.point, shifts[i]);
+    }
     if (x.best < (double)INFINITY) *out = make_hit(w, x.best, x.best_id, x.point, x.normal);
     return KYU_OK;
 }
@@ -789,6 +867,20 @@ static int slot_order(const void *pa, const void *pb) {
 static kyu_status overlap(qctx *x, kyu_body_id *bodies, int capacity, int *out_count) {
     visit_huge(x);
     visit_world_box(x, x->lo, x->hi);
+    dv3 shifts[27];
+    int images = image_shifts(x->w, x->lo, x->hi, shifts);
+    for (int i = 1; i < images; i++) { // the same stamp: a body is listed once
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++)
+            lo[k] = x->lo[k] + dget(shifts[i], k), hi[k] = x->hi[k] + dget(shifts[i], k);
+        dv3 o = x->o;
+        x->o = dadd(o, shifts[i]);
+        memcpy(x->lo, lo, sizeof lo), memcpy(x->hi, hi, sizeof hi);
+        visit_huge(x);
+        visit_world_box(x, lo, hi);
+        x->o = o;
+        for (int k = 0; k < 3; k++) x->lo[k] -= dget(shifts[i], k), x->hi[k] -= dget(shifts[i], k);
+    }
     if (x->fail) return kyu_fail(x->w, KYU_ERR_OUT_OF_MEMORY, "overlap: %d bodies", x->count);
     uint32_t *list = x->q->list;
     if (x->count > 1) qsort(list, (size_t)x->count, sizeof *list, slot_order);
@@ -826,6 +918,16 @@ int kyu_query_bodies_near(kyu_world *w, vec3s center, float radius, uint32_t **l
     }
     visit_huge(&x);
     visit_world_box(&x, x.lo, x.hi);
+    dv3 shifts[27];
+    int images = image_shifts(w, x.lo, x.hi, shifts);
+    for (int i = 1; i < images; i++) { // repeats are dropped below
+        x.o = dadd(dv(center), shifts[i]);
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++)
+            lo[k] = x.lo[k] + dget(shifts[i], k), hi[k] = x.hi[k] + dget(shifts[i], k);
+        visit_huge(&x);
+        visit_world_box(&x, lo, hi);
+    }
     if (x.fail) return -1;
     uint32_t *l = *list;
     if (x.count > 32) {
@@ -988,6 +1090,18 @@ kyu_status kyu_world_nearest_body(kyu_world *w, vec3s point, float max_distance,
     x.fn = nearest_visit_body;
     visit_huge(&x);
     nearest_search(&x);
+    if (w->periodic.mask) { // every copy of the point within reach of the periodic box
+        double lo[3], hi[3], reach = fmin((double)max_distance, 1e30);
+        for (int k = 0; k < 3; k++) lo[k] = dget(x.o, k) - reach, hi[k] = dget(x.o, k) + reach;
+        dv3 shifts[27];
+        int images = image_shifts(w, lo, hi, shifts);
+        for (int i = 1; i < images; i++) {
+            next_image_stamp(&x);
+            x.o = dadd(dv(point), shifts[i]);
+            visit_huge(&x);
+            nearest_search(&x);
+        }
+    }
     if (x.best < (double)INFINITY) {
         *out_body = body_handle(w, x.best_id);
         if (out_distance) *out_distance = (float)x.best;
@@ -1007,7 +1121,8 @@ kyu_status kyu_body_distance(const kyu_world *w, kyu_body_id a, kyu_body_id b, k
     if (st != KYU_OK) return st;
     if (ia == ib) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
     const body_store *s = &w->bodies;
-    dv3 ca = dv(s->pos[ia]), cb = dv(s->pos[ib]), m = dsub(ca, cb);
+    dv3 ca = dv(s->pos[ia]), cb = dv(kyu_periodic_image(&w->periodic, s->pos[ia], s->pos[ib])),
+        m = dsub(ca, cb);
     double len = sqrt(ddot(m, m)), ra = (double)s->radius[ia], rb = (double)s->radius[ib];
     vec3s n = unit_or(m, (vec3s){{0.0f, 1.0f, 0.0f}});
     out->distance = (float)(len - ra - rb);
@@ -1059,8 +1174,9 @@ kyu_status kyu_body_time_to_collision(const kyu_world *w, kyu_body_id a, kyu_bod
     if (st != KYU_OK) return st;
     if (ia == ib) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "a and b are the same body");
     const body_store *s = &w->bodies;
-    kyu_hit h = kyu_sweep_sphere_sphere(s->pos[ia], glms_vec3_scale(s->vel[ia], horizon), s->radius[ia],
-                                        s->pos[ib], glms_vec3_scale(s->vel[ib], horizon), s->radius[ib]);
+    vec3s pb = kyu_periodic_image(&w->periodic, s->pos[ia], s->pos[ib]); // the nearest copy of b
+    kyu_hit h = kyu_sweep_sphere_sphere(s->pos[ia], glms_vec3_scale(s->vel[ia], horizon), s->radius[ia], pb,
+                                        glms_vec3_scale(s->vel[ib], horizon), s->radius[ib]);
     *out_will_collide = h.hit;
     if (out_seconds && h.hit) *out_seconds = h.t * horizon;
     return KYU_OK;

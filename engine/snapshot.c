@@ -22,8 +22,8 @@
 
 #define SNAP_MAGIC "kyu-snap"
 #define SNAP_VERSION                                                                                         \
-    5u // 3: spin (angular velocity, orientation, rolling resistance); 4: slots in limbo;
-       // 5: the forces and torques bodies hold for the next step
+    6u // 3: spin (angular velocity, orientation, rolling resistance); 4: slots in limbo;
+       // 5: the forces and torques bodies hold for the next step; 6: the periodic box
 #define SNAP_ORDER  0x01020304u
 #define SNAP_HEADER 32u
 
@@ -95,6 +95,9 @@ static void put_def(writer *o, const kyu_world_def *d) {
     put_i32(o, (int32_t)d->friction_mix);
     put_i32(o, (int32_t)d->restitution_mix);
     put_f32(o, d->tangential_restitution);
+    for (int k = 0; k < 3; k++) put_u8(o, d->periodic.axis[k]);
+    put_vec(o, d->periodic.lower);
+    put_vec(o, d->periodic.upper);
 }
 
 static void put_bodies(writer *o, const body_store *b) {
@@ -431,6 +434,9 @@ static void get_def(reader *r, kyu_world_def *d) {
     d->friction_mix = (kyu_mix_rule)get_i32(r);
     d->restitution_mix = (kyu_mix_rule)get_i32(r);
     d->tangential_restitution = get_f32(r);
+    for (int k = 0; k < 3; k++) d->periodic.axis[k] = get_flag(r, "periodic axis", 0);
+    d->periodic.lower = get_vec(r);
+    d->periodic.upper = get_vec(r);
 }
 
 // A list of dead body slots (the free list or the limbo), at most `most` long, each listed once:
@@ -521,6 +527,12 @@ static void get_bodies(reader *r, kyu_world *w) {
         }
         if (!state_ok(p) || !state_ok(v) || !state_ok(prev)) {
             fail(r, "body %d: position, velocity or previous position is not finite or beyond 1e12", i);
+            return;
+        }
+        vec3s in = kyu_periodic_wrap_point(&w->periodic, p);
+        if (in.x != p.x || in.y != p.y || in.z != p.z) {
+            fail(r, "body %d: position (%g, %g, %g) is outside the periodic box", i, (double)p.x, (double)p.y,
+                 (double)p.z);
             return;
         }
         if (!(timer >= 0.0f && timer <= 1e30f)) {

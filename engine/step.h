@@ -56,7 +56,14 @@ float kyu_alpha_of(double accumulator, float dt); // the interpolation factor of
 int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity);
 // Inside a step: the bodies and colliders, and the checks named (a stage asks for what it can
 // change: the contact lists, the sleeping islands, the active list, the grid).
-enum { KYU_CHECK_ACTIVE = 1, KYU_CHECK_GRID = 2, KYU_CHECK_CONTACTS = 4, KYU_CHECK_ISLANDS = 8 };
+// KYU_CHECK_INSIDE: every body inside the periodic box (between steps, and after the wrap).
+enum {
+    KYU_CHECK_ACTIVE = 1,
+    KYU_CHECK_GRID = 2,
+    KYU_CHECK_CONTACTS = 4,
+    KYU_CHECK_ISLANDS = 8,
+    KYU_CHECK_INSIDE = 16
+};
 int kyu_world_validate_step(const kyu_world *w, int checks, char *msg, size_t capacity);
 
 #endif

@@ -199,6 +199,7 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     float S = (1.0f - tau) * w->def.fixed_dt;
     partner o = partner_at(w, b, tau);
     vec3s pa = kyu_pos_at(w, a, tau), va = kyu_vel_at(w, a, tau);
+    if (!o.col) o.p = kyu_periodic_image(&w->periodic, pa, o.p); // across a seam: the nearest image
     // Work in the partner's frame: it stands still at o.p (a plane's offset is folded into gap_to).
     vec3s q0 = pa, dv = glms_vec3_sub(va, o.v), da = glms_vec3_sub(w->step.accel[a], o.acc);
     if (o.col && o.col->type == KYU_SHAPE_MESH) { // triangle by triangle: see engine/shape.c

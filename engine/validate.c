@@ -178,8 +178,23 @@ static int check_islands(const kyu_world *w, checker *c) {
 }
 
 // The bodies and colliders always; the contact lists and the sleeping islands when asked.
+// On every periodic axis, every live body's position lies in [lower, upper).
+static int check_inside(const kyu_world *w, checker *c) {
+    const body_store *b = &w->bodies;
+    if (!w->periodic.mask) return 0;
+    for (int i = 0; i < b->high; i++) {
+        if (!b->alive[i]) continue;
+        vec3s in = kyu_periodic_wrap_point(&w->periodic, b->pos[i]);
+        if (in.x != b->pos[i].x || in.y != b->pos[i].y || in.z != b->pos[i].z)
+            return fail_at(c, "body %d: position (%g, %g, %g) outside the periodic box", i,
+                           (double)b->pos[i].x, (double)b->pos[i].y, (double)b->pos[i].z);
+    }
+    return 0;
+}
+
 static int check_world(const kyu_world *w, checker *c, int checks) {
     if (check_bodies(w, c) || check_colliders(w, c)) return -1;
+    if ((checks & KYU_CHECK_INSIDE) && check_inside(w, c)) return -1;
     int pending = w->contacts.removed > 0;
     if ((checks & KYU_CHECK_CONTACTS) &&
         (check_contacts(w, c, w->contacts.list, w->contacts.count, 1, pending, -1, "contact") ||
@@ -192,7 +207,7 @@ static int check_world(const kyu_world *w, checker *c, int checks) {
 int kyu_world_validate(const kyu_world *w, char *msg, size_t capacity) {
     checker c = {msg, capacity, 0};
     if (msg && capacity) msg[0] = '\0';
-    return check_world(w, &c, KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS) ? -1 : 0;
+    return check_world(w, &c, KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS | KYU_CHECK_INSIDE) ? -1 : 0;
 }
 
 // Whether every awake body is on the active list once (KYU_CHECK_ACTIVE: until the islands stage,

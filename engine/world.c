@@ -98,6 +98,8 @@ kyu_status kyu_world_def_check(const kyu_world_def *d, char *msg, size_t capacit
         BAD(KYU_ERR_INVALID_ARGUMENT, "restitution_mix = %d is not a kyu_mix_rule", (int)d->restitution_mix);
     if (!d->enqueue_task != !d->finish_task)
         BAD(KYU_ERR_INVALID_ARGUMENT, "enqueue_task and finish_task must be set together (one is NULL)");
+    kyu_status periodic = kyu_periodic_check_def(d, msg, capacity);
+    if (periodic != KYU_OK) return periodic;
 #undef BAD
     return KYU_OK;
 }
@@ -113,6 +115,7 @@ kyu_status kyu_world_create(const kyu_world_def *def, kyu_world **out) {
     kyu_world_count_add(1); // kyu_world_destroy takes it back, also on the failures below
     w->def = *def;
     w->rest_speed = kyu_rest_speed(w);
+    w->periodic = kyu_periodic_state_of(def);
     w->islands.free_head = -1;
     do w->id = atomic_fetch_add(&next_world_id, 1u);
     while (w->id == 0); // 0 is the world of the null handle
@@ -341,11 +344,13 @@ static kyu_status step(kyu_world *w) {
             kyu_contacts_relax(w); // 5. relax (a short solve after the impacts), then the overlaps pushed out
     if (!fail) fail = kyu_islands_flush_woken(w);
     if (!fail) fail = kyu_contacts_find(w); //    contacts (new + kept)
-    VALIDATE_AFTER("stage 5 (relax, contacts)", KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS);
+    kyu_periodic_wrap_bodies(w);            //    what left the periodic box enters it again
+    VALIDATE_AFTER("stage 5 (relax, contacts, periodic wrap)",
+                   KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS | KYU_CHECK_INSIDE);
     double t5 = now_ms();
     if (!fail) fail = kyu_islands_update(w); // 6. islands: resting ones fall asleep
     if (!fail && w->stats.bodies_fell_asleep > 0) trim_scratch(w);
-    VALIDATE_AFTER("stage 6 (islands)", KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS);
+    VALIDATE_AFTER("stage 6 (islands)", KYU_CHECK_CONTACTS | KYU_CHECK_ISLANDS | KYU_CHECK_INSIDE);
     double t6 = now_ms();
     kyu_step_stats *st = &w->stats;
     st->ms_solve = (float)(t2 - t1), st->ms_broadphase = (float)(t3 - t2), st->ms_impacts = (float)(t4 - t3);
@@ -437,6 +442,18 @@ kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     if (!kyu_bounded3(g, KYU_MAX_COORD))
         return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_set_gravity during a step");
+    if (w->periodic.mask) { // the rest speed, and with it each body's margin, follows gravity
+        float rest = kyu_rest_speed_under(w, g);
+        for (int i = 0; i < w->bodies.high; i++)
+            if (w->bodies.alive[i] &&
+                kyu_body_check_periodic_radius(w, w->bodies.radius[i], rest) != KYU_OK) {
+                char why[256];
+                snprintf(why, sizeof why, "%s", kyu_world_last_error(w));
+                return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
+                                "gravity (%g, %g, %g) refused: body in slot %d: %s", (double)g.x, (double)g.y,
+                                (double)g.z, i, why);
+            }
+    }
     if (glms_vec3_eqv(g, w->def.gravity) == false && kyu_islands_wake_all(w)) // all that rests may now slide
         return kyu_fail(w, KYU_ERR_OUT_OF_MEMORY, "waking the sleeping bodies");
     w->def.gravity = g;

@@ -166,6 +166,7 @@ typedef struct kyupy_world_def {
     int max_events_per_step, body_capacity, max_bodies, max_colliders; float cell_size; int worker_count;
     int enable_sleep, enable_impact_events; float sleep_speed, sleep_time;
     float tangential_restitution;
+    int periodic[3]; float periodic_lower[3], periodic_upper[3];
 } kyupy_world_def;
 typedef struct kyupy_body_def {
     float position[3], velocity[3];
@@ -196,7 +197,7 @@ typedef struct kyupy_hit {
 typedef struct kyupy_distance { float distance, point_a[3], point_b[3], normal[3]; } kyupy_distance;
 
 void kyupy_world_def_default(kyupy_world_def *out);
-int kyupy_world_create(const kyupy_world_def *def, kyu_world **out);
+int kyupy_world_create(const kyupy_world_def *def, kyu_world **out, char *why, size_t capacity);
 void kyupy_world_get_def(const kyu_world *w, kyupy_world_def *out);
 int kyupy_world_set_gravity(kyu_world *w, const float g[3]);
 void kyupy_body_def_default(kyupy_body_def *out);

@@ -31,6 +31,9 @@ static void world_def_out(const kyu_world_def *d, kyupy_world_def *o) {
     o->sleep_speed = d->sleep_speed;
     o->sleep_time = d->sleep_time;
     o->tangential_restitution = d->tangential_restitution;
+    for (int k = 0; k < 3; k++) o->periodic[k] = d->periodic.axis[k];
+    put3(o->periodic_lower, d->periodic.lower);
+    put3(o->periodic_upper, d->periodic.upper);
 }
 
 void kyupy_world_def_default(kyupy_world_def *out) {
@@ -43,7 +46,7 @@ void kyupy_world_get_def(const kyu_world *w, kyupy_world_def *out) {
     world_def_out(&d, out);
 }
 
-int kyupy_world_create(const kyupy_world_def *o, kyu_world **out) {
+static kyu_world_def world_def_in(const kyupy_world_def *o) {
     kyu_world_def d = kyu_world_def_default();
     d.gravity = v3(o->gravity);
     d.fixed_dt = o->fixed_dt;
@@ -63,7 +66,16 @@ int kyupy_world_create(const kyupy_world_def *o, kyu_world **out) {
     d.sleep_speed = o->sleep_speed;
     d.sleep_time = o->sleep_time;
     d.tangential_restitution = o->tangential_restitution;
-    return kyu_world_create(&d, out);
+    for (int k = 0; k < 3; k++) d.periodic.axis[k] = o->periodic[k] != 0;
+    d.periodic.lower = v3(o->periodic_lower);
+    d.periodic.upper = v3(o->periodic_upper);
+    return d;
+}
+
+int kyupy_world_create(const kyupy_world_def *o, kyu_world **out, char *why, size_t capacity) {
+    kyu_world_def d = world_def_in(o);
+    kyu_status st = kyu_world_def_check(&d, why, capacity); // names the field and its value
+    return st != KYU_OK ? st : kyu_world_create(&d, out);
 }
 
 int kyupy_world_set_gravity(kyu_world *w, const float g[3]) { return kyu_world_set_gravity(w, v3(g)); }
@@ -426,13 +438,20 @@ int kyupy_write_xyz(kyu_world *w, const kyu_body_id *ids, int n, long step, doub
     kyu_frame frame;
     float bounds[6];
     int st = kyu_frame_gather(w, ids, n, step, time, &g, &frame);
-    if (st == KYU_OK && box == NULL && bodies_box && kyu_frame_bounds(&frame, bounds)) box = bounds;
+    bool pbc[3];
+    float given[6] = {0}; // a box the caller gave keeps its corners; the world says which axes wrap
+    if (st == KYU_OK && box == NULL && bodies_box) {
+        int have = kyu_frame_bounds(&frame, memset(bounds, 0, sizeof bounds)); // the bodies' span
+        if (kyu_frame_periodic_cell(w, bounds, pbc) | have) box = bounds;      // a periodic axis: its box
+    } else {
+        kyu_frame_periodic_cell(w, given, pbc);
+    }
     if (st == KYU_OK) {
         FILE *f = fopen(path, append ? "a" : "w");
         if (f == NULL) {
             st = KYU_ERR_IO;
         } else {
-            int bad = kyu_frame_write_xyz(&frame, f, box) != 0;
+            int bad = kyu_frame_write_xyz(&frame, f, box, pbc) != 0;
             if ((fclose(f) != 0) | bad) st = KYU_ERR_IO;
         }
     }

@@ -26,6 +26,8 @@ typedef struct kyupy_world_def {
     int enable_sleep, enable_impact_events;
     float sleep_speed, sleep_time;
     float tangential_restitution;
+    int periodic[3]; // kyu_periodic_box: the flags of x, y, z and the box's corners
+    float periodic_lower[3], periodic_upper[3];
 } kyupy_world_def;
 
 typedef struct kyupy_body_def {
@@ -89,7 +91,7 @@ typedef struct kyupy_distance {
 } kyupy_distance;
 
 void kyupy_world_def_default(kyupy_world_def *out);
-int kyupy_world_create(const kyupy_world_def *def, kyu_world **out);
+int kyupy_world_create(const kyupy_world_def *def, kyu_world **out, char *why, size_t capacity);
 void kyupy_world_get_def(const kyu_world *w, kyupy_world_def *out);
 int kyupy_world_set_gravity(kyu_world *w, const float g[3]);
 

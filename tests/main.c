@@ -73,6 +73,7 @@ int main(int argc, char **argv) {
     suite_audit();
     suite_measure();
     suite_insert();
+    suite_periodic();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -101,5 +101,6 @@ void suite_forces(void);
 void suite_audit(void);
 void suite_measure(void);
 void suite_insert(void);
+void suite_periodic(void);
 
 #endif

@@ -15,6 +15,8 @@
 //       --no-yield  workers never leave the phases to the caller when processors are busy
 //       --cell M  the broadphase cell in metres (world def cell_size; default 0, kyu chooses): the
 //                state hash must not depend on it (tests/tools/hashes.sh)
+//       --periodic  gas only: the box is periodic along x, y and z instead of walled (not a scene of
+//                docs/benchmarks.md: what periodic boundaries cost beside the walls)
 //
 // The scenes must match docs/benchmarks.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
@@ -80,6 +82,7 @@ typedef struct options {
     int busy;           // --busy: another process keeps one processor busy while the scene runs
     int no_yield;       // --no-yield: workers never step aside for busy processors (yield_when_busy off)
     float cell_size;    // --cell M: the broadphase cell (0: kyu chooses)
+    int periodic;       // --periodic: GAS in a periodic box, without its walls
 } options;
 
 typedef struct result {
@@ -272,15 +275,21 @@ static result run_gas(const options *o) {
     // docs/benchmarks.md: every contact acts with restitution 1. kyu's default threshold would make the
     // slow impacts inelastic and bleed energy, which is not the scene (and hides real losses).
     wd.restitution_threshold = 0.0f;
-    kyu_world *w = make_world(&wd);
     float g = (float)G;
+    if (o->periodic) { // the same cube, its opposite faces joined instead of walled
+        wd.periodic.axis[0] = wd.periodic.axis[1] = wd.periodic.axis[2] = true;
+        wd.periodic.upper = (vec3s){{g, g, g}};
+    }
+    kyu_world *w = make_world(&wd);
     // Six 1-thick walls; each spans the whole outer cube so the edges and corners are closed.
-    add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{0, g + 1, g + 1}}, 1, 0);
-    add_wall(w, (vec3s){{g, -1, -1}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
-    add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{g + 1, 0, g + 1}}, 1, 0);
-    add_wall(w, (vec3s){{-1, g, -1}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
-    add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{g + 1, g + 1, 0}}, 1, 0);
-    add_wall(w, (vec3s){{-1, -1, g}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
+    if (!o->periodic) {
+        add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{0, g + 1, g + 1}}, 1, 0);
+        add_wall(w, (vec3s){{g, -1, -1}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
+        add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{g + 1, 0, g + 1}}, 1, 0);
+        add_wall(w, (vec3s){{-1, g, -1}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
+        add_wall(w, (vec3s){{-1, -1, -1}}, (vec3s){{g + 1, g + 1, 0}}, 1, 0);
+        add_wall(w, (vec3s){{-1, -1, g}}, (vec3s){{g + 1, g + 1, g + 1}}, 1, 0);
+    }
 
     kyu_body_def proto = kyu_body_def_default();
     proto.radius = 0.5f;
@@ -457,7 +466,7 @@ static void print_median(const options *o, const result *runs) {
 
 static void usage_to(FILE *f) {
     fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] "
-               "[--fixed-rotation] [--phases] [--busy] [--no-yield] [--cell M]\n"
+               "[--fixed-rotation] [--phases] [--busy] [--no-yield] [--cell M] [--periodic]\n"
                "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
 }
 
@@ -502,6 +511,8 @@ static options parse_args(int argc, char **argv) {
             o.busy = 1;
         else if (strcmp(a, "--no-yield") == 0)
             o.no_yield = 1;
+        else if (strcmp(a, "--periodic") == 0)
+            o.periodic = 1;
         else if (strcmp(a, "--steps") == 0 && i + 1 < argc)
             o.steps = parse_count(argv[++i], 1 << 30);
         else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)
@@ -537,6 +548,7 @@ static options parse_args(int argc, char **argv) {
         usage_to(stderr);
         exit(2);
     }
+    if (o.periodic && o.scene != SCENE_GAS) bad("--periodic is for the gas only", scene_name(o.scene));
     return o;
 }
 

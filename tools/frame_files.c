@@ -174,16 +174,29 @@ int kyu_frame_bounds(const kyu_frame *fr, float box[6]) {
     return 1;
 }
 
-int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6]) {
+int kyu_frame_periodic_cell(const kyu_world *w, float box[6], bool pbc[3]) {
+    kyu_world_def d = kyu_world_get_def(w);
+    int any = 0;
+    for (int k = 0; k < 3; k++) {
+        pbc[k] = d.periodic.axis[k];
+        if (!pbc[k]) continue;
+        box[k] = d.periodic.lower.raw[k], box[3 + k] = d.periodic.upper.raw[k];
+        any = 1;
+    }
+    return any;
+}
+
+int kyu_frame_write_xyz(const kyu_frame *fr, FILE *out, const float box[6], const bool pbc[3]) {
     optional_array opt[5];
     int m = optional_arrays(fr, opt);
     fprintf(out, "%d\nProperties=species:S:1:pos:R:3:radius:R:1:velo:R:3:id:I:1", fr->count);
     for (int k = 0; k < m; k++) fprintf(out, ":%s", opt[k].xyz_name);
     fprintf(out, " Time=%.15g Step=%ld", fr->time, fr->step);
     if (box != NULL) // the cell vectors of an axis-aligned box, and its corner (OVITO's Origin key)
-        fprintf(out, " Lattice=\"%.9g 0 0 0 %.9g 0 0 0 %.9g\" Origin=\"%.9g %.9g %.9g\" pbc=\"F F F\"",
+        fprintf(out, " Lattice=\"%.9g 0 0 0 %.9g 0 0 0 %.9g\" Origin=\"%.9g %.9g %.9g\" pbc=\"%c %c %c\"",
                 (double)box[3] - box[0], (double)box[4] - box[1], (double)box[5] - box[2], (double)box[0],
-                (double)box[1], (double)box[2]);
+                (double)box[1], (double)box[2], pbc && pbc[0] ? 'T' : 'F', pbc && pbc[1] ? 'T' : 'F',
+                pbc && pbc[2] ? 'T' : 'F');
     fputc('\n', out);
     for (int i = 0; i < fr->count; i++) {
         const float *p = fr->position + 3 * i, *v = fr->velocity + 3 * i;
@@ -303,6 +316,7 @@ int kyu_network_write_vtp(kyu_world *w, double time, const char *path) {
         st = KYU_ERR_OUT_OF_MEMORY;
     kyu_contact_arrays ca = {a, b, c, point, normal, fn, ft, NULL, NULL};
     if (st == KYU_OK && kyu_world_get_contact_network(w, &ca, n) != n) st = KYU_ERR_OUT_OF_MEMORY;
+    kyu_periodic_box box = kyu_world_get_def(w).periodic;
     for (int k = 0; st == KYU_OK && k < n; k++) {
         vec3s pa, pb;
         kyu_body_get_position(w, a[k], &pa);
@@ -310,6 +324,10 @@ int kyu_network_write_vtp(kyu_world *w, double time, const char *path) {
             kyu_body_get_position(w, b[k], &pb);
         else
             pb = (vec3s){{point[3 * k], point[3 * k + 1], point[3 * k + 2]}};
+        for (int j = 0; j < 3 && b[k].index1; j++) { // a pair across a periodic face: to b's nearest copy
+            float len = box.upper.raw[j] - box.lower.raw[j];
+            if (box.axis[j]) pb.raw[j] -= len * floorf((pb.raw[j] - pa.raw[j]) / len + 0.5f);
+        }
         float t2 = 0.0f;
         for (int j = 0; j < 3; j++) {
             ends[6 * k + j] = pa.raw[j], ends[6 * k + 3 + j] = pb.raw[j];

@@ -68,8 +68,13 @@ int kyu_frame_write_vtp(const kyu_frame *frame, const char *path);
 
 /// Appends the frame to an extended XYZ stream. `box` (lower x, y, z, then upper x, y, z) may be
 /// NULL: the box is unknown and nothing about it is written (OVITO then bounds the bodies itself).
-/// 0, or -1 when the stream has an error.
-int kyu_frame_write_xyz(const kyu_frame *frame, FILE *out, const float box[6]);
+/// `pbc` says which of its axes are periodic (OVITO's pbc key; NULL: none). 0, or -1 when the
+/// stream has an error.
+int kyu_frame_write_xyz(const kyu_frame *frame, FILE *out, const float box[6], const bool pbc[3]);
+
+/// The world's periodic box into `box` on its periodic axes (the others are left as they are) and
+/// their flags into `pbc`: the cell of a periodic world is its box. 1 when an axis is periodic.
+int kyu_frame_periodic_cell(const kyu_world *world, float box[6], bool pbc[3]);
 
 /// The box of the frame's bodies, each as its sphere (centre -/+ radius), in `box` as
 /// kyu_frame_write_xyz takes it: the cell kyu-sim gives OVITO. 1, or 0 for a frame without bodies

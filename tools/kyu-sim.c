@@ -492,11 +492,14 @@ static int rec_files(recorder *r, kyu_world *w, int count, long step, double t) 
     int st = kyu_frame_gather(w, r->pick, count, step, t, &data, &frame);
     if (st != KYU_OK) return kyu_frame_data_free(&data), -1;
     // OVITO takes the cell from Lattice: the box of the bodies written. kyu-sim knows no container (a
-    // scene's floor is often an endless plane); a frame without bodies has no box.
-    float box[6];
+    // scene's floor is often an endless plane); a frame without bodies has no box. A periodic world's
+    // box is the cell along its periodic axes, marked periodic (pbc).
+    float box[6] = {0};
+    bool pbc[3];
     int boxed = kyu_frame_bounds(&frame, box), rc = 0;
+    boxed |= kyu_frame_periodic_cell(w, box, pbc);
     char name[64];
-    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, boxed ? box : NULL) != 0)
+    if (r->xyz != NULL && kyu_frame_write_xyz(&frame, r->xyz, boxed ? box : NULL, pbc) != 0)
         rc = -2, snprintf(r->failed_path, sizeof r->failed_path, "frames.xyz");
     if (rc == 0 && r->vtk.dir != NULL) {
         rc = series_next(r, &r->vtk, step, name, sizeof name);

@@ -8,23 +8,28 @@
 
 // ---- world and run -----------------------------------------------------------------------------
 
-static const char *const WORLD_KEYS[] = {"gravity",
-                                         "fixed_dt",
-                                         "max_steps_per_update",
-                                         "restitution_threshold",
-                                         "solver_iterations",
-                                         "linear_slop",
-                                         "contact_margin",
-                                         "max_events_per_step",
-                                         "cell_size",
-                                         "threads",
-                                         "enable_sleep",
-                                         "enable_impact_events",
-                                         "sleep_speed",
-                                         "sleep_time",
-                                         "tangential_restitution",
-                                         "impact_forces",
-                                         NULL};
+static const char *const WORLD_KEYS[] = {
+    "gravity",           "fixed_dt",    "max_steps_per_update",   "restitution_threshold",
+    "solver_iterations", "linear_slop", "contact_margin",         "max_events_per_step",
+    "cell_size",         "threads",     "enable_sleep",           "enable_impact_events",
+    "sleep_speed",       "sleep_time",  "tangential_restitution", "impact_forces",
+    "periodic",          NULL};
+
+// "periodic": {"x": true, "z": true, "lower": [0, 0, 0], "upper": [4, 2, 4]}: the periodic box
+// (kyu_periodic_box); the world's own check names a bad corner (world.periodic.upper.x = ...).
+static int parse_periodic(ctx *c, const cJSON *o, kyu_periodic_box *b) {
+    static const char *const KEYS[] = {"x", "y", "z", "lower", "upper", NULL};
+    const char *p = "world.periodic";
+    if (o == NULL) return 0;
+    if (need_object(c, o, p) || check_keys(c, o, p, KEYS, NULL) || opt_bool(c, o, p, "x", &b->axis[0]) ||
+        opt_bool(c, o, p, "y", &b->axis[1]) || opt_bool(c, o, p, "z", &b->axis[2]) ||
+        need(c, o, p, "lower") || need(c, o, p, "upper") || opt_vec3(c, o, p, "lower", &b->lower, 1e9) ||
+        opt_vec3(c, o, p, "upper", &b->upper, 1e9))
+        return -1;
+    if (!b->axis[0] && !b->axis[1] && !b->axis[2])
+        return fail(c, p, "names no periodic axis (set \"x\", \"y\" or \"z\" to true)");
+    return 0;
+}
 
 // The world settings into d; `impact_forces` (not a kyu_world_def field) into *impact_forces.
 int parse_world(ctx *c, const cJSON *o, kyu_world_def *d, bool *impact_forces) {
@@ -50,7 +55,8 @@ int parse_world(ctx *c, const cJSON *o, kyu_world_def *d, bool *impact_forces) {
         opt_float(c, o, p, "sleep_time", &d->sleep_time, 0, 1e6, 0, "must be in [0, 1e6] s") ||
         opt_float(c, o, p, "tangential_restitution", &d->tangential_restitution, -1, 1, 0,
                   "must be in [-1, 1] (-1 smooth, 0 no slip after, 1 perfectly rough)") ||
-        opt_bool(c, o, p, "impact_forces", impact_forces))
+        opt_bool(c, o, p, "impact_forces", impact_forces) ||
+        parse_periodic(c, item(o, "periodic"), &d->periodic))
         return -1;
     d->max_steps_per_update = (int)steps;
     d->solver_iterations = (int)iters;

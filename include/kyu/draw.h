@@ -32,7 +32,8 @@ typedef struct kyu_color {
 
 /// Layers: OR them into kyu_debug_draw.flags.
 typedef enum kyu_draw_flags {
-    KYU_DRAW_SHAPES = 1u << 0,       ///< spheres and colliders (planes as a square of plane_extent)
+    KYU_DRAW_SHAPES = 1u << 0,       ///< spheres and colliders (planes as a square of plane_extent),
+                                     ///< and a world's periodic box (one draw_box, its def's corners)
     KYU_DRAW_SLEEP = 1u << 1,        ///< sleeping bodies dark, awake ones bright
     KYU_DRAW_ISLANDS = 1u << 2,      ///< one colour per island (touching group) instead of per body
     KYU_DRAW_AABBS = 1u << 3,        ///< each body's bounding box, and each bounded collider's
@@ -42,7 +43,8 @@ typedef enum kyu_draw_flags {
     KYU_DRAW_CONTACTS = 1u << 6,     ///< kept contacts: point, normal, depth (text with KYU_DRAW_TEXT)
     KYU_DRAW_IMPACTS = 1u << 7,      ///< the last step's impacts: point, normal, time of impact (they
                                      ///< are recorded only with kyu_world_def.enable_impact_events)
-    KYU_DRAW_PAIRS = 1u << 8,        ///< touching pairs as centre-to-centre segments, new vs kept
+    KYU_DRAW_PAIRS = 1u << 8,        ///< touching pairs as centre-to-centre segments, new vs kept (a
+                                     ///< pair across a periodic seam: to the other body's nearest copy)
     KYU_DRAW_VELOCITIES = 1u << 9,   ///< velocity arrows (segments of length v * velocity_scale)
     KYU_DRAW_TEXT = 1u << 10,        ///< numbers beside contacts and impacts (depth, time of impact)
     KYU_DRAW_ORIENTATION = 1u << 11, ///< a marker turning with each sphere: a segment from its centre

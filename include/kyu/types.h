@@ -133,6 +133,25 @@ typedef enum kyu_mix_rule {
 typedef float kyu_mix_fn(float value_a, uint32_t material_a, float value_b, uint32_t material_b,
                          void *context);
 
+/// Periodic boundaries: a box whose opposite faces are joined along the axes marked periodic. A body
+/// that leaves through one face enters through the opposite one, and pairs across a face meet,
+/// bounce and rest exactly as any other pair (the minimum image: each pair is seen through the one
+/// copy of the box where its bodies are nearest). Between steps every body's position on a periodic
+/// axis lies in [lower, upper): bodies are wrapped in when created or moved, and once a step.
+///
+/// The box is a general description (a lower corner, an upper corner, a flag per axis), so the same
+/// struct can later describe one rank's subdomain. `lower` and `upper` must be finite on every
+/// axis, and `upper > lower` on a periodic one; a body whose radius plus contact margin reaches a
+/// quarter of a periodic length is refused (KYU_ERR_RADIUS). Colliders are never periodic: a wall
+/// across a periodic axis is the program's choice (and a body sees it only on its own side). Relative
+/// travel of a pair in one step must stay under half a period less their radii, or a meeting across
+/// the seam may be missed (docs/design.md, "Periodic boundaries").
+typedef struct kyu_periodic_box {
+    bool axis[3]; ///< periodic along x, y, z; default all false (no periodic boundary)
+    vec3s lower;  ///< m, the box's lower corner, default (0, 0, 0)
+    vec3s upper;  ///< m, the box's upper corner, default (0, 0, 0); on a periodic axis above `lower`
+} kyu_periodic_box;
+
 /// World settings. Get one from `kyu_world_def_default()`, edit, pass to `kyu_world_create`.
 typedef struct kyu_world_def {
     vec3s gravity;                 ///< m/s^2, default (0, -9.81, 0)
@@ -189,6 +208,7 @@ typedef struct kyu_world_def {
     kyu_mix_fn *friction_callback; ///< optional: replaces friction_mix (see kyu_mix_fn)
     kyu_mix_fn *restitution_callback; ///< optional: replaces restitution_mix
     void *mix_context;                ///< passed to the two callbacks
+    kyu_periodic_box periodic;        ///< periodic boundaries, default none (see kyu_periodic_box)
     uint32_t internal_cookie;         ///< set by `kyu_world_def_default`; do not touch
 } kyu_world_def;
 

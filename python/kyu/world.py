@@ -7,7 +7,7 @@ import math
 import operator
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -255,6 +255,20 @@ _SETTINGS = ["gravity", "fixed_dt", "max_steps_per_update", "restitution_thresho
              "sleep_time", "tangential_restitution"]
 
 
+def _set_periodic(d: Any, periodic: Mapping[str, Any]) -> None:
+    """The periodic box as the scene file writes it: {"x": True, "lower": (0, 0, 0), "upper": (4, 4, 4)}."""
+    unknown = set(periodic) - {"x", "y", "z", "lower", "upper"}
+    if unknown:
+        raise InvalidArgumentError(f"periodic: unknown keys {sorted(unknown)} (known: x, y, z, lower, upper)")
+    for k, axis in enumerate("xyz"):
+        d.periodic[k] = 1 if periodic.get(axis, False) else 0
+    for key in ("lower", "upper"):
+        if key not in periodic:
+            raise InvalidArgumentError(f"periodic: missing {key!r} (the box's {key} corner)")
+    d.periodic_lower = _vec(periodic["lower"], "periodic.lower")
+    d.periodic_upper = _vec(periodic["upper"], "periodic.upper")
+
+
 class World:
     """A kyu world: rigid spheres (bodies) and static or kinematic colliders, stepped in fixed steps.
 
@@ -291,6 +305,7 @@ class World:
         sleep_time: Optional[float] = None,
         max_steps_per_update: Optional[int] = None,
         tangential_restitution: Optional[float] = None,
+        periodic: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self._w: Any = ffi.NULL
         self._scene: Any = ffi.NULL
@@ -304,6 +319,8 @@ class World:
                      max_colliders=max_colliders, cell_size=cell_size, sleep_speed=sleep_speed,
                      sleep_time=sleep_time, max_steps_per_update=max_steps_per_update,
                      tangential_restitution=tangential_restitution)
+        if periodic is not None:
+            _set_periodic(d, periodic)
         for key, value in given.items():
             if value is None:
                 continue
@@ -314,10 +331,13 @@ class World:
             else:
                 setattr(d, key, value)
         out = ffi.new("kyu_world **")
-        status = lib.kyupy_world_create(d, out)
+        why = ffi.new("char[256]")
+        status = lib.kyupy_world_create(d, out, why, 256)
         if status != lib.KYU_OK:
-            shown = ", ".join(f"{k}={v!r}" for k, v in given.items() if v is not None)
-            raise error_for(status, f"kyu_world_create refused the settings ({shown or 'defaults'})")
+            shown = ", ".join(f"{k}={v!r}" for k, v in dict(given, periodic=periodic).items() if v is not None)
+            detail = ffi.string(why).decode(errors="replace")
+            raise error_for(status, f"kyu_world_create refused the settings ({shown or 'defaults'})"
+                            + (f": {detail}" if detail else ""))
         self._w = out[0]
 
     # ---- scenes ----------------------------------------------------------------------------------
@@ -418,6 +438,8 @@ class World:
         out["gravity"] = _tuple3(d.gravity)
         for k in ("enable_sleep", "enable_impact_events"):
             out[k] = bool(out[k])
+        out["periodic"] = {"x": bool(d.periodic[0]), "y": bool(d.periodic[1]), "z": bool(d.periodic[2]),
+                           "lower": _tuple3(d.periodic_lower), "upper": _tuple3(d.periodic_upper)}
         return out
 
     @property

@@ -97,6 +97,24 @@ def test_xyz_frames_follow_ovitos_grammar(tmp_path):
         assert set(cols["species"]) == {"B"}
 
 
+def test_xyz_frames_of_a_periodic_world_carry_its_box(tmp_path):
+    box = {"x": True, "z": True, "lower": (-2, 0, -1), "upper": (2, 5, 1)}
+    with kyu.World(gravity=(0, 0, 0), periodic=box) as w:
+        w.add_body(position=(1.95, 1, 0), velocity=(3, 0, 0), radius=0.1)
+        w.add_body(position=(0, 3, 0.5), radius=0.1)
+        w.step(2)
+        path = tmp_path / "p.xyz"
+        w.write_xyz(path)
+        w.write_xyz(path, append=True, box=((-5, -5, -5), (5, 5, 5)))
+        first, second = ovito_xyz.read(path)
+        # x and z: the periodic box, marked periodic; y: the bodies' span, as in any world
+        assert first["info"]["pbc"] == [True, False, True]
+        assert first["info"]["Origin"] == pytest.approx([-2, 0.9, -1], abs=1e-6)
+        assert first["info"]["Lattice"] == pytest.approx([4, 0, 0, 0, 2.2, 0, 0, 0, 2], abs=1e-6)
+        assert second["info"]["pbc"] == [True, False, True] and second["info"]["Origin"] == [-5, -5, -5]
+        assert (first["columns"]["pos"][:, 0] < 2).all()  # wrapped: 1.95 + 0.1 crossed the face
+
+
 def test_python_writes_the_same_bytes_as_kyu_sim(root, tool, tmp_path):
     scene = os.path.join(root, "samples", "scenes", "pour-bowl.json")
     subprocess.run([tool("kyu-sim"), scene, "--steps", "90", "--every", "90", "--format", "vtk,xyz", "--out",

@@ -23,6 +23,29 @@ def test_free_fall_follows_the_parabola():
         assert w.step_index == 30 and w.time == pytest.approx(0.5, abs=1e-6)
 
 
+def test_a_periodic_box_wraps_bodies_and_pairs_across_it():
+    box = {"x": True, "y": True, "z": True, "lower": (0, 0, 0), "upper": (4, 4, 4)}
+    with kyu.World(gravity=(0, 0, 0), periodic=box) as w:
+        assert w.settings()["periodic"] == {"x": True, "y": True, "z": True, "lower": (0.0, 0.0, 0.0),
+                                            "upper": (4.0, 4.0, 4.0)}
+        # two balls 0.2 m apart through the face x = 0 = 4, closing at 2 m/s: they swap at 0.1 s
+        a = w.add_body(position=(3.8, 2, 2), velocity=(1, 0, 0), radius=0.1, restitution=1, friction=0)
+        b = w.add_body(position=(0.2, 2, 2), velocity=(-1, 0, 0), radius=0.1, restitution=1, friction=0)
+        w.step(30)
+        assert w.velocity(a)[0] == pytest.approx(-1, abs=1e-6)
+        assert w.velocity(b)[0] == pytest.approx(1, abs=1e-6)
+        assert w.position(a)[0] == pytest.approx(3.5, abs=1e-5)
+        assert w.position(b)[0] == pytest.approx(0.5, abs=1e-5)
+        assert ((w.positions() >= 0) & (w.positions() < 4)).all()
+
+
+def test_a_bad_periodic_box_is_refused_naming_the_field():
+    with pytest.raises(kyu.KyuError, match="periodic.upper.x = -1"):
+        kyu.World(periodic={"x": True, "lower": (0, 0, 0), "upper": (-1, 4, 4)})
+    with pytest.raises(kyu.KyuError, match="unknown keys"):
+        kyu.World(periodic={"w": True, "lower": (0, 0, 0), "upper": (1, 4, 4)})
+
+
 def test_defaults_and_settings_are_kyus():
     with kyu.World(fixed_dt=0.01, workers=2, enable_impact_events=True) as w:
         s = w.settings()

@@ -95,6 +95,14 @@ expect_bad restitution '{"bodies": [{"position": [0, 0, 0], "restitution": 1.5}]
 expect_bad huge_number '{"bodies": [{"position": [0, 1e999, 0]}]}' \
     "key \`bodies[0].position[1]\`: must be a finite number"
 expect_bad not_whole '{"run": {"steps": 2.5}}' "key \`run.steps\`: must be a whole number"
+expect_bad periodic_no_axis '{"world": {"periodic": {"lower": [0, 0, 0], "upper": [4, 4, 4]}}}' \
+    "key \`world.periodic\`: names no periodic axis"
+expect_bad periodic_no_corner '{"world": {"periodic": {"x": true, "upper": [4, 4, 4]}}}' \
+    "missing required key \"lower\""
+expect_bad periodic_empty '{"world": {"periodic": {"x": true, "lower": [0, 0, 0], "upper": [0, 4, 4]}}}' \
+    "periodic.upper.x = 0 must be above periodic.lower.x = 0 (x is periodic)"
+expect_bad periodic_body_too_big '{"world": {"periodic": {"x": true, "lower": [0, 0, 0], "upper": [1, 1, 1]}},
+  "bodies": [{"position": [0.5, 0.5, 0.5], "radius": 0.3}]}' "quarter of the periodic length 1 along x"
 expect_bad too_many_bodies \
     '{"generators": [{"type": "random_box", "min": [0, 0, 0], "max": [1, 1, 1], "count": 20000000}]}' \
     "key \`generators[0].count\`: the scene would have 20000000 bodies"
