@@ -67,7 +67,7 @@ static void run(double degrees, double mean[SECONDS]) {
         for (int k = 0; k < STEPS_PER_SECOND; k++) check(kyu_world_step(w), w, "a step");
         int n = kyu_world_get_velocities(w, v, BEADS);
         mean[s] = 0;
-        for (int i = 0; i < n; i++) mean[s] += v[3 * i] / BEADS;
+        for (int i = 0; i < n; i++) mean[s] += (double)v[3 * i] / BEADS;
         printf("  %4.1f deg  t = %2d s  mean velocity along the chute %.3f m/s  beads %d\n", degrees, s + 1,
                mean[s], kyu_world_body_count(w));
         if (kyu_world_body_count(w) != BEADS) {
