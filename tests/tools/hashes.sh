@@ -46,6 +46,7 @@ pile 1000 WORKERS --steps 150 --fixed-rotation|0x4fd553ef1019a923
 pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x6b679801d2b89fd9
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 gas 1000 WORKERS --steps 150 --periodic|0xccf003795c1151f1
+pile 1000 WORKERS --steps 150 --periodic|0x95da82cfc0de7208
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
 finish
