@@ -559,7 +559,8 @@ static options parse_args(int argc, char **argv) {
         usage_to(stderr);
         exit(2);
     }
-    if (o.periodic && o.scene == SCENE_BULLETS) bad("--periodic is for the gas and the pile", scene_name(o.scene));
+    if (o.periodic && o.scene == SCENE_BULLETS)
+        bad("--periodic is for the gas and the pile", scene_name(o.scene));
     return o;
 }
 
