@@ -78,23 +78,22 @@ static float solve_target(const kyu_world *w, float gap) {
     return gap > 0.0f ? -gap / w->def.fixed_dt : 0.0f;
 }
 
-// A contact's row: its coefficients (the same floats every iteration and the relax would compute
-// again: friction mixes the two sides' values, or asks the user's callback) and last step's
-// impulses. A contact with a collider carries the collider's velocity at the contact point (the
-// body's position does not change during a solve).
-
 // Over-relaxation (SOLVE_OMEGA) only between bodies within this factor in mass, and against a
 // collider only for a body that touches none twice its mass or more. It overshoots the lighter body
 // of an unequal pair by 30% of the whole correction: in a bed of radii spanning 1:10 (masses
 // 1:1000) the fines squeezed between heavy spheres kept the bed churning (physics-check sizes 10000
 // 10 after 30 s: 9,903 bodies awake, overlaps of 24% of the smaller radius, 900 pairs over 1%; with
-// plain Gauss-Seidel on unequal pairs 0.68%, none over 1%). And a heavy ball resting on a light bead
+// plain Gauss-Seidel on unequal pairs 0.40%, none over 1%). And a heavy ball resting on a light bead
 // on a floor hopped: the warm start pressed the bead into the floor with the ball's weight, and
 // the floor's over-relaxed answer threw it back up 30% too hard, ball and all (5 cm on 5 mm: 0.26
 // m/s; tests/test_rest.c). Equal beds keep the factor that carries a deep bed's weight (a bed of
 // 10-12 mm beads has masses within 1.73).
 #define SOR_MASS_RATIO 2.0f
 
+// A contact's row: its coefficients (the same floats every iteration and the relax would compute
+// again: friction mixes the two sides' values, or asks the user's callback) and last step's
+// impulses. A contact with a collider carries the collider's velocity at the contact point (the
+// body's position does not change during a solve).
 static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
     const body_store *s = &w->bodies;
     memset(r, 0, sizeof *r);

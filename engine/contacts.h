@@ -121,9 +121,9 @@ typedef struct solver_state {
     int row_cap;
     solver_body *body; // per body slot, gathered for each solve
     int body_cap;
-    int start[KYU_SOLVE_DOMAINS + 2];    // domain d: order[start[d] .. start[d+1])
-    float layers[KYU_SOLVE_DOMAINS + 1]; // per domain: how many layers deep its contacts stack
-    int passes;                          // this step's passes of the solve and the push (kyu_solver_passes)
+    int start[KYU_SOLVE_DOMAINS + 2];  // domain d: order[start[d] .. start[d+1])
+    int layers[KYU_SOLVE_DOMAINS + 1]; // per domain: how many layers deep its contacts stack
+    int passes;                        // this step's passes of the solve and the push (kyu_solver_passes)
 } solver_state;
 
 // The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.

@@ -129,7 +129,7 @@ static void height_order_task(int begin, int end, int worker, void *ctx) {
     kyu_world *w = ctx;
     for (int d = begin; d < end; d++) {
         int first = w->solver.start[d], last = w->solver.start[d + 1];
-        w->solver.layers[d] = 0.0f;
+        w->solver.layers[d] = 0;
         if (last - first < 2) continue;
         int *out = w->solver.tmp + w->contacts.count + 1;  // the scratch's second half: the heights,
         float lo = INFINITY, hi = -INFINITY, radii = 0.0f; //   then the order
@@ -160,7 +160,7 @@ static void height_order_task(int begin, int end, int worker, void *ctx) {
             int slice = band < diameter ? (int)((float)b * (band / diameter)) : b; // <= b
             occupied += slice != previous, previous = slice;
         }
-        w->solver.layers[d] = (float)occupied;
+        w->solver.layers[d] = occupied;
         for (int b = 0; b < HEIGHT_BANDS; b++) count[b + 1] += count[b];
         for (int k = first; k < last; k++) out[first + count[w->solver.tmp[k]]++] = w->solver.order[k];
         memcpy(w->solver.order + first, out + first, (size_t)(last - first) * sizeof *out);
@@ -237,15 +237,16 @@ int kyu_solver_partition(kyu_world *w) {
 // rests within 0.67% of r on average, 13% at the deepest (0.5% below the top layers), 0.31 J; a
 // pass per 4 (24) did better there (0.56%, 7.8%) but kept the tests' bed from sleeping. Scenes up
 // to 40 layers keep solver_iterations (PILE is 10 deep); solver_iterations = 0 keeps 0.
-#define LAYERS_PER_PASS 5.0f
+#define LAYERS_PER_PASS 5
 #define MOST_PASSES     64
 int kyu_solver_passes(const kyu_world *w) {
-    int passes = w->def.solver_iterations;
+    int passes = w->def.solver_iterations, layers = 0;
     if (passes == 0 || !w->gravity_on) return passes;
-    float layers = 0.0f;
-    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) layers = kyu_maxf(layers, w->solver.layers[d]);
-    float need = kyu_minf(layers / LAYERS_PER_PASS, (float)MOST_PASSES);
-    return need > (float)passes ? (int)ceilf(need) : passes;
+    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++)
+        layers = w->solver.layers[d] > layers ? w->solver.layers[d] : layers;
+    int need = (layers + LAYERS_PER_PASS - 1) / LAYERS_PER_PASS;
+    need = need < MOST_PASSES ? need : MOST_PASSES;
+    return need > passes ? need : passes;
 }
 
 // A pass of a domain task over every contact: the slabs (in parallel when it pays), then the
