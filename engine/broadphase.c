@@ -3,9 +3,10 @@
 // becomes a candidate pair, found once, in a deterministic order; colliders are paired by their
 // bounds. A box that fits in a cell is entered once (the cell of its low corner): two such boxes
 // that overlap have low corners at most one cell apart on each axis, so a body meets all its
-// partners in its own cell and the 13 cells ahead of it. Larger boxes go in every cell they cover.
-// Mid-step, a particle whose new path leaves its box is entered again (late insert) and queried, so
-// a particle turned around by an impact still meets everything in its way.
+// partners in its own cell and the 13 cells ahead of it. Larger boxes go to coarser levels of the
+// grid, cells of 2, 4, 8 ... fine cells, each the same way. Mid-step, a particle whose new path leaves its
+// box is entered again (late insert) and queried, so a particle turned around by an impact still meets
+// everything in its way.
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE__)
@@ -72,18 +73,29 @@ static float box_extent(const aabb *b);
 // platform.
 #define SPARSE_BODIES_PER_CELL 0.6
 
-// What one fixed slice of the active bodies adds to the choice: the sum of its box extents and the
-// span of its boxes' low corners (slices are joined in order, so any worker count gives the same).
+// What one fixed slice of the active bodies adds to the choice: the smallest radius and the span
+// of the boxes' low corners (a first pass), then the bodies and the sum of their box extents in each
+// octave of radius above the smallest (slices are joined in order, so any worker count gives the
+// same).
+enum { OCTAVES = 16 };
 typedef struct cell_stats {
-    double extent_sum;
-    float lo[3], hi[3];
+    double extent_sum[OCTAVES];
+    int counted[OCTAVES];
+    float rmin, lo[3], hi[3];
 } cell_stats;
 
 typedef struct cell_stats_ctx {
     const kyu_world *w;
     cell_stats *slice;
     int slices;
+    float rmin; // the second pass: octaves above this radius
 } cell_stats_ctx;
+
+static int octave_of(float r, float rmin) {
+    int e;
+    frexpf(r / rmin, &e); // r / rmin in [2^(e-1), 2^e)
+    return e < 1 ? 0 : e > OCTAVES ? OCTAVES - 1 : e - 1;
+}
 
 static void cell_stats_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
@@ -91,10 +103,18 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     int n = w->step.active_count;
     for (int c = begin; c < end; c++) {
-        cell_stats st = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        cell_stats st = {
+            {0.0}, {0}, INFINITY, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
-            const aabb *b = &w->step.box[w->step.active[k]];
-            st.extent_sum += (double)box_extent(b);
+            uint32_t i = w->step.active[k];
+            const aabb *b = &w->step.box[i];
+            if (x->rmin > 0.0f) { // the second pass
+                int o = octave_of(w->bodies.radius[i], x->rmin);
+                st.extent_sum[o] += (double)box_extent(b), st.counted[o]++;
+                continue;
+            }
+            st.extent_sum[0] += (double)box_extent(b), st.counted[0]++;
+            st.rmin = kyu_minf(st.rmin, w->bodies.radius[i]);
             for (int d = 0; d < 3; d++)
                 st.lo[d] = kyu_minf(st.lo[d], b->lo[d]), st.hi[d] = kyu_maxf(st.hi[d], b->lo[d]);
         }
@@ -115,6 +135,12 @@ static double cube_root(double x) {
     return ldexp(r, e / 3);
 }
 
+// The fine cell is a little larger than the mean box of the small bodies: those of the first octave
+// of radius (counting up from the smallest) that holds an eighth of the bodies, and of the octaves
+// below it; larger boxes go to the coarser levels. Bodies of one size (and a few smaller ones) get
+// the cell of their mean box. With sizes spanning 1:10, a cell fitted to the mean box of all held
+// many small bodies and was spanned by the large ones (3x an equal bed's broadphase a body). In a
+// sparse world the cell grows until there are about 0.6 bodies a cell over the span of the boxes.
 static void choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
     int n = w->step.active_count;
@@ -124,16 +150,31 @@ static void choose_cell_size(kyu_world *w) {
         g->cell = 1.0f;
     } else {
         cell_stats slice[KYU_MAX_SLICES],
-            all = {0.0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-        cell_stats_ctx x = {w, slice, kyu_slice_count(n)};
+            all = {{0.0}, {0}, INFINITY, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        cell_stats_ctx x = {w, slice, kyu_slice_count(n), 0.0f};
         kyu_parallel_for(w, x.slices, 1, cell_stats_task, &x);
         for (int c = 0; c < x.slices; c++) {
-            all.extent_sum += slice[c].extent_sum;
+            all.rmin = kyu_minf(all.rmin, slice[c].rmin);
             for (int d = 0; d < 3; d++)
                 all.lo[d] = kyu_minf(all.lo[d], slice[c].lo[d]),
                 all.hi[d] = kyu_maxf(all.hi[d], slice[c].hi[d]);
         }
-        double cell = 1.1 * all.extent_sum / n, volume = 1.0;
+        // Every radius within 2x of the smallest (one size: the common case): one octave, the first
+        // pass's sums. Otherwise a second pass sorts the bodies into octaves.
+        if (!(w->bodies.max_radius < 2.0f * all.rmin)) {
+            x.rmin = all.rmin;
+            kyu_parallel_for(w, x.slices, 1, cell_stats_task, &x);
+        }
+        double sum = 0.0;
+        int counted = 0;
+        for (int o = 0; o < OCTAVES && 8 * counted < n; o++) {
+            int in_octave = 0;
+            for (int c = 0; c < x.slices; c++)
+                sum += slice[c].extent_sum[o], in_octave += slice[c].counted[o];
+            counted += in_octave;
+            if (8 * in_octave >= n) break;
+        }
+        double cell = 1.1 * sum / counted, volume = 1.0;
         for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - (double)all.lo[d] + cell;
         g->cell = (float)fmax(cell, cube_root(SPARSE_BODIES_PER_CELL * volume / n));
     }
@@ -529,6 +570,8 @@ static inline int lanes_overlap(const box_lanes *a, const aabb *b) { return kyu_
 // (a gas has about one body in three cells) the cost is branches on random data, so each cell's
 // ranges come straight from the offsets, and every tested pair is written and kept by adding the
 // test's result (room for all of them is reserved first); the filter runs on the few kept.
+static int run_level_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, uint32_t end);
+
 static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
     static const int8_t ROWS[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}}; // (dy, dz)
     const grid *g = &w->grid;
@@ -539,6 +582,7 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
     uint32_t ahead[4] = {0}, has[4] = {0}; // the first cell of each row ahead, and whether it exists
     for (int i = out->first; i < out->last;) {
         uint32_t idx = e[i].key, end = start[idx + 1];
+        if (g->level_used && run_level_pairs(w, out, (uint32_t)i, end)) return -1;
         if (row == UINT32_MAX || idx - row >= dx) {
             uint32_t x = idx % dx, yz = idx / dx;
             int32_t y = (int32_t)(yz % (uint32_t)g->dims[1]), z = (int32_t)(yz / (uint32_t)g->dims[1]);
@@ -647,6 +691,17 @@ static int small_pairs(kyu_world *w) {
     for (int i = 0; i < g->entry_count;) {
         int end = i + 1;
         while (end < g->entry_count && g->entries[end].key == g->entries[i].key) end++;
+        if (g->level_used) { // the run's pairs with the levels, through a chunk as the dense grid's
+            grid *gw = &w->grid;
+            pair_chunk sc = {gw->scratch_a, gw->scratch_b, 0, gw->scratch_cap, 0, 0, gw->pair_budget, 0};
+            int failed = run_level_pairs(w, &sc, (uint32_t)i, (uint32_t)end);
+            gw->scratch_a = sc.a;
+            gw->scratch_b = sc.b;
+            gw->scratch_cap = sc.cap;
+            if (failed) return gw->overflow |= sc.failed == KYU_FAIL_PAIRS, -1;
+            for (int p = 0; p < sc.count; p++)
+                if (push_pair(w, sc.a[p], sc.b[p])) return -1;
+        }
         // A run holds one cell, except when two cells share a hash: each distinct cell once.
         for (int k = i; k < end; k++) {
             int32_t c[3];
@@ -756,15 +811,277 @@ static int multi_insert(kyu_world *w, uint32_t a) {
     return 0;
 }
 
-static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint32_t, uint32_t));
+// ---- the levels: boxes too large for the fine cell -----------------------------------------------
+// Level l has cells of 2^l fine cells; a big box goes to the first level whose cell it fits (as a
+// small box fits the fine cell) and is entered once, at the cell of its low corner. A box meets
+// the boxes of a level in the cells over [lo - cell, hi] of that level (at most three a side when
+// it fits one), so each pair is found once: between two levels by the finer box, within a level by
+// the box entered first, and a fine cell's boxes ask every level together. A compact level is a
+// dense array of cells, read a row at a time as the fine grid is; a sparse one is hashed. Entering a
+// big box in every fine cell it covered instead cost, in a bed of radii spanning 1:10, five times
+// the broadphase of an equal bed a body.
 
-// Big-big pairs are reported by the lower slot (the stamp dedupes a partner met in many cells).
-static int big_big_visit(kyu_world *w, uint32_t a, uint32_t j) {
-    grid *g = &w->grid;
-    if (j <= a || g->stamp[j] == g->stamp_now) return 0;
-    g->stamp[j] = g->stamp_now;
-    return pair_if_overlap(w, a, j);
+static int level_of(const grid *g, const aabb *b) {
+    float e = box_extent(b);
+    int l = 1;
+    while (l < KYU_GRID_LEVELS - 1 && !(e <= 0.99f * ldexpf(g->cell, l))) l++;
+    return l;
 }
+
+static uint32_t level_hash(int32_t l, const int32_t c[3]) {
+    return kyu_cell_hash(c) + (uint32_t)l * 0x9E3779B1u;
+}
+
+// Sorts the level entries by level, then by key (both stable: entries of one cell stay in big-list
+// order): a radix sort by key, then a counting sort by level.
+static void sort_levels(grid *g) {
+    int n = g->level_count;
+    level_entry *src = g->levels, *dst = g->levels_tmp;
+    for (int shift = 0; shift < 32; shift += 8) {
+        int count[257] = {0};
+        for (int i = 0; i < n; i++) count[((src[i].key >> shift) & 255u) + 1]++;
+        for (int k = 0; k < 256; k++) count[k + 1] += count[k];
+        for (int i = 0; i < n; i++) dst[count[(src[i].key >> shift) & 255u]++] = src[i];
+        level_entry *t = src;
+        src = dst;
+        dst = t;
+    }
+    int at[KYU_GRID_LEVELS];
+    for (int l = 0; l < KYU_GRID_LEVELS; l++) at[l] = g->level[l].first;
+    for (int i = 0; i < n; i++) dst[at[src[i].level]++] = src[i];
+    g->levels = dst, g->levels_tmp = src; // the sorted entries are where the last pass wrote them
+    int cap = g->levels_cap;
+    g->levels_cap = g->levels_tmp_cap, g->levels_tmp_cap = cap;
+}
+
+static int64_t level_index(const level_grid *lv, const int32_t c[3]) {
+    return ((int64_t)(c[2] - lv->origin[2]) * lv->dims[1] + (c[1] - lv->origin[1])) * lv->dims[0] +
+           (c[0] - lv->origin[0]);
+}
+
+static int build_levels(kyu_world *w) {
+    grid *g = &w->grid;
+    if (g->level_used) memset(g->level_filter, 0, sizeof g->level_filter);
+    g->level_count = 0, g->level_used = 0;
+    if (g->big_count == 0) return 0;
+    if (RESERVE(g->levels, g->levels_cap, g->big_count) ||
+        RESERVE(g->levels_tmp, g->levels_tmp_cap, g->big_count))
+        return -1;
+    int32_t lo[KYU_GRID_LEVELS][3], hi[KYU_GRID_LEVELS][3];
+    for (int l = 0; l < KYU_GRID_LEVELS; l++) {
+        level_grid *lv = &g->level[l];
+        lv->count = 0, lv->cell = ldexpf(g->cell, l), lv->inv = ldexpf(g->inv_cell, -l);
+        for (int k = 0; k < 3; k++) lo[l][k] = INT32_MAX, hi[l][k] = INT32_MIN;
+    }
+    for (int k = 0; k < g->big_count; k++) {
+        level_entry *e = &g->levels[k];
+        const aabb *b = &w->step.box[g->big[k]];
+        e->body = g->big[k];
+        e->level = level_of(g, b);
+        e->box = *b;
+        level_grid *lv = &g->level[e->level];
+        for (int d = 0; d < 3; d++) {
+            e->c[d] = kyu_cell_of(b->lo[d], lv->inv);
+            lo[e->level][d] = e->c[d] < lo[e->level][d] ? e->c[d] : lo[e->level][d];
+            hi[e->level][d] = e->c[d] > hi[e->level][d] ? e->c[d] : hi[e->level][d];
+        }
+        lv->count++;
+        g->level_used |= 1u << e->level;
+    }
+    g->level_count = g->big_count;
+    int64_t cells = 0;
+    for (int l = 0, first = 0; l < KYU_GRID_LEVELS; l++) {
+        level_grid *lv = &g->level[l];
+        lv->first = first, first += lv->count, lv->dense = 0;
+        if (!lv->count) continue;
+        int64_t n = 1;
+        for (int k = 0; k < 3; k++)
+            lv->origin[k] = lo[l][k], lv->dims[k] = hi[l][k] - lo[l][k] + 1, n *= lv->dims[k];
+        if (n <= 4 * (int64_t)lv->count + 4096) lv->dense = 1, lv->base = cells, cells += n + 1;
+    }
+    for (int k = 0; k < g->level_count; k++) {
+        level_entry *e = &g->levels[k];
+        const level_grid *lv = &g->level[e->level];
+        e->key = lv->dense ? (uint32_t)level_index(lv, e->c) : level_hash(e->level, e->c);
+    }
+    sort_levels(g);
+    if (cells > INT32_MAX || RESERVE(g->level_cells, g->level_cells_cap, (int)cells)) return -1;
+    int runs = 0;
+    for (int l = 0; l < KYU_GRID_LEVELS; l++) { // a dense level's offsets: its cells' first entries
+        const level_grid *lv = &g->level[l];
+        if (!lv->count) continue;
+        if (!lv->dense) {
+            for (int i = lv->first; i < lv->first + lv->count; i++)
+                runs += i == lv->first || g->levels[i].key != g->levels[i - 1].key;
+            continue;
+        }
+        uint32_t *start = g->level_cells + lv->base;
+        int64_t n = (int64_t)lv->dims[0] * lv->dims[1] * lv->dims[2];
+        memset(start, 0, (size_t)(n + 1) * sizeof *start);
+        for (int i = lv->first; i < lv->first + lv->count; i++) start[g->levels[i].key + 1]++;
+        start[0] = (uint32_t)lv->first;
+        for (int64_t i = 0; i < n; i++) start[i + 1] += start[i];
+    }
+    if (!runs) return 0;
+    if (table_reserve(&g->level_key, &g->level_start, &g->level_table_size, runs)) return -1;
+    for (int i = 0; i < g->level_count; i++) {
+        const level_entry *e = &g->levels[i];
+        if (g->level[e->level].dense || (i > 0 && e->level == e[-1].level && e->key == e[-1].key)) continue;
+        g->level_filter[e->key >> 6 & (KYU_LEVEL_FILTER_WORDS - 1)] |= 1ull << (e->key & 63);
+        uint32_t t = kyu_table_find(g->level_key, g->level_start, g->level_table_size, e->key);
+        g->level_key[t] = e->key;
+        g->level_start[t] = (uint32_t)i;
+    }
+    return 0;
+}
+
+// fn(ctx, j) for every entry j of level l whose box can overlap `box` (its cell within the cells
+// over [box.lo - cell, box.hi] of the level), in entry order within each row of cells.
+typedef int (*level_fn)(void *ctx, int j);
+static int level_range(const grid *g, int32_t l, const aabb *box, level_fn fn, void *ctx) {
+    const level_grid *lv = &g->level[l];
+    int32_t lo[3], hi[3], c[3];
+    for (int k = 0; k < 3; k++)
+        lo[k] = kyu_cell_of(box->lo[k] - lv->cell, lv->inv), hi[k] = kyu_cell_of(box->hi[k], lv->inv);
+    if (lv->dense) {
+        for (int k = 0; k < 3; k++) {
+            lo[k] = lo[k] > lv->origin[k] ? lo[k] - lv->origin[k] : 0;
+            hi[k] = hi[k] - lv->origin[k] < lv->dims[k] - 1 ? hi[k] - lv->origin[k] : lv->dims[k] - 1;
+            if (lo[k] > hi[k]) return 0;
+        }
+        const uint32_t *start = g->level_cells + lv->base;
+        for (int32_t z = lo[2]; z <= hi[2]; z++)
+            for (int32_t y = lo[1]; y <= hi[1]; y++) {
+                size_t row = ((size_t)z * (size_t)lv->dims[1] + (size_t)y) * (size_t)lv->dims[0];
+                for (uint32_t j = start[row + (size_t)lo[0]]; j < start[row + (size_t)hi[0] + 1]; j++)
+                    if (fn(ctx, (int)j)) return -1;
+            }
+        return 0;
+    }
+    if (cell_count(lo, hi) > (int64_t)lv->count) { // more cells than entries: scan the level
+        for (int j = lv->first; j < lv->first + lv->count; j++) {
+            const int32_t *x = g->levels[j].c;
+            if (x[0] >= lo[0] && x[0] <= hi[0] && x[1] >= lo[1] && x[1] <= hi[1] && x[2] >= lo[2] &&
+                x[2] <= hi[2] && fn(ctx, j))
+                return -1;
+        }
+        return 0;
+    }
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+                uint32_t h = level_hash(l, c);
+                if (!(g->level_filter[h >> 6 & (KYU_LEVEL_FILTER_WORDS - 1)] >> (h & 63) & 1)) continue;
+                uint32_t t = kyu_table_find(g->level_key, g->level_start, g->level_table_size, h);
+                if (g->level_start[t] == UINT32_MAX) continue;
+                for (int j = (int)g->level_start[t]; j < lv->first + lv->count && g->levels[j].key == h; j++)
+                    if (same_cell(g->levels[j].c, c) && fn(ctx, j)) return -1;
+            }
+    return 0;
+}
+
+// A fine cell's entries [i, end) against one level entry.
+typedef struct run_ctx {
+    const kyu_world *w;
+    pair_chunk *out;
+    uint32_t i, end;
+} run_ctx;
+
+static int run_fn(void *ctx, int j) {
+    const run_ctx *x = ctx;
+    const grid_entry *e = x->w->grid.entries;
+    const level_entry *b = &x->w->grid.levels[j];
+    const box_lanes held = lanes_of(&b->box);
+    for (uint32_t a = x->i; a < x->end; a++)
+        if (lanes_overlap(&held, &e[a].box) && chunk_push(x->w, x->out, e[a].body, b->body)) return -1;
+    return 0;
+}
+
+// The pairs of the fine grid's entries [i, end) (a cell's) with the big bodies of every level: each
+// level asked once for the cells the entries' joint box can meet.
+static int run_level_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, uint32_t end) {
+    const grid *g = &w->grid;
+    const grid_entry *e = g->entries;
+    aabb u = e[i].box;
+    for (uint32_t a = i + 1; a < end; a++)
+        for (int k = 0; k < 3; k++)
+            u.lo[k] = kyu_minf(u.lo[k], e[a].box.lo[k]), u.hi[k] = kyu_maxf(u.hi[k], e[a].box.hi[k]);
+    run_ctx x = {w, out, i, end};
+    for (int32_t l = 1; l < KYU_GRID_LEVELS; l++)
+        if ((g->level_used >> l & 1) && level_range(g, l, &u, run_fn, &x)) return -1;
+    return 0;
+}
+
+// A body's partners among the levels: visit(w, a, body) for each entry after `after`.
+typedef struct visit_ctx {
+    kyu_world *w;
+    uint32_t a;
+    int after;
+    int (*visit)(kyu_world *, uint32_t, uint32_t);
+} visit_ctx;
+
+static int visit_fn(void *ctx, int j) {
+    const visit_ctx *x = ctx;
+    return j > x->after && x->visit(x->w, x->a, x->w->grid.levels[j].body);
+}
+
+// Every big body of any level that can meet box (a mid-step query).
+static int query_levels(kyu_world *w, uint32_t a, const aabb *box,
+                        int (*visit)(kyu_world *, uint32_t, uint32_t)) {
+    visit_ctx x = {w, a, -1, visit};
+    for (int32_t l = 1; l < KYU_GRID_LEVELS; l++)
+        if ((w->grid.level_used >> l & 1) && level_range(&w->grid, l, box, visit_fn, &x)) return -1;
+    return 0;
+}
+
+// Entry i's pairs within its own dense level: the entries after it in its cell, the next cell of
+// its row and the three cells of each of the four rows ahead (the 13 cells of AHEAD, as the fine
+// grid reads them).
+static int dense_level_pairs(kyu_world *w, int i) {
+    static const int8_t ROWS[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}}; // (dy, dz)
+    const grid *g = &w->grid;
+    const level_entry *e = &g->levels[i];
+    const level_grid *lv = &g->level[e->level];
+    const uint32_t *start = g->level_cells + lv->base;
+    const box_lanes held = lanes_of(&e->box);
+    int32_t x = e->c[0] - lv->origin[0], y = e->c[1] - lv->origin[1], z = e->c[2] - lv->origin[2];
+    size_t idx = e->key;
+    uint32_t to = x + 1 < lv->dims[0] ? start[idx + 2] : start[idx + 1];
+    for (uint32_t j = (uint32_t)i + 1; j < to; j++)
+        if (lanes_overlap(&held, &g->levels[j].box) && pair_if_overlap(w, e->body, g->levels[j].body))
+            return -1;
+    for (int r = 0; r < 4; r++) {
+        int32_t ny = y + ROWS[r][0], nz = z + ROWS[r][1];
+        if (ny < 0 || nz < 0 || ny >= lv->dims[1] || nz >= lv->dims[2]) continue;
+        size_t row = ((size_t)nz * (size_t)lv->dims[1] + (size_t)ny) * (size_t)lv->dims[0];
+        int32_t x0 = x > 0 ? x - 1 : 0, x1 = x + 1 < lv->dims[0] ? x + 1 : x;
+        for (uint32_t j = start[row + (size_t)x0]; j < start[row + (size_t)x1 + 1]; j++)
+            if (lanes_overlap(&held, &g->levels[j].box) && pair_if_overlap(w, e->body, g->levels[j].body))
+                return -1;
+    }
+    return 0;
+}
+
+// The big bodies' pairs among themselves (their pairs with the small ones were found by the fine
+// grid's cells): each with the entries after it on its own level (on a dense level, those of its
+// cell and the 13 cells ahead) and with every coarser level.
+static int big_pairs(kyu_world *w) {
+    grid *g = &w->grid;
+    for (int i = 0; i < g->level_count; i++) {
+        const level_entry *e = &g->levels[i];
+        visit_ctx x = {w, e->body, i, big_small_visit};
+        int32_t l = e->level;
+        if (g->level[l].dense) {
+            if (dense_level_pairs(w, i)) return -1;
+            l++;
+        }
+        for (; l < KYU_GRID_LEVELS; l++)
+            if ((g->level_used >> l & 1) && level_range(g, l, &e->box, visit_fn, &x)) return -1;
+    }
+    return 0;
+}
+
+static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint32_t, uint32_t));
 
 static void next_stamp(kyu_world *w) {
     grid *g = &w->grid;
@@ -772,19 +1089,6 @@ static void next_stamp(kyu_world *w) {
         memset(g->stamp, 0, (size_t)w->bodies.capacity * sizeof *g->stamp);
         g->stamp_now = 1;
     }
-}
-
-static int big_pairs(kyu_world *w) {
-    grid *g = &w->grid;
-    for (int k = 0; k < g->big_count; k++)
-        if (multi_insert(w, g->big[k])) return -1;
-    for (int k = 0; k < g->big_count; k++) {
-        uint32_t a = g->big[k];
-        if (query_small(w, a, &w->step.box[a], big_small_visit)) return -1;
-        next_stamp(w);
-        if (query_multi(w, a, big_big_visit)) return -1;
-    }
-    return 0;
 }
 
 static int huge_pairs(kyu_world *w) {
@@ -1011,9 +1315,9 @@ int kyu_broadphase_build(kyu_world *w) {
     for (int e = 0; e < g->late_count; e++) g->multi_rec[g->late[e].body] = -1;
     SHRINK(g->late, g->late_cap, g->late_count); // held for the peak of a landing step otherwise
     g->late_count = g->late_hashed = g->multi_range_count = 0;
-    if (emit_entries(w)) return -1;
-    // The multi-cell table holds the big boxes now and the late inserts later in the step.
-    int multi = 256 + w->bodies.count / 16 + 8 * g->big_count;
+    if (emit_entries(w) || build_levels(w)) return -1;
+    // The multi-cell table holds the late inserts of the step.
+    int multi = 256 + w->bodies.count / 16;
     if ((!g->dense && index_runs(g)) ||
         table_reserve(&g->late_key, &g->late_head, &g->late_table_size, multi))
         return -1;
@@ -1177,7 +1481,8 @@ static int seam_late_pairs(kyu_world *w, uint32_t a) {
                 failed = consider(w, a, w->step.active[k]);
             continue;
         }
-        failed = query_small(w, a, &images[i], consider) || query_multi(w, a, consider);
+        failed = query_small(w, a, &images[i], consider) || query_multi(w, a, consider) ||
+                 query_levels(w, a, &images[i], consider);
         for (int h = 0; h < g->huge_count && !failed; h++) failed = consider(w, a, g->huge[h]);
     }
     w->step.box[a] = own;
@@ -1198,7 +1503,9 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
         if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
         g->huge[g->huge_count++] = a;
     } else {
-        if (query_small(w, a, &w->step.box[a], consider) || query_multi(w, a, consider)) return -1;
+        if (query_small(w, a, &w->step.box[a], consider) || query_multi(w, a, consider) ||
+            query_levels(w, a, &w->step.box[a], consider))
+            return -1;
         for (int h = 0; h < g->huge_count; h++)
             if (consider(w, a, g->huge[h])) return -1;
         if (multi_insert(w, a)) return -1;
@@ -1239,6 +1546,8 @@ void kyu_broadphase_trim(kyu_world *w) {
     SHRINK(g->entries_tmp, g->entry_tmp_cap, g->dense ? 0 : g->entry_count);
     SHRINK(g->late, g->late_cap, g->late_count);
     SHRINK(g->multi_range, g->multi_range_cap, g->multi_range_count);
+    SHRINK(g->levels, g->levels_cap, g->level_count);
+    SHRINK(g->levels_tmp, g->levels_tmp_cap, g->level_count);
     for (int c = 0; c < g->chunk_cap; c++)
         shrink_pairs(&g->chunks[c].a, &g->chunks[c].b, &g->chunks[c].cap, g->chunks[c].count);
     shrink_pairs(&w->pairs.a, &w->pairs.b, &w->pairs.cap, w->pairs.count);
@@ -1259,6 +1568,13 @@ void kyu_grid_free(grid *g) {
     kyu_free(g->late_head);
     kyu_free(g->late);
     kyu_free(g->big);
+    kyu_free(g->levels);
+    kyu_free(g->levels_tmp);
+    kyu_free(g->scratch_a);
+    kyu_free(g->level_cells);
+    kyu_free(g->scratch_b);
+    kyu_free(g->level_key);
+    kyu_free(g->level_start);
     kyu_free(g->dense_start);
     kyu_free(g->huge);
     kyu_free(g->seam_hi);

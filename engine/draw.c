@@ -289,12 +289,13 @@ static void layer_swept(const draw_ctx *x) {
     }
 }
 
-static void grid_cell(const draw_ctx *x, const int32_t c[3]) {
-    float h = x->w->grid.cell;
+static void grid_cell_sized(const draw_ctx *x, const int32_t c[3], float h) {
     vec3s center = {{((float)c[0] + 0.5f) * h, ((float)c[1] + 0.5f) * h, ((float)c[2] + 0.5f) * h}};
     kyu_box b = axis_box(center, (vec3s){{0.5f * h, 0.5f * h, 0.5f * h}});
     box(x, &b, col_grid);
 }
+
+static void grid_cell(const draw_ctx *x, const int32_t c[3]) { grid_cell_sized(x, c, x->w->grid.cell); }
 
 static int same_cell(const int32_t a[3], const int32_t b[3]) {
     return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
@@ -315,7 +316,11 @@ static void layer_grid(const draw_ctx *x) {
         }
         if (first) grid_cell(x, c);
     }
-    for (int i = 0; i < g->late_count; i++) grid_cell(x, g->late[i].c); // big boxes and late inserts
+    for (int i = 0; i < g->level_count; i++) // big boxes, each at its level's cell of its low corner
+        if (i == 0 || g->levels[i].level != g->levels[i - 1].level ||
+            !same_cell(g->levels[i].c, g->levels[i - 1].c))
+            grid_cell_sized(x, g->levels[i].c, ldexpf(g->cell, g->levels[i].level));
+    for (int i = 0; i < g->late_count; i++) grid_cell(x, g->late[i].c); // late inserts
 }
 
 // ---- contacts and pairs -------------------------------------------------------------------------

@@ -34,8 +34,10 @@ static inline uint32_t kyu_table_find(const uint32_t *key, const uint32_t *val, 
 
 // The uniform grid over swept boxes (hashed, so the world is unbounded). A body whose box fits in a
 // cell is entered once, in the cell of its box's low corner, and meets its partners in its own cell
-// and the 13 cells ahead of it. A larger box is entered in every cell it covers (the multi-cell
-// table), and so is every body whose path changes mid-step.
+// and the 13 cells ahead of it. A larger box goes to the coarser level whose cell it fits, cells of
+// 2, 4, 8 ... fine cells, entered there the same way (a bed of sizes spanning 1:10 has a body in five
+// too large for the fine cell). A body whose path changes mid-step is entered in every fine cell its
+// new box covers (the multi-cell table).
 typedef struct grid_entry {
     uint32_t key; // hash of the cell (the dense index in a dense grid); the cell is the box's low corner
     uint32_t body;
@@ -53,6 +55,25 @@ static inline int32_t kyu_cell_of(float x, float inv_cell) {
     if (c < -1048575.0f) c = -1048575.0f;
     return (int32_t)((double)c + 1048576.0) - 1048576;
 }
+
+// A box too large for the fine cell, in the level whose cell it fits (cell * 2^level), at the
+// cell of its low corner. key: the cell's hash mixed with the level.
+typedef struct level_entry {
+    uint32_t key, body;
+    int32_t level, c[3];
+    aabb box; // a copy of the body's box, as grid_entry's
+} level_entry;
+#define KYU_LEVEL_FILTER_WORDS 1024 // a bit per key (mod 65536): most cells asked about are empty
+#define KYU_GRID_LEVELS        24   // a box of at most 4096 fine cells needs level 13 at most
+
+// One level of the grid: its cell, and where its entries and (when dense) its cells' offsets are.
+typedef struct level_grid {
+    float cell, inv;
+    int first, count; // its entries in grid.levels
+    int dense;        // a dense array of cells (offsets from level_cells[base]); else hashed
+    int64_t base;
+    int32_t origin[3], dims[3];
+} level_grid;
 
 typedef struct late_entry {
     int32_t c[3];
@@ -77,8 +98,19 @@ typedef struct grid {
     int32_t *multi_rec;        // per body: -1, or the cells it is in this step: a range in
     int32_t (*multi_range)[7]; //   multi_range (lo, hi, body), or -2 - its one late entry
     int multi_range_count, multi_range_cap;
-    uint32_t *big; // bodies entered in the multi-cell table at the build
+    uint32_t *big; // bodies too large for a fine cell at the build (in `levels`)
     int big_count, big_cap;
+    level_entry *levels, *levels_tmp; // the big bodies, sorted by key (a run per key)
+    int level_count, levels_cap, levels_tmp_cap;
+    uint32_t *level_key, *level_start; // key -> first entry of its run; start UINT32_MAX = empty
+    int level_table_size;
+    uint32_t level_used; // bit l: level l holds a body
+    level_grid level[KYU_GRID_LEVELS];
+    uint32_t *level_cells; // the dense levels' cell offsets
+    int level_cells_cap;
+    uint64_t level_filter[KYU_LEVEL_FILTER_WORDS]; // the keys the levels hold, mod 65536
+    uint32_t *scratch_a, *scratch_b;               // a hashed grid's pairs with the levels, one run at a time
+    int scratch_cap;
     uint32_t *huge; // bodies whose box covers too many cells
     int huge_count, huge_cap;
     uint32_t *stamp; // per body: last query that saw it

@@ -152,8 +152,9 @@ static void expect_pairs_match_brute_force(kyu_world *w) {
     ENSURE(same); // the same set, each pair once
 }
 
-static kyu_world *still_world(void) {
+static kyu_world *still_world_cell(float cell) {
     kyu_world_def wd = kyu_world_def_default();
+    wd.cell_size = cell;
     wd.gravity = v3(0, 0, 0);
     wd.enable_sleep = false;
     wd.pair_capacity_per_body = 1024;    // the crowded cell holds 180,000 pairs on purpose,
@@ -161,6 +162,8 @@ static kyu_world *still_world(void) {
     kyu_world *w = NULL;
     return kyu_world_create(&wd, &w) == KYU_OK ? w : NULL;
 }
+
+static kyu_world *still_world(void) { return still_world_cell(0.0f); }
 
 static void add_still(kyu_world *w, vec3s p, float r, uint32_t category, uint32_t mask) {
     kyu_body_def bd = kyu_body_def_default();
@@ -204,6 +207,49 @@ static void test_crowded_cell_pairs_match_brute_force(void) {
         add_still(w, v3((float)(10 * frand()), (float)(10 * frand()), (float)(10 * frand())), 0.5f, 1, ~0u);
     expect_pairs_match_brute_force(w);
     ENSURE(w->grid.dense);
+    kyu_world_destroy(w);
+}
+
+// Whether some big body of the last build sits on a dense level, and some on a hashed one.
+static int levels_dense(const kyu_world *w, int dense) {
+    for (int l = 1; l < KYU_GRID_LEVELS; l++)
+        if (w->grid.level[l].count && w->grid.level[l].dense == dense) return 1;
+    return 0;
+}
+
+// A packed bed of radii spanning 1:10 (log-uniform), the bodies overlapping by up to a tenth of the
+// smaller radius: most bodies are too large for the fine cell and go to the levels (dense ones).
+static void test_a_bed_of_mixed_sizes_pairs_match_brute_force(void) {
+    kyu_world *w = still_world();
+    ENSURE(w != NULL);
+    lcg = 37;
+    for (int i = 0; i < 3000; i++) {
+        float r = (float)(0.01 * pow(10.0, frand()));
+        add_still(w, v3((float)(0.9 * frand()), (float)(0.9 * frand()), (float)(0.9 * frand())), r, 1, ~0u);
+    }
+    expect_pairs_match_brute_force(w);
+    ENSURE(w->grid.level_used >> 1 & 1 && w->grid.level_used >> 2 & 1); // two levels at least
+    ENSURE(levels_dense(w, 1));
+    kyu_world_destroy(w);
+}
+
+// Radii spanning 1:1000 (8 mm to 8 m, many levels), in two clusters 2 km apart with a few bodies
+// scattered between, on a grid of 5 cm cells (a world's cell_size): the fine grid and the finer
+// levels are hashed (a chosen cell grows with the span, and keeps the grid dense).
+static void test_sizes_far_apart_pairs_match_brute_force(void) {
+    kyu_world *w = still_world_cell(0.05f);
+    ENSURE(w != NULL);
+    lcg = 41;
+    for (int i = 0; i < 2500; i++) {
+        float r = (float)(0.008 * pow(1000.0, frand() * frand()));
+        double cx = i % 2 ? 2000.0 : 0.0, span = 12.0;
+        if (i % 50 == 0) cx = 2000.0 * frand(), span = 100.0;
+        add_still(w, v3((float)(cx + span * frand()), (float)(span * frand()), (float)(span * frand())), r,
+                  1u << (i % 3), i % 3 == 1 ? ~4u : ~0u);
+    }
+    expect_pairs_match_brute_force(w);
+    ENSURE(!w->grid.dense);
+    ENSURE(levels_dense(w, 0));
     kyu_world_destroy(w);
 }
 
@@ -366,6 +412,8 @@ void suite_grid(void) {
     RUN_TEST(test_a_ball_bouncing_many_times_in_one_cell_takes_one_late_entry);
     RUN_TEST(test_sparse_pairs_match_brute_force);
     RUN_TEST(test_crowded_cell_pairs_match_brute_force);
+    RUN_TEST(test_a_bed_of_mixed_sizes_pairs_match_brute_force);
+    RUN_TEST(test_sizes_far_apart_pairs_match_brute_force);
     RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
     RUN_TEST(test_solver_slabs_follow_the_bodies_order_in_memory);
 }

@@ -17,7 +17,7 @@
 //
 // Every check prints one key=value line; `--workers W` sets the worker count. The environment
 // changes a setting: MU (the pour's friction), RR (its rolling resistance), HZ (steps a second),
-// NOSLEEP (never sleep).
+// NOSLEEP (never sleep), SECONDS_LIMIT (the sizes check's run, default 30 s).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -459,8 +459,10 @@ typedef struct sized_bed {
         over_1pct;                  // over_1pct: pairs overlapping over 1% of their smaller radius
     double worst;                   // the deepest overlap over the pair's smaller radius (walls: the body's)
     double broadphase_us, total_us; // per awake body-step, over every step
-    double broadphase_us_2s; // the same over the first 2 s (the fall and the first settling: all awake)
-    double pairs_2s;         // candidate pairs per awake body-step over the first 2 s
+    double broadphase_us_2s;   // the same over the first 2 s (the fall and the first settling: all awake)
+    double pairs_2s;           // candidate pairs per awake body-step over the first 2 s
+    double broadphase_us_last; // the same over the last 2 s of the run (with NOSLEEP: the settled bed)
+    double pairs_last;         // candidate pairs per awake body-step over the last 2 s
     double packing, settle_s, fastest, fastest_spin; // m/s at the end: speed, and |w| r of the spin
 } sized_bed;
 
@@ -506,13 +508,19 @@ static sized_bed sized(int n, float rmin, float rmax, double r_eq) {
     }
     kyu_inserter_destroy(in);
     double awake = 0, bp = 0, total = 0, pairs = 0, dt = kyu_world_get_def(w).fixed_dt;
-    int limit = (int)(30.0 / dt), early = (int)(2.0 / dt);
+    double seconds = getenv("SECONDS_LIMIT") ? atof(getenv("SECONDS_LIMIT")) : 30.0; // default 30 s
+    int limit = (int)(seconds / dt), early = (int)(2.0 / dt), last = limit - early;
+    double awake_last = 0, bp_last = 0, pairs_last = 0;
     for (out.steps = 0; out.steps < limit && kyu_world_sleeping_body_count(w) < n; out.steps++) {
         check(w, kyu_world_step(w), "a step");
         kyu_step_stats st = kyu_world_stats(w);
         awake += st.awake_bodies, bp += st.ms_broadphase, total += st.ms_total, pairs += st.candidate_pairs;
         if (out.steps + 1 == early) out.broadphase_us_2s = 1e3 * bp / awake, out.pairs_2s = pairs / awake;
+        if (out.steps >= last)
+            awake_last += st.awake_bodies, bp_last += st.ms_broadphase, pairs_last += st.candidate_pairs;
     }
+    out.broadphase_us_last = awake_last > 0 ? 1e3 * bp_last / awake_last : 0.0;
+    out.pairs_last = awake_last > 0 ? pairs_last / awake_last : 0.0;
     out.n = n, out.asleep = kyu_world_sleeping_body_count(w) == n, out.settle_s = out.steps * dt;
     out.awake_end = n - kyu_world_sleeping_body_count(w);
     out.broadphase_us = 1e3 * bp / awake, out.total_us = 1e3 * total / awake;
@@ -559,10 +567,11 @@ static void print_sized(const char *what, const sized_bed *b) {
     printf("check=sizes bed=%s n=%d asleep=%d awake_at_end=%d fastest_at_end=%.3g spin_at_end=%.3g "
            "settle_s=%.2f steps=%d "
            "max_overlap_of_smaller_r=%.4f pairs_over_1pct=%d packing_bulk=%.3f "
-           "broadphase_us_per_awake_body_step=%.4f (first_2s=%.4f) pairs_per_awake_body_step_first_2s=%.2f "
-           "step_us_per_awake_body_step=%.3f\n",
+           "broadphase_us_per_awake_body_step=%.4f (first_2s=%.4f last_2s=%.4f) "
+           "pairs_per_awake_body_step_first_2s=%.2f (last_2s=%.2f) step_us_per_awake_body_step=%.3f\n",
            what, b->n, b->asleep, b->awake_end, b->fastest, b->fastest_spin, b->settle_s, b->steps, b->worst,
-           b->over_1pct, b->packing, b->broadphase_us, b->broadphase_us_2s, b->pairs_2s, b->total_us);
+           b->over_1pct, b->packing, b->broadphase_us, b->broadphase_us_2s, b->broadphase_us_last,
+           b->pairs_2s, b->pairs_last, b->total_us);
 }
 
 static int sizes(int n, float ratio) {
@@ -588,9 +597,11 @@ static int sizes(int n, float ratio) {
     snprintf(what, sizeof what, "1:%g", (double)ratio);
     print_sized(what, &poly);
     print_sized("equal", &equal);
-    printf("  broadphase_cost_ratio=%.3f (first_2s=%.3f) step_cost_ratio=%.3f (radii %g to %g m against %.4f "
+    printf("  broadphase_cost_ratio=%.3f (first_2s=%.3f last_2s=%.3f) step_cost_ratio=%.3f (radii %g to %g m "
+           "against %.4f "
            "m)\n",
            poly.broadphase_us / equal.broadphase_us, poly.broadphase_us_2s / equal.broadphase_us_2s,
+           equal.broadphase_us_last > 0 ? poly.broadphase_us_last / equal.broadphase_us_last : 0.0,
            poly.total_us / equal.total_us, (double)rmin, (double)rmax, r_eq);
     return 0;
 }
