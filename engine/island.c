@@ -315,20 +315,27 @@ static float segment_distance(vec3s p0, vec3s p1, vec3s c) {
 
 // The path that asks: a sleeper wakes when it comes within r (+ its radius) of the segment p0-p1,
 // as close as a contact would (the distance that joins two bodies into one island), so resting
-// neighbours a little apart never wake each other. r < 0: the box test alone.
+// neighbours a little apart never wake each other. A body's path (self < UINT32_MAX) asks within
+// its radius plus the pair's margin, the smaller body's: a large body's own margin reaches further
+// and would wake a small neighbour it keeps no contact with, every step (in a bed of radii spanning
+// 1:10 such beads fell asleep and woke again, and each time they were touched, the bed's rest time
+// restarted). r < 0: the box test alone.
 typedef struct probe {
     kyu_world *w;
     vec3s p0, p1;
     float r;
+    uint32_t self;
     int hit;      // the read-only pass: a sleeper was met
     int counting; // the sizing pass of a wake that must reserve first: sums, wakes nothing
     int64_t bodies, contacts;
 } probe;
 
 static int probe_meets(const kyu_world *w, const probe *pr, uint32_t j) {
-    return pr->r < 0.0f ||
-           segment_distance(pr->p0, pr->p1, kyu_periodic_image(&w->periodic, pr->p0, w->bodies.pos[j])) <=
-               pr->r + w->bodies.radius[j];
+    if (pr->r < 0.0f) return 1;
+    float reach =
+        pr->self == UINT32_MAX ? pr->r : w->bodies.radius[pr->self] + kyu_pair_margin(w, pr->self, j);
+    return segment_distance(pr->p0, pr->p1, kyu_periodic_image(&w->periodic, pr->p0, w->bodies.pos[j])) <=
+           reach + w->bodies.radius[j];
 }
 
 static int wake_visit(void *ctx, uint32_t j) {
@@ -361,7 +368,7 @@ static void path_probe(kyu_world *w, uint32_t i, aabb *b, probe *pr) {
         b->lo[k] = kyu_minf(s->pos[i].raw[k], p1.raw[k]) - g;
         b->hi[k] = kyu_maxf(s->pos[i].raw[k], p1.raw[k]) + g;
     }
-    *pr = (probe){w, s->pos[i], p1, g, 0, 0, 0, 0};
+    *pr = (probe){w, s->pos[i], p1, g, i, 0, 0, 0, 0};
 }
 
 // The read-only first pass: which awake bodies' paths meet a sleeper now (wake.meets: 1 yes, 2 no,
@@ -441,7 +448,7 @@ static int near_collider(kyu_world *w, const collider *c, probe *pr) {
 // Wakes what sleeps near collider a, and near b if not NULL (a collider before and after a move).
 int kyu_wake_near_colliders(kyu_world *w, const collider *a, const collider *b) {
     if (w->islands.grid.live == 0 && w->islands.grid.giant_count == 0) return 0;
-    probe pr = {w, {{0}}, {{0}}, -1.0f, 0, 1, 0, 0};
+    probe pr = {w, {{0}}, {{0}}, -1.0f, UINT32_MAX, 0, 1, 0, 0};
     (void)near_collider(w, a, &pr);
     if (b) (void)near_collider(w, b, &pr);
     if (kyu_islands_reserve_wake(w, pr.bodies, pr.contacts)) return -1;
@@ -454,7 +461,7 @@ int kyu_wake_near_colliders(kyu_world *w, const collider *a, const collider *b) 
 int kyu_islands_wake_box(kyu_world *w, const aabb *box) {
     if (w->islands.grid.live == 0 && w->islands.grid.giant_count == 0) return 0;
     int before = w->islands.woken_bodies_count;
-    probe pr = {w, {{0}}, {{0}}, -1.0f, 0, 0, 0, 0};
+    probe pr = {w, {{0}}, {{0}}, -1.0f, UINT32_MAX, 0, 0, 0, 0};
     if (sg_query(w, box, wake_visit, &pr)) return -1;
     return w->islands.woken_bodies_count - before;
 }

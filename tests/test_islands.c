@@ -228,6 +228,35 @@ static void test_lone_sleeper_woken_mid_step_is_hit_in_that_step(void) {
     kyu_world_destroy(w);
 }
 
+// A bead 1 mm from a ball ten times its size, which never sleeps: the pair keeps no contact (its
+// margin is the bead's, 4% of 5 mm), so the bead rests alone and falls asleep, and the ball, at rest,
+// must not wake it again (the ball's own margin, 2 mm, reaches it: a probe that used it woke the bead
+// every time it fell asleep, and in a bed each such bead that touched the awake part restarted its
+// rest time).
+static void test_a_large_neighbour_keeping_no_contact_never_wakes_a_sleeping_bead(void) {
+    kyu_world *w = world_with(v3(0, 0, 0), true);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = 0.05f;
+    bd.allow_sleep = false;
+    kyu_body_id big, bead;
+    ENSURE(kyu_body_create(w, &bd, &big) == KYU_OK);
+    bd.radius = 0.005f;
+    bd.allow_sleep = true;
+    bd.position = v3(0.05f + 0.005f + 0.001f, 0, 0);
+    ENSURE(kyu_body_create(w, &bd, &bead) == KYU_OK);
+    steps(w, 60); // 1 s: the bead has rested 0.5 s
+    ENSURE(!kyu_body_is_awake(w, bead));
+    ENSURE(kyu_body_is_awake(w, big));
+    int woken = 0;
+    for (int i = 0; i < 120; i++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        woken += kyu_world_stats(w).islands_woken;
+    }
+    ENSURE(woken == 0);
+    ENSURE(!kyu_body_is_awake(w, bead));
+    kyu_world_destroy(w);
+}
+
 static void test_sleep_switches_per_body_and_per_world(void) {
     kyu_world *off = world_with(v3(0, -9.81f, 0), false);
     box(off, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
@@ -551,6 +580,7 @@ void suite_islands(void) {
     RUN_TEST(test_user_changes_wake_the_island);
     RUN_TEST(test_new_collider_or_body_in_a_sleeping_island_wakes_it);
     RUN_TEST(test_lone_sleeper_woken_mid_step_is_hit_in_that_step);
+    RUN_TEST(test_a_large_neighbour_keeping_no_contact_never_wakes_a_sleeping_bead);
     RUN_TEST(test_sleep_switches_per_body_and_per_world);
     RUN_TEST(test_bouncing_ball_gives_one_begin_and_one_end_per_bounce);
     RUN_TEST(test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake);
