@@ -75,7 +75,8 @@ lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 # hashes.sh: the benchmark scenes, run short, end in pinned state hashes for 1, 2, 3 and 8 workers.
 # deps.sh: tools/packages is the one list (CI, `make deps`, the skip lines), `make test` as root
 # installs what is missing, and the closing summary names every skipped test.
-# samples.sh: the samples that check their own numbers (games, billiards) run and pass.
+# samples.sh: the samples that check their own numbers (games, billiards; chute outside sanitizers)
+# run and pass.
 TOOL_TESTS := tests/tools/symbols.sh tests/tools/cxx.sh tests/tools/install.sh tests/tools/deps.sh \
               tests/tools/iso.sh tests/tools/samples.sh
 ifeq ($(SANITIZE),) # a sanitizer build would give the same hashes 5-10 times slower (its unit tests
@@ -91,7 +92,8 @@ SCENE_HDR := tools/scene.h tools/scene_internal.h
 SCENE_ASSIMP := $(shell pkg-config --exists assimp 2>/dev/null && echo yes)
 SCENE_CFLAGS := $(if $(SCENE_ASSIMP),-DKYU_HAVE_ASSIMP $(shell pkg-config --cflags assimp))
 SCENE_LIBS := $(if $(SCENE_ASSIMP),$(shell pkg-config --libs assimp))
-TOOL_TEST_DEPS := $(BUILD)/libkyu.so $(BUILD)/tools/bench $(BUILD)/samples/games $(BUILD)/samples/billiards
+TOOL_TEST_DEPS := $(BUILD)/libkyu.so $(BUILD)/tools/bench $(BUILD)/samples/games $(BUILD)/samples/billiards \
+                  $(BUILD)/samples/chute
 -include $(sort $(wildcard mk/*.mk))
 
 # The library's own objects: only what include/kyu/*.h declares with KYU_API is exported (base.h).
