@@ -81,7 +81,7 @@ int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 void kyu_shrink(void **data, int *capacity, int n, size_t elem);
 #define SHRINK(arr, cap, n) kyu_shrink((void **)&(arr), &(cap), (n), sizeof *(arr))
 #define KYU_IDLE_BYTES      (16u << 20) // the smallest idle array given back (kyu_give_back)
-extern size_t kyu_idle_bytes;          // KYU_IDLE_BYTES; a test lowers it to give back all
+extern size_t kyu_idle_bytes;           // KYU_IDLE_BYTES; a test lowers it to give back all
 void kyu_give_back(void **data, int *capacity, size_t elem);
 #define GIVE_BACK(arr, cap) kyu_give_back((void **)&(arr), &(cap), sizeof *(arr))
 
