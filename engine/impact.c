@@ -346,7 +346,18 @@ static int collapse_body(kyu_world *w, uint32_t i, float t) {
         if (RESERVE(w->impacts.partners, w->impacts.partners_cap, np + 1)) return -1;
         w->impacts.partners[np++] = it.partner;
     }
-    qsort(w->impacts.partners, (size_t)np, sizeof *w->impacts.partners, by_slot);
+    // A handful by insertion, where qsort's set-up cost more than the sort (the keys are distinct:
+    // the same order); a large body's many partners by qsort.
+    uint32_t *part = w->impacts.partners;
+    if (np > 32)
+        qsort(part, (size_t)np, sizeof *part, by_slot);
+    else
+        for (int k = 1; k < np; k++)
+            for (int m = k; m > 0 && part[m - 1] > part[m]; m--) {
+                uint32_t swap = part[m];
+                part[m] = part[m - 1];
+                part[m - 1] = swap;
+            }
     if (w->step.t_body[i] < t) advance(w, i, t);
     const body_store *s = &w->bodies;
     float reach = s->radius[i] + kyu_body_slop(w, i);
