@@ -825,7 +825,7 @@ static int multi_insert(kyu_world *w, uint32_t a) {
 static int level_of(const grid *g, const aabb *b) {
     float e = box_extent(b);
     int l = 1;
-    while (l < KYU_GRID_LEVELS - 1 && !(e <= 0.99f * ldexpf(g->cell, l))) l++;
+    while (l < KYU_GRID_LEVELS - 1 && !(e <= 0.99f * g->level[l].cell)) l++;
     return l;
 }
 

@@ -319,7 +319,7 @@ static void layer_grid(const draw_ctx *x) {
     for (int i = 0; i < g->level_count; i++) // big boxes, each at its level's cell of its low corner
         if (i == 0 || g->levels[i].level != g->levels[i - 1].level ||
             !same_cell(g->levels[i].c, g->levels[i - 1].c))
-            grid_cell_sized(x, g->levels[i].c, ldexpf(g->cell, g->levels[i].level));
+            grid_cell_sized(x, g->levels[i].c, g->level[g->levels[i].level].cell);
     for (int i = 0; i < g->late_count; i++) grid_cell(x, g->late[i].c); // late inserts
 }
 

@@ -35,9 +35,9 @@ static inline uint32_t kyu_table_find(const uint32_t *key, const uint32_t *val, 
 // The uniform grid over swept boxes (hashed, so the world is unbounded). A body whose box fits in a
 // cell is entered once, in the cell of its box's low corner, and meets its partners in its own cell
 // and the 13 cells ahead of it. A larger box goes to the coarser level whose cell it fits, cells of
-// 2, 4, 8 ... fine cells, entered there the same way (a bed of sizes spanning 1:10 has a body in five
-// too large for the fine cell). A body whose path changes mid-step is entered in every fine cell its
-// new box covers (the multi-cell table).
+// 2, 4, 8 ... fine cells, entered there the same way (in a bed of sizes spanning 1:10, nearly half its
+// bodies are too large for the fine cell). A body whose path changes mid-step is entered in every fine cell
+// its new box covers (the multi-cell table).
 typedef struct grid_entry {
     uint32_t key; // hash of the cell (the dense index in a dense grid); the cell is the box's low corner
     uint32_t body;
