@@ -169,7 +169,7 @@ void kyu_solver_gather(kyu_world *w);  // the active bodies' velocities into sol
 void kyu_solver_scatter(kyu_world *w); // and back
 // One row toward `target`, the normal impulse's change scaled by omega (1: Gauss-Seidel), with the
 // given sides' shares (0 or 1: a side left out keeps its velocities, as if of infinite mass).
-void kyu_row_solve(solver_body *sb, solver_row *r, float target, float omega, float share_a, float share_b);
+float kyu_row_solve(solver_body *sb, solver_row *r, float target, float omega, float share_a, float share_b);
 typedef void kyu_row_fn(kyu_world *w, solver_row *r);
 void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn); // fn over every row, domain by domain
 

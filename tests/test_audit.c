@@ -111,23 +111,27 @@ static void test_energy_audit_of_a_free_flight_keeps_the_energy(void) {
 }
 
 // A bed of 360 beads of 1 cm, landed and come to rest (kinetic energy under a millionth of what the
-// fall released), then 120 steps more, at 1 and 2 workers. What the audit shows of a bed at rest:
-// it creeps down a little every step as its contacts slip, and the push takes back the part of that
-// which sank into overlaps beyond the slop. The two nearly cancel, but not always downward: in
-// this bed the push lifted 7.1 mJ where the moves sank 6.0, and the energy rose by 1.2 mJ of 2.1 J
-// over the 2 s (issue 34 asked that it never rise: not met). What must hold: the push lifts no
-// more than 1.25 times what the bed sank, the energy moves by less than 1e-3 of itself (a bed
-// that boils or climbs, as the escape of 2026-11-26 made one, moves joules), and the solves take
+// fall released for a second on end), then 120 steps more, at 1 and 2 workers. What the audit
+// shows of a bed at rest: nothing; every stage moves its energy by 1e-7 J or less (float rounding
+// of the positions). The test used to take the first step under that bound as rest, and so
+// measured the bed's last second of settling: it crept down, and the push took back the part of
+// that which sank into overlaps beyond the slop (the push lifted 7.1 mJ where the moves sank 6.0,
+// and the energy rose by 1.2 mJ of 2.1 J). Once the solve took more passes for small beads
+// (2026-11-28) the bed reached that bound while it was still settling (2.8 mJ in its next 2 s),
+// so rest is now a second under it. What must hold: the energy moves by less than 1e-6 of itself
+// (a bed that boils or climbs, as the escape of 2026-11-26 made one, moves joules), the push lifts
+// no more than 1.25 times what the bed sank, give or take that millionth, and the solves take
 // away, over the steps, at least what gravity gave (forces + solve + relax + wall push <= 0).
 static void test_a_resting_bed_neither_boils_nor_climbs(void) {
     for (int workers = 1; workers <= 2; workers++) {
         kyu_world *w = bead_box(360, workers);
         ENSURE(w);
         double e0 = energy(w);
-        int s = 0;
+        int s = 0, quiet = 0; // steps in a row with the kinetic energy under the bound
         for (; s < 600; s++) {
             ENSURE(kyu_world_step(w) == KYU_OK);
-            if (s > 60 && kyu_world_kinetic_energy(w) < 1e-6 * fabs(e0)) break;
+            quiet = kyu_world_kinetic_energy(w) < 1e-6 * fabs(e0) ? quiet + 1 : 0;
+            if (quiet == 60) break;
         }
         char what[300];
         snprintf(what, sizeof what, "the bed was still moving after %d steps: kinetic %.3g J", s,
@@ -148,8 +152,9 @@ static void test_a_resting_bed_neither_boils_nor_climbs(void) {
                  "%d worker(s), at rest after %d steps, over 120 steps: energy %.6g -> %.6g J; push %.3g J, "
                  "moves and impacts %.3g J, forces and solves %.3g J",
                  workers, s, start, end, sum[KYU_AUDIT_PUSH], sum[KYU_AUDIT_IMPACTS], solves);
-        if (!(fabs(end - start) <= 1e-3 * fabs(start)) ||
-            !(sum[KYU_AUDIT_PUSH] <= -1.25 * sum[KYU_AUDIT_IMPACTS] + round) || !(solves <= round))
+        double still = 1e-6 * fabs(start);
+        if (!(fabs(end - start) <= still) ||
+            !(sum[KYU_AUDIT_PUSH] <= -1.25 * sum[KYU_AUDIT_IMPACTS] + still) || !(solves <= round))
             test_fail(__FILE__, __LINE__, what);
         kyu_world_destroy(w);
         if (test_current_failed) return;

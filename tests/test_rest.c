@@ -584,36 +584,42 @@ static void test_the_push_lifts_a_column_without_sinking_it_into_itself(void) {
 }
 
 // The solve takes a pass for every 5 layers of the deepest stack when that is more than
-// solver_iterations: a box of 2 x 2 columns of touching beads, 10, 60 and 100 layers tall, on a
-// floor. 10 keep the 8 passes (PILE's depth: its hashes do not move), 60 take 12, 100 take 20;
-// solver_iterations = 0 keeps 0.
+// solver_iterations: a box of 2 x 2 columns of touching balls of 0.5 m, 10, 60 and 100 layers tall,
+// on a floor. 10 keep the 8 passes (PILE's depth: its hashes do not move), 60 take 12, 100 take 20;
+// solver_iterations = 0 keeps 0. The same columns of 1 cm beads, just landed on their floor (their
+// second step), may take up to 4x those passes (64 at most) while their contacts still close past
+// their slop, and no fewer; balls of 0.5 m never take more.
 static void test_deep_stacks_get_a_pass_for_every_five_layers(void) {
     const int layers[] = {10, 60, 100, 100}, want[] = {8, 12, 20, 0};
-    for (int k = 0; k < 4; k++) {
-        kyu_world_def wd = kyu_world_def_default();
-        if (k == 3) wd.solver_iterations = 0;
-        kyu_world *w = NULL;
-        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-        kyu_collider_def cd = kyu_collider_def_default();
-        ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
-        kyu_body_def bd = kyu_body_def_default();
-        bd.radius = 0.01f;
-        for (int l = 0; l < layers[k]; l++)
-            for (int c = 0; c < 4; c++) {
-                bd.position = v3(0.02f * (float)(c % 2), 0.01f + 0.02f * (float)l, 0.02f * (float)(c / 2));
-                ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    for (int bead = 0; bead < 2; bead++)
+        for (int k = 0; k < 4; k++) {
+            float r = bead ? 0.01f : 0.5f;
+            kyu_world_def wd = kyu_world_def_default();
+            if (k == 3) wd.solver_iterations = 0;
+            kyu_world *w = NULL;
+            ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+            kyu_collider_def cd = kyu_collider_def_default();
+            ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+            kyu_body_def bd = kyu_body_def_default();
+            bd.radius = r;
+            for (int l = 0; l < layers[k]; l++)
+                for (int c = 0; c < 4; c++) {
+                    bd.position = v3(2 * r * (float)(c % 2), r + 2 * r * (float)l, 2 * r * (float)(c / 2));
+                    ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+                }
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            ENSURE(kyu_world_step(w) == KYU_OK); // (the first step finds the new bodies' contacts)
+            int passes = kyu_world_stats(w).solver_passes, most = bead ? 4 * want[k] : want[k];
+            if (most > 64 && most > want[k]) most = want[k] > 64 ? want[k] : 64;
+            if (passes < want[k] || passes > most) {
+                char what[128];
+                snprintf(what, sizeof what,
+                         "%d layers of radius %g, solver_iterations %d: %d passes, not %d to %d", layers[k],
+                         (double)r, wd.solver_iterations, passes, want[k], most);
+                test_fail(__FILE__, __LINE__, what);
             }
-        ENSURE(kyu_world_step(w) == KYU_OK);
-        ENSURE(kyu_world_step(w) == KYU_OK); // (the first step finds the new bodies' contacts)
-        int passes = kyu_world_stats(w).solver_passes;
-        if (passes != want[k]) {
-            char what[96];
-            snprintf(what, sizeof what, "%d layers, solver_iterations %d: %d passes, not %d", layers[k],
-                     wd.solver_iterations, passes, want[k]);
-            test_fail(__FILE__, __LINE__, what);
+            kyu_world_destroy(w);
         }
-        kyu_world_destroy(w);
-    }
 }
 
 // A heavy ball resting on a light bead on a floor stays there: neither hops, for masses 1:8 to
@@ -718,6 +724,62 @@ static void test_pours_of_beads_balls_and_boulders_settle_alike(void) {
     }
 }
 
+// A pour of 1,000 spheres (10 x 10 a layer, from a jittered lattice 1.2 diameters apart, into a box
+// 12 diameters wide) with the defaults at 60 Hz, at radius R: the seconds after its top layer's free
+// fall until every sphere sleeps (limit + 1 if not by then), and the mean height of the centres over R.
+static double pour_settle(float R, double limit, double *height) {
+    float d = 2 * R, L = 12 * d;
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    kyu_world_create(&wd, &w);
+    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 30 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 30 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 30 * d, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 30 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    uint32_t seed = 7;
+    for (int i = 0; i < 1000; i++) {
+        float j[2];
+        for (int q = 0; q < 2; q++)
+            seed = seed * 1664525u + 1013904223u, j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        ball(w,
+             v3(-L / 2 + 1.2f * d * ((float)(i % 10) + 0.5f) + j[0], R + 1.2f * d * (float)(i / 100 + 1),
+                -L / 2 + 1.2f * d * ((float)(i / 10 % 10) + 0.5f) + j[1]),
+             v3(0, 0, 0), R, 0.2f, 0.5f);
+    }
+    double fall = sqrt(2.0 * 1.2 * d * 10 / 9.81);
+    int s = 0;
+    for (; s < (int)((fall + limit) * 60) && kyu_world_sleeping_body_count(w) < 1000; s++)
+        if (kyu_world_step(w) != KYU_OK) test_fail(__FILE__, __LINE__, "a step failed");
+    double after = kyu_world_sleeping_body_count(w) == 1000 ? s / 60.0 - fall : limit + 1;
+    kyu_body_id ids[1000];
+    kyu_world_get_bodies(w, ids, 1000);
+    *height = 0;
+    for (int i = 0; i < 1000; i++) *height += pos(w, ids[i]).y / (1000.0 * R);
+    kyu_world_destroy(w);
+    return after;
+}
+
+// Beads are not slower to settle than balls. At 60 Hz gravity closes a pair by g dt^2 a step: a
+// quarter of a 1 cm bead's radius, half a percent of a 10 cm ball's, so what the contact solve
+// leaves of it sinks beads far deeper into each other than balls. The solve runs more passes for
+// such pairs until they hold (contact_solver.c, still_closing). Without them the 1 cm bed crept
+// and shook itself down: 4.5% lower than the 10 cm one (6.87 R against 7.19 R), asleep 1.58 s
+// after landing; with them it stands as high (7.20 R) and sleeps after 1.15 s (the balls: 2.8 s).
+static void test_a_pour_of_beads_settles_as_soon_and_as_loose_as_one_of_balls(void) {
+    double bead_h, ball_h;
+    double bead = pour_settle(0.01f, 5.0, &bead_h), ball_t = pour_settle(0.1f, 5.0, &ball_h);
+    char what[200];
+    snprintf(what, sizeof what,
+             "asleep after landing: 1 cm %.2f s, 10 cm %.2f s; mean height 1 cm %.3f R, 10 cm %.3f R", bead,
+             ball_t, bead_h, ball_h);
+    printf("  %s\n", what);
+    if (!(ball_t <= 5.0) || !(bead <= 1.5) || !(bead_h >= 0.99 * ball_h)) test_fail(__FILE__, __LINE__, what);
+}
+
 void suite_rest(void) {
     RUN_TEST(test_resting_ball_gains_no_energy_on_any_support);
     RUN_TEST(test_ball_resting_on_a_ball_gains_no_energy);
@@ -734,4 +796,5 @@ void suite_rest(void) {
     RUN_TEST(test_deep_stacks_get_a_pass_for_every_five_layers);
     RUN_TEST(test_the_push_lifts_a_column_without_sinking_it_into_itself);
     RUN_TEST(test_pours_of_beads_balls_and_boulders_settle_alike);
+    RUN_TEST(test_a_pour_of_beads_settles_as_soon_and_as_loose_as_one_of_balls);
 }

@@ -198,7 +198,9 @@ static void trace_line(kyu_world *w, int step, const kyu_step_stats *st) {
     free(xyz), free(m);
 }
 
-static double settle(kyu_world *w, double limit, int *steps_out, float *max_overlap_stat) {
+// Steps the world until every body sleeps or `limit` seconds have passed. *max_overlap_stat: the
+// deepest overlap of any step from `from` seconds on (kyu_step_stats.max_overlap, metres).
+static double settle(kyu_world *w, double limit, double from, int *steps_out, float *max_overlap_stat) {
     kyu_world_def d = kyu_world_get_def(w);
     int steps = (int)(limit / d.fixed_dt), s = 0;
     double t0 = now();
@@ -211,7 +213,7 @@ static double settle(kyu_world *w, double limit, int *steps_out, float *max_over
         kyu_step_stats st = kyu_world_stats(w);
         audit_step(&audit, w, &st);
         float m = st.max_overlap;
-        if (m > *max_overlap_stat) *max_overlap_stat = m;
+        if (m > *max_overlap_stat && (s + 1) * d.fixed_dt >= from) *max_overlap_stat = m;
         if (trace > 0 && s % trace == 0) trace_line(w, s, &st);
         if (kyu_world_sleeping_body_count(w) == kyu_world_body_count(w)) {
             s++;
@@ -260,12 +262,16 @@ static int pour(float R, int n) {
     int steps;
     float stat;
     double fall = sqrt(2 * 1.3 * d * layers / 9.81);
-    double wall = settle(w, 10 * fall + 5, &steps, &stat);
+    double wall = settle(w, 10 * fall + 5, fall, &steps, &stat);
     bed_stats b = measure(w, L);
     char what[32];
     snprintf(what, sizeof what, "pour_r%g", (double)R);
-    print_bed(what, &b, steps * kyu_world_get_def(w).fixed_dt, steps, wall,
-              kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
+    double t_end = steps * kyu_world_get_def(w).fixed_dt;
+    int asleep = kyu_world_sleeping_body_count(w) == kyu_world_body_count(w);
+    // The top layer's free fall to the floor: every bead has landed by then (the bed is higher).
+    printf("  after_landing landed_by_s=%.2f max_overlap_r=%.4f asleep_after_s=%s%.2f\n", fall,
+           (double)stat / R, asleep ? "" : ">", t_end - fall);
+    print_bed(what, &b, t_end, steps, wall, asleep);
     kyu_world_destroy(w);
     return 0;
 }
@@ -315,7 +321,7 @@ static int bed(int n, int layers) {
     int more;
     float stat2;
     double wall = now() - t0;
-    wall += settle(w, 4.0, &more, &stat2);
+    wall += settle(w, 4.0, 0.0, &more, &stat2);
     steps += more;
     bed_stats b = measure(w, L);
     print_bed("bed", &b, steps * dt, steps, wall,
@@ -343,7 +349,7 @@ static int frictionless(int n) {
     }
     int steps;
     float stat;
-    double wall = settle(w, 40.0, &steps, &stat);
+    double wall = settle(w, 40.0, 0.0, &steps, &stat);
     bed_stats b = measure(w, L);
     print_bed("frictionless", &b, steps * kyu_world_get_def(w).fixed_dt, steps, wall,
               kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
