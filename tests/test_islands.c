@@ -257,6 +257,45 @@ static void test_a_large_neighbour_keeping_no_contact_never_wakes_a_sleeping_bea
     kyu_world_destroy(w);
 }
 
+// Two beads on a floor, a 1.67 cm one that never sleeps and a 0.97 cm one a little apart: at gaps
+// past their margin the pair keeps no contact, so the small bead rests alone and falls asleep, and
+// the big one, at rest on the floor, must not wake it again. Its coming path (gravity's g dt^2
+// below it) used to reach the small bead's lower centre at gaps up to 2.6 mm, though the floor
+// stops that fall (in a bed of radii spanning 1:10 such pairs on the floor woke the whole bed every
+// time it fell asleep). Gaps of 0.5 to 4 mm: where the bead slept it was never woken, and it slept
+// at some gap up to 2.6 mm.
+static void test_a_neighbour_resting_on_the_floor_never_wakes_a_sleeping_bead(void) {
+    int slept_near = 0;
+    for (int g = 2; g <= 16; g++) {
+        float gap = 0.00025f * (float)g, ra = 0.0167f, rb = 0.0097f;
+        kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+        kyu_collider_def floor = kyu_collider_def_default();
+        ENSURE(kyu_collider_create(w, &floor, NULL) == KYU_OK);
+        kyu_body_def bd = kyu_body_def_default();
+        bd.radius = ra, bd.position = v3(0, ra, 0), bd.allow_sleep = false;
+        kyu_body_id big, bead;
+        ENSURE(kyu_body_create(w, &bd, &big) == KYU_OK);
+        // centres ra + rb + gap apart, the bead on the floor
+        float dy = ra - rb, dx = sqrtf((ra + rb + gap) * (ra + rb + gap) - dy * dy);
+        bd.radius = rb, bd.position = v3(dx, rb, 0), bd.allow_sleep = true;
+        ENSURE(kyu_body_create(w, &bd, &bead) == KYU_OK);
+        int slept = 0, woken_after = 0;
+        for (int i = 0; i < 180; i++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            if (slept) woken_after += kyu_world_stats(w).islands_woken;
+            if (!kyu_body_is_awake(w, bead)) slept = 1;
+        }
+        char what[128];
+        snprintf(what, sizeof what, "gap %.2f mm: the sleeping bead was woken %d times", 1000.0 * gap,
+                 woken_after);
+        if (woken_after != 0) test_fail(__FILE__, __LINE__, what);
+        slept_near |= slept && gap <= 0.0026f;
+        kyu_world_destroy(w);
+        if (test_current_failed) return;
+    }
+    ENSURE(slept_near);
+}
+
 static void test_sleep_switches_per_body_and_per_world(void) {
     kyu_world *off = world_with(v3(0, -9.81f, 0), false);
     box(off, v3(-5, -1, -5), v3(5, 0, 5), KYU_STATIC);
@@ -581,6 +620,7 @@ void suite_islands(void) {
     RUN_TEST(test_new_collider_or_body_in_a_sleeping_island_wakes_it);
     RUN_TEST(test_lone_sleeper_woken_mid_step_is_hit_in_that_step);
     RUN_TEST(test_a_large_neighbour_keeping_no_contact_never_wakes_a_sleeping_bead);
+    RUN_TEST(test_a_neighbour_resting_on_the_floor_never_wakes_a_sleeping_bead);
     RUN_TEST(test_sleep_switches_per_body_and_per_world);
     RUN_TEST(test_bouncing_ball_gives_one_begin_and_one_end_per_bounce);
     RUN_TEST(test_resting_ball_begins_once_and_never_ends_across_sleep_and_wake);
