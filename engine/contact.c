@@ -93,8 +93,8 @@ static int end_event(kyu_world *w, const contact *c) {
                           kyu_contact_event_of(w, c));
 }
 
-// The first of last step's contacts (sorted by key) whose body a is not below slot a.
-static int first_contact_of(const kyu_world *w, uint32_t a) {
+// The first contact of the cache (sorted by key) whose body a is not below slot a.
+int kyu_contacts_first_of(const kyu_world *w, uint32_t a) {
     int lo = 0, hi = w->contacts.count;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
@@ -116,7 +116,7 @@ static void count_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
     if (begin >= end) return; // a job system may hand out an empty range
-    int o = first_contact_of(w, w->step.active[begin]);
+    int o = kyu_contacts_first_of(w, w->step.active[begin]);
     for (int k = begin; k < end; k++) {
         uint32_t a = w->step.active[k];
         KYU_ASSERT(k == 0 || w->step.active[k - 1] < a); // the merges need key order

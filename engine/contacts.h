@@ -146,6 +146,7 @@ int kyu_contacts_find(kyu_world *w);
 int kyu_contact_live(const kyu_world *w, const contact *c);
 float kyu_contact_geometry(const kyu_world *w, const contact *c, vec3s *n); // gap; normal, b to a
 float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
+int kyu_contacts_first_of(const kyu_world *w, uint32_t a); // body a's run starts here (or after it)
 int kyu_contacts_purge(kyu_world *w);
 int kyu_contacts_add_fresh(kyu_world *w);
 typedef void kyu_contact_visit_fn(const kyu_world *w, const contact *c, void *ctx);

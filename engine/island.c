@@ -366,15 +366,7 @@ static int hit_visit(void *ctx, uint32_t j) {
 // of radii spanning 1:10, 10,000 beads never slept together. Woken bodies whose contacts are not back in the
 // cache keep the whole path.
 static vec3s held_by_colliders(const kyu_world *w, uint32_t i, vec3s v) {
-    int lo = 0, hi = w->contacts.count; // the cache is sorted by pair: body i's run
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (w->contacts.list[mid].a < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (int k = lo; k < w->contacts.count && w->contacts.list[k].a == i; k++) {
+    for (int k = kyu_contacts_first_of(w, i); k < w->contacts.count && w->contacts.list[k].a == i; k++) {
         const contact *c = &w->contacts.list[k];
         if (!kyu_is_collider(c->b) || c->sensor) continue;
         const collider *col = &w->colliders.list[c->b & ~KYU_COLLIDER_BIT];

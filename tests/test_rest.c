@@ -667,6 +667,17 @@ static void test_a_heavy_ball_on_a_light_bead_never_hops(void) {
     }
 }
 
+// An open box for a pour (restitution 0.2, friction 0.5): a floor with its top at y = 0, walls d
+// thick and h high around a square of side L.
+static void open_box(kyu_world *w, float L, float d, float h) {
+    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, h, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+}
+
 // The same pour at three sizes (400 spheres of radius 1 cm, 10 cm and 1 m into a box 8 diameters
 // wide, from a jittered lattice), with the defaults: each comes to rest and sleeps within the
 // time its size gives, nothing leaves the box, overlaps stay within 1% of a radius on average and
@@ -680,14 +691,7 @@ static void test_pours_of_beads_balls_and_boulders_settle_alike(void) {
         kyu_world_def wd = kyu_world_def_default();
         kyu_world *w = NULL;
         kyu_world_create(&wd, &w);
-        add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-                v3(0, 0, 0));
-        add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-                v3(0, 0, 0));
-        add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-                v3(0, 0, 0));
-        add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 20 * d, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-        add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 20 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+        open_box(w, L, d, 20 * d);
         uint32_t seed = 3;
         for (int i = 0; i < 400; i++) {
             float j[2];
@@ -732,14 +736,7 @@ static double pour_settle(float R, double limit, double *height) {
     kyu_world_def wd = kyu_world_def_default();
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
-    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-            v3(0, 0, 0));
-    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 30 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-            v3(0, 0, 0));
-    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 30 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-            v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 30 * d, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 30 * d, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    open_box(w, L, d, 30 * d);
     uint32_t seed = 7;
     for (int i = 0; i < 1000; i++) {
         float j[2];
