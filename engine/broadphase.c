@@ -7,6 +7,7 @@
 // grid, cells of 2, 4, 8 ... fine cells, each the same way. Mid-step, a particle whose new path leaves its
 // box is entered again (late insert) and queried, so a particle turned around by an impact still meets
 // everything in its way.
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE__)
@@ -65,24 +66,27 @@ static float box_extent(const aabb *b);
 // are about 0.6 bodies a cell over the span of the boxes. The pair search pays for each occupied
 // cell (its neighbour ranges) and for each box test: a gas at one body in three cells paid mostly
 // for cells, while a pile (1.3 a cell) would pay for the extra tests of larger cells. The choice
-// decides which pairs are tested, and also the order of each body's partners, which the impact
-// cascade walks: in a dense heap another cell can change the answer (a pile of 2000 with cells of
-// 0.9, 1.7 and 3.1 m ends in different states). Sorting the partners by slot made the answer
-// cell-free but the cascade worse (a deep bed of beads hit the event cap and lost a bead): known
-// limit (docs/design.md, "Determinism"). The cell is computed from the bodies alone, identically on every
-// platform.
+// decides which pairs are tested and in what order, never the answer: what the step does with the
+// pairs does not depend on their order (tests/tools/hashes.sh runs the pinned scenes with cells of
+// 0.9, 1.7 and 3.1 m; tests/test_threads.c a bed of mixed sizes). The cell is computed from the
+// bodies alone, identically on every platform.
 #define SPARSE_BODIES_PER_CELL 0.6
 
 // What one fixed slice of the active bodies adds to the choice: the smallest radius and the span
 // of the boxes' low corners (a first pass), then the bodies and the sum of their box extents in each
 // octave of radius above the smallest (slices are joined in order, so any worker count gives the
 // same).
-enum { OCTAVES = 16 };
+enum { OCTAVES = 16, QUARTERS = 4 * OCTAVES };
 typedef struct cell_stats {
     double extent_sum[OCTAVES];
     int counted[OCTAVES];
+    int extents[QUARTERS]; // the boxes by extent over the smallest diameter, in quarters of an octave
+    double cubes;          // the sum of the radii cubed
     float rmin, lo[3], hi[3];
 } cell_stats;
+
+static const cell_stats NO_STATS = {
+    .rmin = INFINITY, .lo = {INFINITY, INFINITY, INFINITY}, .hi = {-INFINITY, -INFINITY, -INFINITY}};
 
 typedef struct cell_stats_ctx {
     const kyu_world *w;
@@ -97,20 +101,32 @@ static int octave_of(float r, float rmin) {
     return e < 1 ? 0 : e > OCTAVES ? OCTAVES - 1 : e - 1;
 }
 
+// The quarter of an octave that holds x >= 1 (1 to 2^0.25: 0), and where each ends: the comparisons
+// and ldexpf are exact, so every platform bins alike.
+static const float QUARTER_END[4] = {1.18920712f, 1.41421356f, 1.68179283f, 2.0f};
+static int quarter_of(float x) {
+    int e;
+    float m = 2.0f * frexpf(x, &e); // x = m 2^(e-1), m in [1, 2)
+    int q = 4 * (e - 1) + (m >= QUARTER_END[0]) + (m >= QUARTER_END[1]) + (m >= QUARTER_END[2]);
+    return q < 0 ? 0 : q >= QUARTERS ? QUARTERS - 1 : q;
+}
+
 static void cell_stats_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     const cell_stats_ctx *x = ctx;
     const kyu_world *w = x->w;
     int n = w->step.active_count;
     for (int c = begin; c < end; c++) {
-        cell_stats st = {
-            {0.0}, {0}, INFINITY, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        cell_stats st = NO_STATS;
         for (int k = kyu_slice_start(n, x->slices, c); k < kyu_slice_start(n, x->slices, c + 1); k++) {
             uint32_t i = w->step.active[k];
             const aabb *b = &w->step.box[i];
             if (x->rmin > 0.0f) { // the second pass
                 int o = octave_of(w->bodies.radius[i], x->rmin);
                 st.extent_sum[o] += (double)box_extent(b), st.counted[o]++;
+                st.extents[quarter_of(box_extent(b) / (2.0f * x->rmin))]++;
+                double r = (double)w->bodies.radius[i];
+                st.cubes += r * r * r;
                 continue;
             }
             st.extent_sum[0] += (double)box_extent(b), st.counted[0]++;
@@ -138,9 +154,38 @@ static double cube_root(double x) {
 // The fine cell is a little larger than the mean box of the small bodies: those of the first octave
 // of radius (counting up from the smallest) that holds an eighth of the bodies, and of the octaves
 // below it; larger boxes go to the coarser levels. Bodies of one size (and a few smaller ones) get
-// the cell of their mean box. With sizes spanning 1:10, a cell fitted to the mean box of all held
-// many small bodies and was spanned by the large ones (3x an equal bed's broadphase a body). In a
-// sparse world the cell grows until there are about 0.6 bodies a cell over the span of the boxes.
+// the cell of their mean box. With sizes spanning more than an octave, the cell also fits as many
+// boxes as it can while a fine box meets no more than FINE_TESTS others (cell_fitting_most): a box
+// on a level costs several times a box in the fine grid (its own cell ranges to read on each finer
+// level and in the fine grid), so the cheapest cell leaves only the largest few to the levels. In a
+// bed of radii spanning 1:10 (lognormal, 10,000) the small bodies' cell of 3.7 cm left 4,600 boxes
+// to the levels and took 2.7 ms a build; 6.9 cm leaves 900 and takes 1.7 (an equal bed's: 1.2). A
+// half-and-half mixture of 5 mm and 5 cm spheres builds fastest with every box in the fine grid
+// (1.5 ms against 2.0 with the 5 cm ones on a level), one with a fifth of 5 cm ones with them on
+// the levels (1.7 ms against 2.8). A cell fitted to the mean box of all, before there were levels,
+// was spanned by the large ones (3x an equal bed's broadphase a body). In a sparse world the cell
+// grows until there are about 0.6 bodies a cell over the span of the boxes.
+// The largest cell that fits a quarter-octave's boxes and all smaller ones, while a box of the fine
+// grid would still meet no more than FINE_TESTS others in its cell and the 13 ahead: 13.5 cells of
+// the boxes that fit, spread over the room the bodies would take packed (their volume over 0.6,
+// as a bed; a sparser world has fewer, and grows its cell anyway). 0 when none.
+#define FINE_TESTS 64.0
+static double cell_fitting_most(const cell_stats *slice, int slices, int n, float rmin) {
+    double cubes = 0.0;
+    for (int c = 0; c < slices; c++) cubes += slice[c].cubes;
+    double room = 4.0 / 3.0 * 3.14159265358979 * cubes / 0.6, best = 0.0;
+    int fit = 0;
+    for (int q = 0; q < QUARTERS && fit < n; q++) {
+        int in = 0;
+        for (int c = 0; c < slices; c++) in += slice[c].extents[q];
+        if (!in) continue;
+        fit += in;
+        double cell = 1.02 * (double)ldexpf(2.0f * rmin * QUARTER_END[q % 4], q / 4);
+        if (13.5 * cell * cell * cell * fit <= FINE_TESTS * room) best = cell;
+    }
+    return best;
+}
+
 static void choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
     int n = w->step.active_count;
@@ -149,8 +194,7 @@ static void choose_cell_size(kyu_world *w) {
     } else if (n == 0) {
         g->cell = 1.0f;
     } else {
-        cell_stats slice[KYU_MAX_SLICES],
-            all = {{0.0}, {0}, INFINITY, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+        cell_stats slice[KYU_MAX_SLICES], all = NO_STATS;
         cell_stats_ctx x = {w, slice, kyu_slice_count(n), 0.0f};
         kyu_parallel_for(w, x.slices, 1, cell_stats_task, &x);
         for (int c = 0; c < x.slices; c++) {
@@ -161,7 +205,8 @@ static void choose_cell_size(kyu_world *w) {
         }
         // Every radius within 2x of the smallest (one size: the common case): one octave, the first
         // pass's sums. Otherwise a second pass sorts the bodies into octaves.
-        if (!(w->bodies.max_radius < 2.0f * all.rmin)) {
+        int sizes = !(w->bodies.max_radius < 2.0f * all.rmin);
+        if (sizes) {
             x.rmin = all.rmin;
             kyu_parallel_for(w, x.slices, 1, cell_stats_task, &x);
         }
@@ -175,6 +220,7 @@ static void choose_cell_size(kyu_world *w) {
             if (8 * in_octave >= n) break;
         }
         double cell = 1.1 * sum / counted, volume = 1.0;
+        if (sizes) cell = fmax(cell, cell_fitting_most(slice, x.slices, n, all.rmin));
         for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - (double)all.lo[d] + cell;
         g->cell = (float)fmax(cell, cube_root(SPARSE_BODIES_PER_CELL * volume / n));
     }
@@ -582,7 +628,7 @@ static int dense_slice_pairs(const kyu_world *w, pair_chunk *out) {
     uint32_t ahead[4] = {0}, has[4] = {0}; // the first cell of each row ahead, and whether it exists
     for (int i = out->first; i < out->last;) {
         uint32_t idx = e[i].key, end = start[idx + 1];
-        if (g->level_used && run_level_pairs(w, out, (uint32_t)i, end)) return -1;
+        if (g->level_asked && run_level_pairs(w, out, (uint32_t)i, end)) return -1;
         if (row == UINT32_MAX || idx - row >= dx) {
             uint32_t x = idx % dx, yz = idx / dx;
             int32_t y = (int32_t)(yz % (uint32_t)g->dims[1]), z = (int32_t)(yz / (uint32_t)g->dims[1]);
@@ -681,7 +727,7 @@ static int small_pairs_dense(kyu_world *w) {
     for (int c = 0; c < slices; c++)
         g->chunks[c].limit = chunk_limit(g, g->chunks[c].last - g->chunks[c].first, n);
     kyu_parallel_for(w, slices, 1, dense_pairs_task, w);
-    g->dense_chunks = slices;
+    g->grid_chunks = slices;
     return chunks_failed(g, 0, slices);
 }
 
@@ -691,7 +737,7 @@ static int small_pairs(kyu_world *w) {
     for (int i = 0; i < g->entry_count;) {
         int end = i + 1;
         while (end < g->entry_count && g->entries[end].key == g->entries[i].key) end++;
-        if (g->level_used) { // the run's pairs with the levels, through a chunk as the dense grid's
+        if (g->level_asked) { // the run's pairs with the levels, through a chunk as the dense grid's
             grid *gw = &w->grid;
             pair_chunk sc = {gw->scratch_a, gw->scratch_b, 0, gw->scratch_cap, 0, 0, gw->pair_budget, 0};
             int failed = run_level_pairs(w, &sc, (uint32_t)i, (uint32_t)end);
@@ -715,16 +761,23 @@ static int small_pairs(kyu_world *w) {
     return 0;
 }
 
+// The cells [lo, hi] clipped to a dense grid's box (origin, dims), as offsets from its origin: 0
+// when none is left.
+static int clip_to_dense(const int32_t origin[3], const int32_t dims[3], int32_t lo[3], int32_t hi[3]) {
+    for (int k = 0; k < 3; k++) {
+        lo[k] = lo[k] > origin[k] ? lo[k] - origin[k] : 0;
+        hi[k] = hi[k] - origin[k] < dims[k] - 1 ? hi[k] - origin[k] : dims[k] - 1;
+        if (lo[k] > hi[k]) return 0;
+    }
+    return 1;
+}
+
 // The dense grid stores a row of cells (x fastest) as one run of entries: a query reads each row
 // of its range as one slice, with no per-cell lookup or coordinate check.
 static int query_small_dense(kyu_world *w, uint32_t a, const aabb *box, int32_t lo[3], int32_t hi[3],
                              int (*visit)(kyu_world *, uint32_t, uint32_t)) {
     const grid *g = &w->grid;
-    for (int k = 0; k < 3; k++) {
-        lo[k] = lo[k] > g->origin[k] ? lo[k] - g->origin[k] : 0;
-        hi[k] = hi[k] - g->origin[k] < g->dims[k] - 1 ? hi[k] - g->origin[k] : g->dims[k] - 1;
-        if (lo[k] > hi[k]) return 0;
-    }
+    if (!clip_to_dense(g->origin, g->dims, lo, hi)) return 0;
     for (int32_t z = lo[2]; z <= hi[2]; z++)
         for (int32_t y = lo[1]; y <= hi[1]; y++) {
             size_t row = ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0];
@@ -764,8 +817,6 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box,
             }
     return 0;
 }
-
-static int big_small_visit(kyu_world *w, uint32_t a, uint32_t j) { return pair_if_overlap(w, a, j); }
 
 static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
 
@@ -817,10 +868,11 @@ static int multi_insert(kyu_world *w, uint32_t a) {
 // the boxes of a level in the cells over [lo - cell, hi] of that level, so each pair is found once:
 // within a level by the box entered first, between two levels by the coarser box (it asks fewer,
 // smaller cells: in a 1:10 bed 2.5 times fewer tests than the finer boxes asking the coarse cells),
-// and between the fine grid and a level by the fine cell's boxes together. A compact level is a
-// dense array of cells, read a row at a time as the fine grid is; a sparse one is hashed. Entering a
-// big box in every fine cell it covered instead cost, in a bed of radii spanning 1:10, five times
-// the broadphase of an equal bed a body.
+// and between the fine grid and a level by whichever side reads fewer cells (choose_level_asking):
+// the big box asking the fine grid (big_slice_pairs) or the fine cell asking the level. A compact
+// level is a dense array of cells, read a row at a time as the fine grid is; a sparse one is
+// hashed. Entering a big box in every fine cell it covered instead cost, in a bed of radii spanning
+// 1:10, five times the broadphase of an equal bed a body.
 
 static int level_of(const grid *g, const aabb *b) {
     float e = box_extent(b);
@@ -945,11 +997,7 @@ static int level_range(const grid *g, int32_t l, const aabb *box, level_fn fn, v
     for (int k = 0; k < 3; k++)
         lo[k] = kyu_cell_of(box->lo[k] - lv->cell, lv->inv), hi[k] = kyu_cell_of(box->hi[k], lv->inv);
     if (lv->dense) {
-        for (int k = 0; k < 3; k++) {
-            lo[k] = lo[k] > lv->origin[k] ? lo[k] - lv->origin[k] : 0;
-            hi[k] = hi[k] - lv->origin[k] < lv->dims[k] - 1 ? hi[k] - lv->origin[k] : lv->dims[k] - 1;
-            if (lo[k] > hi[k]) return 0;
-        }
+        if (!clip_to_dense(lv->origin, lv->dims, lo, hi)) return 0;
         const uint32_t *start = g->level_cells + lv->base;
         for (int32_t z = lo[2]; z <= hi[2]; z++)
             for (int32_t y = lo[1]; y <= hi[1]; y++) {
@@ -998,8 +1046,8 @@ static int run_fn(void *ctx, int j) {
     return 0;
 }
 
-// The pairs of the fine grid's entries [i, end) (a cell's) with the big bodies of every level: each
-// level asked once for the cells the entries' joint box can meet.
+// The pairs of the fine grid's entries [i, end) (a cell's) with the big bodies of the levels the
+// fine cells ask (level_asked): each level asked once for the cells the entries' joint box can meet.
 static int run_level_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, uint32_t end) {
     const grid *g = &w->grid;
     const grid_entry *e = g->entries;
@@ -1009,8 +1057,27 @@ static int run_level_pairs(const kyu_world *w, pair_chunk *out, uint32_t i, uint
             u.lo[k] = kyu_minf(u.lo[k], e[a].box.lo[k]), u.hi[k] = kyu_maxf(u.hi[k], e[a].box.hi[k]);
     run_ctx x = {w, out, i, end};
     for (int32_t l = 1; l < KYU_GRID_LEVELS; l++)
-        if ((g->level_used >> l & 1) && level_range(g, l, &u, run_fn, &x)) return -1;
+        if ((g->level_asked >> l & 1) && level_range(g, l, &u, run_fn, &x)) return -1;
     return 0;
+}
+
+// Which levels the fine cells ask (level_asked) rather than their big boxes asking the fine grid.
+// A big box reads the fine cells over [lo - cell, hi], about 3/4 of its level's span in fine cells
+// plus two a side: a row of cells at a time in a dense grid, each cell by its hash otherwise. An
+// occupied fine cell asking a level reads about 3 of its cells a side. The level goes the cheaper
+// way: in a bed of radii spanning 1:10 the big boxes ask (their tests are also fewer: the finer
+// cells they read hold less beyond their reach), while boulders among fine beads in a sparse,
+// hashed grid are asked by the beads.
+static void choose_level_asking(grid *g) {
+    g->level_asked = 0;
+    double fine = g->entry_count;
+    for (int32_t l = 1; l < KYU_GRID_LEVELS; l++) {
+        if (!(g->level_used >> l & 1)) continue;
+        double side = 0.75 * ldexp(1.0, l) + 2.0, count = g->level[l].count;
+        double big = count * side * side * (g->dense ? 1.0 : side),
+               asked = fine * (g->level[l].dense ? 9.0 : 27.0);
+        if (big > asked) g->level_asked |= 1u << l;
+    }
 }
 
 // A body's partners among the levels: visit(w, a, body) for each entry after `after`.
@@ -1035,49 +1102,192 @@ static int query_levels(kyu_world *w, uint32_t a, const aabb *box,
     return 0;
 }
 
+// ---- the build's pairs of the big bodies: in parallel slices of the level entries ---------------
+// Each big box finds its partners on its own level (the entries after it), on every finer level and
+// in the fine grid; the slices are fixed by the entry count and joined in order, so the pairs are
+// the same for any number of workers. The fine grid's pairs with the levels were found the other
+// way before (each fine cell's boxes asking every level over [lo - level cell, hi]): in a bed of
+// radii spanning 1:10 the fine boxes then read about three times the boxes a big box reads over
+// [lo - fine cell, hi] of the fine grid, whose cells are smaller.
+
+// One big box's tests, written as the fine grid's are: every tested pair is written, kept by adding
+// the test's result, and the few kept are filtered once the box's tests are done.
+typedef struct big_ctx {
+    const kyu_world *w;
+    pair_chunk *out;
+    box_lanes held;
+    uint32_t body;
+    int after; // a hashed level's entries are tested after this one only
+} big_ctx;
+
+// Entries [b, e) of an array of entries of `size` bytes, each holding a body and its box at these
+// offsets (grid_entry, level_entry), against the big box.
+static int entries_run(big_ctx *x, const void *entries, size_t size, size_t body_at, size_t box_at,
+                       uint32_t b, uint32_t e) {
+    pair_chunk *out = x->out;
+    if (reserve_pairs(&out->a, &out->b, &out->cap, out->count + (int)(e - b)))
+        return out->failed = KYU_FAIL_MEMORY;
+    const char *at = (const char *)entries + (size_t)b * size;
+    uint32_t *pa = out->a, *pb = out->b;
+    int k = out->count;
+    for (uint32_t j = b; j < e; j++, at += size) {
+        pa[k] = x->body, pb[k] = *(const uint32_t *)(const void *)(at + body_at);
+        k += lanes_overlap(&x->held, (const aabb *)(const void *)(at + box_at));
+    }
+    out->count = k;
+    return 0;
+}
+
+static int level_run(big_ctx *x, uint32_t b, uint32_t e) {
+    return entries_run(x, x->w->grid.levels, sizeof(level_entry), offsetof(level_entry, body),
+                       offsetof(level_entry, box), b, e);
+}
+
+static int fine_run(big_ctx *x, uint32_t b, uint32_t e) {
+    return entries_run(x, x->w->grid.entries, sizeof(grid_entry), offsetof(grid_entry, body),
+                       offsetof(grid_entry, box), b, e);
+}
+
+// A hashed level's entry j (level_range's callback).
+static int hashed_fn(void *ctx, int j) {
+    big_ctx *x = ctx;
+    return j > x->after && level_run(x, (uint32_t)j, (uint32_t)j + 1);
+}
+
 // Entry i's pairs within its own dense level: the entries after it in its cell, the next cell of
 // its row and the three cells of each of the four rows ahead (the 13 cells of AHEAD, as the fine
-// grid reads them).
-static int dense_level_pairs(kyu_world *w, int i) {
+// grid reads them; every one after i in the sorted entries).
+static int dense_level_pairs(big_ctx *x, int i) {
     static const int8_t ROWS[4][2] = {{1, 0}, {-1, 1}, {0, 1}, {1, 1}}; // (dy, dz)
-    const grid *g = &w->grid;
+    const grid *g = &x->w->grid;
     const level_entry *e = &g->levels[i];
     const level_grid *lv = &g->level[e->level];
     const uint32_t *start = g->level_cells + lv->base;
-    const box_lanes held = lanes_of(&e->box);
-    int32_t x = e->c[0] - lv->origin[0], y = e->c[1] - lv->origin[1], z = e->c[2] - lv->origin[2];
+    int32_t cx = e->c[0] - lv->origin[0], y = e->c[1] - lv->origin[1], z = e->c[2] - lv->origin[2];
     size_t idx = e->key;
-    uint32_t to = x + 1 < lv->dims[0] ? start[idx + 2] : start[idx + 1];
-    for (uint32_t j = (uint32_t)i + 1; j < to; j++)
-        if (lanes_overlap(&held, &g->levels[j].box) && pair_if_overlap(w, e->body, g->levels[j].body))
-            return -1;
+    if (level_run(x, (uint32_t)i + 1, cx + 1 < lv->dims[0] ? start[idx + 2] : start[idx + 1])) return -1;
     for (int r = 0; r < 4; r++) {
         int32_t ny = y + ROWS[r][0], nz = z + ROWS[r][1];
         if (ny < 0 || nz < 0 || ny >= lv->dims[1] || nz >= lv->dims[2]) continue;
         size_t row = ((size_t)nz * (size_t)lv->dims[1] + (size_t)ny) * (size_t)lv->dims[0];
-        int32_t x0 = x > 0 ? x - 1 : 0, x1 = x + 1 < lv->dims[0] ? x + 1 : x;
-        for (uint32_t j = start[row + (size_t)x0]; j < start[row + (size_t)x1 + 1]; j++)
-            if (lanes_overlap(&held, &g->levels[j].box) && pair_if_overlap(w, e->body, g->levels[j].body))
-                return -1;
+        int32_t x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < lv->dims[0] ? cx + 1 : cx;
+        if (level_run(x, start[row + (size_t)x0], start[row + (size_t)x1 + 1])) return -1;
     }
     return 0;
 }
 
-// The big bodies' pairs among themselves (their pairs with the small ones were found by the fine
-// grid's cells): each with the entries after it on its own level (on a dense level, those of its
-// cell and the 13 cells ahead) and with every finer level.
-static int big_pairs(kyu_world *w) {
-    grid *g = &w->grid;
-    for (int i = 0; i < g->level_count; i++) {
+// The entries of a finer level m whose cells lie over [lo - cell, hi] of the box: on a dense level
+// a row of cells at a time.
+static int finer_level_pairs(big_ctx *x, int32_t m, const aabb *box) {
+    const grid *g = &x->w->grid;
+    const level_grid *lv = &g->level[m];
+    if (!lv->dense) return level_range(g, m, box, hashed_fn, x);
+    int32_t lo[3], hi[3];
+    for (int k = 0; k < 3; k++)
+        lo[k] = kyu_cell_of(box->lo[k] - lv->cell, lv->inv), hi[k] = kyu_cell_of(box->hi[k], lv->inv);
+    if (!clip_to_dense(lv->origin, lv->dims, lo, hi)) return 0;
+    const uint32_t *start = g->level_cells + lv->base;
+    for (int32_t z = lo[2]; z <= hi[2]; z++)
+        for (int32_t y = lo[1]; y <= hi[1]; y++) {
+            size_t row = ((size_t)z * (size_t)lv->dims[1] + (size_t)y) * (size_t)lv->dims[0];
+            if (level_run(x, start[row + (size_t)lo[0]], start[row + (size_t)hi[0] + 1])) return -1;
+        }
+    return 0;
+}
+
+// The fine grid's boxes whose low corner lies in the cells over [lo - cell, hi] of a big box: every
+// small box that can overlap it (as query_small finds them).
+static int fine_pairs(big_ctx *x, const aabb *box) {
+    const grid *g = &x->w->grid;
+    aabb wide = *box;
+    for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
+    int32_t lo[3], hi[3], c[3];
+    cell_range(g, &wide, lo, hi);
+    if (cell_count(lo, hi) > (int64_t)g->entry_count) // a box wider than the world: scan instead
+        return fine_run(x, 0, (uint32_t)g->entry_count);
+    if (g->dense) {
+        if (!clip_to_dense(g->origin, g->dims, lo, hi)) return 0;
+        for (int32_t z = lo[2]; z <= hi[2]; z++)
+            for (int32_t y = lo[1]; y <= hi[1]; y++) {
+                size_t row = ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0];
+                if (any_bit(g->occ_bits, row + (size_t)lo[0], row + (size_t)hi[0]) &&
+                    fine_run(x, g->dense_start[row + (size_t)lo[0]], g->dense_start[row + (size_t)hi[0] + 1]))
+                    return -1;
+            }
+        return 0;
+    }
+    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
+        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
+            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
+                int b, end;
+                if (!cell_entries(g, c, &b, &end)) continue;
+                for (int j = b; j < end; j++)
+                    if (in_cell(g, &g->entries[j], c) && fine_run(x, (uint32_t)j, (uint32_t)j + 1)) return -1;
+            }
+    return 0;
+}
+
+// The pairs of the level entries [out->first, out->last): each with the entries after it on its own
+// level (on a dense level, those of its cell and the 13 cells ahead), with every finer level, and
+// with the fine grid.
+static int big_slice_pairs(const kyu_world *w, pair_chunk *out) {
+    const grid *g = &w->grid;
+    for (int i = out->first; i < out->last; i++) {
+        if (out->count > out->limit) return out->failed = KYU_FAIL_PAIRS; // before the memory is spent
         const level_entry *e = &g->levels[i];
-        visit_ctx x = {w, e->body, i, big_small_visit};
+        big_ctx x = {w, out, lanes_of(&e->box), e->body, i};
         int32_t l = e->level;
-        if (g->level[l].dense ? dense_level_pairs(w, i) : level_range(g, l, &e->box, visit_fn, &x)) return -1;
+        int from = out->count;
+        if (g->level[l].dense ? dense_level_pairs(&x, i) : level_range(g, l, &e->box, hashed_fn, &x))
+            return -1;
         x.after = -1; // every entry of a finer level
         for (int32_t m = 1; m < l; m++)
-            if ((g->level_used >> m & 1) && level_range(g, m, &e->box, visit_fn, &x)) return -1;
+            if ((g->level_used >> m & 1) && finer_level_pairs(&x, m, &e->box)) return -1;
+        if (g->entry_count && !(g->level_asked >> l & 1) && fine_pairs(&x, &e->box)) return -1;
+        uint32_t *pa = out->a, *pb = out->b;
+        for (int p = from; p < out->count; p++) { // lower slot first; the filter drops the rest
+            uint32_t lo = pa[p] < pb[p] ? pa[p] : pb[p], hi = pa[p] < pb[p] ? pb[p] : pa[p];
+            if (!kyu_pair_allowed(w, lo, hi)) continue;
+            pa[from] = lo, pb[from++] = hi;
+        }
+        out->count = from;
     }
     return 0;
+}
+
+typedef struct big_task {
+    const kyu_world *w;
+    int first; // the first big chunk
+} big_task;
+
+static void big_pairs_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    const big_task *t = ctx;
+    const kyu_world *w = t->w;
+    for (int c = begin; c < end; c++) {
+        pair_chunk *out = &w->grid.chunks[t->first + c];
+        out->count = out->failed = 0;
+        big_slice_pairs(w, out);
+    }
+}
+
+// The big bodies' pairs, in chunks after the fine grid's. A big body does several times a fine
+// one's work, so its slices are smaller (a fixed size all the same).
+static int big_pairs(kyu_world *w) {
+    grid *g = &w->grid;
+    int n = g->level_count, first = g->grid_chunks;
+    if (n == 0) return 0;
+    int slices = kyu_slice_count(8 * n);
+    if (reserve_chunks(g, first + slices)) return -1;
+    for (int c = 0; c < slices; c++) {
+        pair_chunk *ch = &g->chunks[first + c];
+        ch->first = kyu_slice_start(n, slices, c), ch->last = kyu_slice_start(n, slices, c + 1);
+        ch->limit = chunk_limit(g, ch->last - ch->first, n), ch->failed = 0;
+    }
+    big_task t = {w, first};
+    kyu_parallel_for(w, slices, 1, big_pairs_task, &t);
+    g->grid_chunks = first + slices;
+    return chunks_failed(g, first, first + slices);
 }
 
 static int query_multi(kyu_world *w, uint32_t a, int (*visit)(kyu_world *, uint32_t, uint32_t));
@@ -1220,7 +1430,7 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     int n = w->step.active_count;
     for (int s = begin; s < end; s++) {
-        pair_chunk *out = &w->grid.chunks[w->grid.dense_chunks + s];
+        pair_chunk *out = &w->grid.chunks[w->grid.grid_chunks + s];
         out->count = out->failed = 0;
         out->limit =
             chunk_limit(&w->grid, kyu_slice_start(n, x->slices, s + 1) - kyu_slice_start(n, x->slices, s), n);
@@ -1240,30 +1450,30 @@ static int collider_pairs(kyu_world *w) {
     grid *g = &w->grid;
     if (w->colliders.count == 0) return 0;
     build_ctx x = {w, NULL, kyu_slice_count(w->step.active_count)};
-    if (reserve_chunks(g, g->dense_chunks + x.slices)) return -1;
+    if (reserve_chunks(g, g->grid_chunks + x.slices)) return -1;
     kyu_parallel_for(w, x.slices, 1, collider_pairs_task, &x);
     g->collider_chunks = x.slices;
-    return chunks_failed(g, g->dense_chunks, g->dense_chunks + x.slices);
+    return chunks_failed(g, g->grid_chunks, g->grid_chunks + x.slices);
 }
 
 // The candidate pairs are kept where they were found, in this order (the pair order): the dense
-// grid's chunks, the pairs found one at a time (pair_a, pair_b: a hashed grid's, big and huge
-// bodies'), in slices of at most 2048, then the body-collider chunks. Copying them into one list
-// took room for every pair twice.
+// grid's chunks, the big bodies' chunks, the pairs found one at a time (pair_a, pair_b: a hashed
+// grid's, huge bodies', across seams), in slices of at most 2048, then the body-collider chunks. Copying them
+// into one list took room for every pair twice.
 int kyu_pair_source_count(const kyu_world *w) {
     const grid *g = &w->grid;
-    return g->dense_chunks + kyu_slice_count(w->pairs.count) + g->collider_chunks;
+    return g->grid_chunks + kyu_slice_count(w->pairs.count) + g->collider_chunks;
 }
 
 pair_source kyu_pair_source(const kyu_world *w, int s) {
     const grid *g = &w->grid;
     int pushed = kyu_slice_count(w->pairs.count);
-    if (s < g->dense_chunks || s >= g->dense_chunks + pushed) {
-        const pair_chunk *ch = &g->chunks[s < g->dense_chunks ? s : s - pushed];
+    if (s < g->grid_chunks || s >= g->grid_chunks + pushed) {
+        const pair_chunk *ch = &g->chunks[s < g->grid_chunks ? s : s - pushed];
         return (pair_source){ch->a, ch->b, ch->count};
     }
-    int from = kyu_slice_start(w->pairs.count, pushed, s - g->dense_chunks);
-    int to = kyu_slice_start(w->pairs.count, pushed, s - g->dense_chunks + 1);
+    int from = kyu_slice_start(w->pairs.count, pushed, s - g->grid_chunks);
+    int to = kyu_slice_start(w->pairs.count, pushed, s - g->grid_chunks + 1);
     if (to == from) return (pair_source){NULL, NULL, 0}; // the list may never have been allocated
     return (pair_source){w->pairs.a + from, w->pairs.b + from, to - from};
 }
@@ -1309,12 +1519,13 @@ int kyu_broadphase_build(kyu_world *w) {
     g->pair_budget = (int)(budget < INT32_MAX / 4 ? budget : INT32_MAX / 4);
     g->overflow = 0;
     choose_cell_size(w);
-    w->pairs.count = g->dense_chunks = g->collider_chunks = 0;
+    w->pairs.count = g->grid_chunks = g->collider_chunks = 0;
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
     for (int e = 0; e < g->late_count; e++) g->multi_rec[g->late[e].body] = -1;
     SHRINK(g->late, g->late_cap, g->late_count); // held for the peak of a landing step otherwise
     g->late_count = g->late_hashed = g->multi_range_count = 0;
     if (emit_entries(w) || build_levels(w)) return -1;
+    choose_level_asking(g);
     // The multi-cell table holds the late inserts of the step.
     int multi = 256 + w->bodies.count / 16;
     if ((!g->dense && index_runs(g)) ||
@@ -1570,8 +1781,8 @@ void kyu_grid_free(grid *g) {
     kyu_free(g->levels);
     kyu_free(g->levels_tmp);
     kyu_free(g->scratch_a);
-    kyu_free(g->level_cells);
     kyu_free(g->scratch_b);
+    kyu_free(g->level_cells);
     kyu_free(g->level_key);
     kyu_free(g->level_start);
     kyu_free(g->dense_start);

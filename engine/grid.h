@@ -109,15 +109,17 @@ typedef struct grid {
     uint32_t *level_cells; // the dense levels' cell offsets
     int level_cells_cap;
     uint64_t level_filter[KYU_LEVEL_FILTER_WORDS]; // the keys the levels hold, mod 65536
+    uint32_t level_asked;                          // bit l: the fine cells ask level l (else its boxes
+                                                   //   ask the fine grid)
     uint32_t *scratch_a, *scratch_b;               // a hashed grid's pairs with the levels, one run at a time
     int scratch_cap;
     uint32_t *huge; // bodies whose box covers too many cells
     int huge_count, huge_cap;
     uint32_t *stamp; // per body: last query that saw it
     uint32_t stamp_now;
-    struct pair_chunk *chunks;           // pairs found in parallel slices: the dense grid's, then the
-    int chunk_cap;                       //   body-collider pairs (kyu_pair_source)
-    int dense_chunks, collider_chunks;   // chunks holding each this step
+    struct pair_chunk *chunks;           // pairs found in parallel slices: the dense grid's, the big
+    int chunk_cap;                       //   bodies', then the body-collider pairs (kyu_pair_source)
+    int grid_chunks, collider_chunks;    // chunks holding each this step (grid: dense and big)
     uint32_t *late_dense;                // dense grid: cell index -> newest late entry there (a list),
     int late_dense_cap;                  //   valid where late_bits has the cell's bit (late entries
     uint64_t *late_bits;                 //   outside the dense box go in the hash table): most cells

@@ -217,19 +217,20 @@ static int levels_dense(const kyu_world *w, int dense) {
     return 0;
 }
 
-// A packed bed of radii spanning 1:10 (log-uniform), the bodies overlapping by up to a tenth of the
-// smaller radius: most bodies are too large for the fine cell and go to the levels (dense ones).
+// A packed bed of radii spanning 1:10, the bodies overlapping freely: seven in eight of 1-2 cm (the
+// fine cell fits them), the rest of 3-10 cm, too large for the fine cell, on three levels (dense).
 static void test_a_bed_of_mixed_sizes_pairs_match_brute_force(void) {
     kyu_world *w = still_world();
     ENSURE(w != NULL);
     lcg = 37;
     for (int i = 0; i < 3000; i++) {
-        float r = (float)(0.01 * pow(10.0, frand()));
+        float r = (float)(i % 8 ? 0.01 * pow(2.0, frand()) : 0.03 * pow(10.0 / 3.0, frand()));
         add_still(w, v3((float)(0.9 * frand()), (float)(0.9 * frand()), (float)(0.9 * frand())), r, 1, ~0u);
     }
     expect_pairs_match_brute_force(w);
     ENSURE(w->grid.level_used >> 1 & 1 && w->grid.level_used >> 2 & 1); // two levels at least
     ENSURE(levels_dense(w, 1));
+    ENSURE(w->grid.big_count > 3000 / 16 && w->grid.big_count <= 3000 / 8 + 1);
     kyu_world_destroy(w);
 }
 

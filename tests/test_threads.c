@@ -113,6 +113,51 @@ static void test_a_bead_pour_taking_extra_passes_is_bit_identical_for_1_2_3_and_
     for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0] && passes[i] == passes[0]);
 }
 
+// A bed of 1,500 spheres of radii 5 mm to 5 cm (lognormal, inserted at once into a box over a floor,
+// falling 2.4 m at most) stepped `steps` steps: the state hash. The grid puts the larger ones on
+// its coarser levels.
+static uint64_t sizes_hash(kyu_world_def wd, int steps) {
+    const float L = 0.5f;
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return 0;
+    add_wall(w, v3(-L, -0.1f, -L), v3(L, 0, L));
+    add_wall(w, v3(-L, 0, -L), v3(-L / 2, 3, L));
+    add_wall(w, v3(L / 2, 0, -L), v3(L, 3, L));
+    add_wall(w, v3(-L / 2, 0, -L), v3(L / 2, 3, -L / 2));
+    add_wall(w, v3(-L / 2, 0, L / 2), v3(L / 2, 3, L));
+    kyu_inserter_def d = kyu_inserter_def_default();
+    d.region.center = v3(0, 1.2f, 0), d.region.half_extents = v3(L / 2, 1.2f, L / 2); // 8% full
+    d.count = 1500, d.attempts = 10000, d.seed = 5;
+    d.size.kind = KYU_SIZE_LOGNORMAL, d.size.min = 0.005f, d.size.max = 0.05f;
+    d.size.mean = 0.0158f, d.size.sigma = 0.576f;
+    kyu_inserter *in = NULL;
+    if (kyu_inserter_create(w, &d, &in) != KYU_OK || kyu_inserter_run(in, w, 0, NULL) != KYU_OK ||
+        kyu_world_body_count(w) != 1500)
+        return kyu_world_destroy(w), 0;
+    kyu_inserter_destroy(in);
+    for (int i = 0; i < steps; i++) kyu_world_step(w);
+    uint64_t h = kyu_world_state_hash(w);
+    kyu_world_destroy(w);
+    return h;
+}
+
+// Beds of mixed sizes put bodies on the grid's levels; their pairs are found in parallel slices: the
+// answer is the same for any worker count, and for any cell (the chosen one, or cells that put
+// nearly every body on a level or nearly none).
+static void test_a_bed_of_mixed_sizes_is_the_same_for_any_worker_count_and_cell(void) {
+    const int workers[] = {1, 2, 3, 1, 3, 1, 1};
+    const float cells[] = {0.0f, 0.0f, 0.0f, 0.012f, 0.012f, 0.05f, 0.13f}; // 0.012: six slices of levels
+    uint64_t h[7];
+    for (int i = 0; i < 7; i++) {
+        kyu_world_def wd = kyu_world_def_default();
+        wd.worker_count = workers[i], wd.cell_size = cells[i];
+        wd.yield_when_busy = false;
+        h[i] = sizes_hash(wd, TEST_LENGTH(90, 30));
+        ENSURE(h[i] != 0);
+    }
+    for (int i = 1; i < 7; i++) ENSURE(h[i] == h[0]);
+}
+
 // Another job on the machine: a thread that spins until told to stop.
 static atomic_int stop_spinning;
 
@@ -190,6 +235,7 @@ static void test_a_games_job_system_runs_the_work_and_changes_nothing(void) {
 void suite_threads(void) {
     RUN_TEST(test_pile_is_bit_identical_for_1_2_3_and_8_workers);
     RUN_TEST(test_a_bead_pour_taking_extra_passes_is_bit_identical_for_1_2_3_and_8_workers);
+    RUN_TEST(test_a_bed_of_mixed_sizes_is_the_same_for_any_worker_count_and_cell);
     RUN_TEST(test_a_games_job_system_runs_the_work_and_changes_nothing);
     RUN_TEST(test_workers_beside_a_busy_job_give_the_one_worker_answer);
 }
