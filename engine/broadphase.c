@@ -81,7 +81,7 @@ typedef struct cell_stats {
     double extent_sum[OCTAVES];
     int counted[OCTAVES];
     int extents[QUARTERS]; // the boxes by extent over the smallest diameter, in quarters of an octave
-    double cubes;          // the sum of the radii cubed
+    float cubes[QUARTERS]; // the radii cubed, summed by the same quarters
     float rmin, lo[3], hi[3];
 } cell_stats;
 
@@ -125,8 +125,8 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
                 int o = octave_of(w->bodies.radius[i], x->rmin);
                 st.extent_sum[o] += (double)box_extent(b), st.counted[o]++;
                 st.extents[quarter_of(box_extent(b) / (2.0f * x->rmin))]++;
-                double r = (double)w->bodies.radius[i];
-                st.cubes += r * r * r;
+                float r = w->bodies.radius[i];
+                st.cubes[quarter_of(box_extent(b) / (2.0f * x->rmin))] += r * r * r;
                 continue;
             }
             st.extent_sum[0] += (double)box_extent(b), st.counted[0]++;
@@ -165,28 +165,34 @@ static double cube_root(double x) {
 // the levels (1.7 ms against 2.8). A cell fitted to the mean box of all, before there were levels,
 // was spanned by the large ones (3x an equal bed's broadphase a body). In a sparse world the cell
 // grows until there are about 0.6 bodies a cell over the span of the boxes.
+
 // The largest cell that fits a quarter-octave's boxes and all smaller ones, while a box of the fine
 // grid would still meet no more than FINE_TESTS others in its cell and the 13 ahead: 13.5 cells of
-// the boxes that fit, spread over the room the bodies would take packed (their volume over 0.6,
-// as a bed; a sparser world has fewer, and grows its cell anyway). 0 when none.
+// the boxes that fit, spread over the room the bodies would take packed (their volume over 0.6, as
+// a bed; a sparser world has fewer, and grows its cell anyway). Bodies more than 8 such cells wide
+// give no room: beads beside a boulder pack as densely as alone. 0 when none.
 #define FINE_TESTS 64.0
 static double cell_fitting_most(const cell_stats *slice, int slices, int n, float rmin) {
-    double cubes = 0.0;
-    for (int c = 0; c < slices; c++) cubes += slice[c].cubes;
-    double room = 4.0 / 3.0 * 3.14159265358979 * cubes / 0.6, best = 0.0;
+    int count[QUARTERS] = {0};
+    double cubes[QUARTERS] = {0.0};
+    for (int q = 0; q < QUARTERS; q++)
+        for (int c = 0; c < slices; c++)
+            count[q] += slice[c].extents[q], cubes[q] += (double)slice[c].cubes[q];
+    double best = 0.0;
     int fit = 0;
     for (int q = 0; q < QUARTERS && fit < n; q++) {
-        int in = 0;
-        for (int c = 0; c < slices; c++) in += slice[c].extents[q];
-        if (!in) continue;
-        fit += in;
-        double cell = 1.02 * (double)ldexpf(2.0f * rmin * QUARTER_END[q % 4], q / 4);
+        if (!count[q]) continue;
+        fit += count[q];
+        double cell = 1.02 * (double)ldexpf(2.0f * rmin * QUARTER_END[q % 4], q / 4), room = 0.0;
+        for (int b = 0; b < QUARTERS && (double)ldexpf(2.0f * rmin, b / 4) <= 8.0 * cell; b++)
+            room += cubes[b];
+        room *= 4.0 / 3.0 * 3.14159265358979 / 0.6;
         if (13.5 * cell * cell * cell * fit <= FINE_TESTS * room) best = cell;
     }
     return best;
 }
 
-static void choose_cell_size(kyu_world *w) {
+static int choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
     int n = w->step.active_count;
     if (w->def.cell_size > 0.0f) {
@@ -194,8 +200,10 @@ static void choose_cell_size(kyu_world *w) {
     } else if (n == 0) {
         g->cell = 1.0f;
     } else {
-        cell_stats slice[KYU_MAX_SLICES], all = NO_STATS;
-        cell_stats_ctx x = {w, slice, kyu_slice_count(n), 0.0f};
+        cell_stats all = NO_STATS;
+        if (RESERVE(g->cell_slices, g->cell_slices_cap, kyu_slice_count(n))) return -1;
+        cell_stats_ctx x = {w, g->cell_slices, kyu_slice_count(n), 0.0f};
+        const cell_stats *slice = g->cell_slices;
         kyu_parallel_for(w, x.slices, 1, cell_stats_task, &x);
         for (int c = 0; c < x.slices; c++) {
             all.rmin = kyu_minf(all.rmin, slice[c].rmin);
@@ -225,6 +233,7 @@ static void choose_cell_size(kyu_world *w) {
         g->cell = (float)fmax(cell, cube_root(SPARSE_BODIES_PER_CELL * volume / n));
     }
     g->inv_cell = 1.0f / g->cell;
+    return 0;
 }
 
 // Radix sort of the entries by cell hash (stable, so the order stays deterministic).
@@ -1518,7 +1527,7 @@ int kyu_broadphase_build(kyu_world *w) {
     int64_t budget = (int64_t)w->def.pair_capacity_per_body * w->step.active_count + 4096;
     g->pair_budget = (int)(budget < INT32_MAX / 4 ? budget : INT32_MAX / 4);
     g->overflow = 0;
-    choose_cell_size(w);
+    if (choose_cell_size(w)) return KYU_FAIL_MEMORY;
     w->pairs.count = g->grid_chunks = g->collider_chunks = 0;
     for (int r = 0; r < g->multi_range_count; r++) g->multi_rec[g->multi_range[r][6]] = -1; // last step's
     for (int e = 0; e < g->late_count; e++) g->multi_rec[g->late[e].body] = -1;
@@ -1780,6 +1789,7 @@ void kyu_grid_free(grid *g) {
     kyu_free(g->big);
     kyu_free(g->levels);
     kyu_free(g->levels_tmp);
+    kyu_free(g->cell_slices);
     kyu_free(g->scratch_a);
     kyu_free(g->scratch_b);
     kyu_free(g->level_cells);

@@ -109,9 +109,11 @@ typedef struct grid {
     uint32_t *level_cells; // the dense levels' cell offsets
     int level_cells_cap;
     uint64_t level_filter[KYU_LEVEL_FILTER_WORDS]; // the keys the levels hold, mod 65536
-    uint32_t level_asked;                          // bit l: the fine cells ask level l (else its boxes
-                                                   //   ask the fine grid)
-    uint32_t *scratch_a, *scratch_b;               // a hashed grid's pairs with the levels, one run at a time
+    struct cell_stats *cell_slices;                // the cell's choice: what each slice of the bodies holds
+    int cell_slices_cap;
+    uint32_t level_asked;            // bit l: the fine cells ask level l (else its boxes
+                                     //   ask the fine grid)
+    uint32_t *scratch_a, *scratch_b; // a hashed grid's pairs with the levels, one run at a time
     int scratch_cap;
     uint32_t *huge; // bodies whose box covers too many cells
     int huge_count, huge_cap;

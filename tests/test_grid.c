@@ -234,6 +234,22 @@ static void test_a_bed_of_mixed_sizes_pairs_match_brute_force(void) {
     kyu_world_destroy(w);
 }
 
+// Balls of 16 cm among 1 cm beads on a grid of 3.5 cm cells (a world's cell_size): the balls' boxes,
+// nine fine cells wide, would read more fine cells than the beads' cells read of the balls' level,
+// so the beads ask (in a dense grid).
+static void test_balls_among_beads_asked_by_the_beads_pairs_match_brute_force(void) {
+    kyu_world *w = still_world_cell(0.035f);
+    ENSURE(w != NULL);
+    lcg = 43;
+    for (int i = 0; i < 3200; i++) {
+        float r = i % 16 ? (float)(0.01 * (1.0 + 0.3 * frand())) : 0.16f;
+        add_still(w, v3((float)(0.6 * frand()), (float)(0.6 * frand()), (float)(0.6 * frand())), r, 1, ~0u);
+    }
+    expect_pairs_match_brute_force(w);
+    ENSURE(w->grid.dense && w->grid.big_count == 200 && w->grid.level_asked != 0);
+    kyu_world_destroy(w);
+}
+
 // Radii spanning 1:1000 (8 mm to 8 m, many levels), in two clusters 2 km apart with a few bodies
 // scattered between, on a grid of 5 cm cells (a world's cell_size): the fine grid and the finer
 // levels are hashed (a chosen cell grows with the span, and keeps the grid dense).
@@ -414,6 +430,7 @@ void suite_grid(void) {
     RUN_TEST(test_sparse_pairs_match_brute_force);
     RUN_TEST(test_crowded_cell_pairs_match_brute_force);
     RUN_TEST(test_a_bed_of_mixed_sizes_pairs_match_brute_force);
+    RUN_TEST(test_balls_among_beads_asked_by_the_beads_pairs_match_brute_force);
     RUN_TEST(test_sizes_far_apart_pairs_match_brute_force);
     RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
     RUN_TEST(test_solver_slabs_follow_the_bodies_order_in_memory);
