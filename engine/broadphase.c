@@ -192,6 +192,37 @@ static double cell_fitting_most(const cell_stats *slice, int slices, int n, floa
     return best;
 }
 
+// How many distinct cells of side `cell` hold a low corner of every stride-th active box: a set of
+// their keys, open addressing (two cells with one key count once, which an estimate bears).
+static int occupied_cells(kyu_world *w, float cell, int stride, int *occupied) {
+    grid *g = &w->grid;
+    int n = w->step.active_count, size = 64;
+    while (size < 2 * (n / stride + 1)) size *= 2;
+    if (RESERVE(g->occupancy, g->occupancy_cap, size)) return -1;
+    memset(g->occupancy, 0, (size_t)size * sizeof *g->occupancy);
+    float inv = 1.0f / cell;
+    *occupied = 0;
+    for (int k = 0; k < n; k += stride) {
+        const aabb *b = &w->step.box[w->step.active[k]];
+        int32_t c[3] = {kyu_cell_of(b->lo[0], inv), kyu_cell_of(b->lo[1], inv), kyu_cell_of(b->lo[2], inv)};
+        uint32_t key = kyu_cell_hash(c) | 1u, at = (key * 0x9E3779B1u) >> 7;
+        for (;; at++) {
+            uint32_t *slot = &g->occupancy[at & (uint32_t)(size - 1)];
+            if (*slot == key) break;
+            if (*slot == 0) {
+                *slot = key, ++*occupied;
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+// A world's bodies spread over a box SPARSE_GROWTH times the fine cell's volume, or more, a body:
+// where the span may be mostly empty (a pile, and one ball shot a kilometre away), the sparse rule
+// counts only the cells that hold a body.
+#define SPARSE_GROWTH 15.625 // the sparse cell 2.5 times the bodies' one
+
 static int choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
     int n = w->step.active_count;
@@ -230,7 +261,26 @@ static int choose_cell_size(kyu_world *w) {
         double cell = 1.1 * sum / counted, volume = 1.0;
         if (sizes) cell = fmax(cell, cell_fitting_most(slice, x.slices, n, all.rmin));
         for (int d = 0; d < 3; d++) volume *= (double)all.hi[d] - (double)all.lo[d] + cell;
-        g->cell = (float)fmax(cell, cube_root(SPARSE_BODIES_PER_CELL * volume / n));
+        double sparse = cube_root(SPARSE_BODIES_PER_CELL * volume / n);
+        // A gas as sparse as 0.6 bodies a cell fills 45% of its cells; bodies that fill fewer than an
+        // eighth of the cells of their room are clustered, and their room is the cells they fill
+        // (again at the cell that gives, which is finer: a pile fills its cells better). A sample of
+        // about 512 tells a gas first, so that a dilute one does not pay for a set of all its bodies
+        // every step: m bodies spread over N cells land about m^2 / 2N times in a cell already
+        // taken, so N is about m^2 / 2 (m - occupied).
+        double room = volume;
+        for (int pass = 0; pass < 4 && sparse * sparse * sparse > SPARSE_GROWTH * cell * cell * cell;
+             pass++) {
+            int occupied, stride = pass == 0 && n > 1024 ? n / 512 : 1, m = (n + stride - 1) / stride;
+            if (occupied_cells(w, (float)sparse, stride, &occupied)) return -1;
+            double cells = stride == 1    ? occupied
+                           : occupied < m ? 0.5 * m * m / (m - occupied)
+                                          : (double)INFINITY;
+            if (!(8.0 * cells * sparse * sparse * sparse < room)) break;
+            if (stride > 1 && occupied_cells(w, (float)sparse, 1, &occupied)) return -1;
+            room = occupied * sparse * sparse * sparse, sparse = cube_root(SPARSE_BODIES_PER_CELL * room / n);
+        }
+        g->cell = (float)fmax(cell, sparse);
     }
     g->inv_cell = 1.0f / g->cell;
     return 0;
@@ -1790,6 +1840,7 @@ void kyu_grid_free(grid *g) {
     kyu_free(g->levels);
     kyu_free(g->levels_tmp);
     kyu_free(g->cell_slices);
+    kyu_free(g->occupancy);
     kyu_free(g->scratch_a);
     kyu_free(g->scratch_b);
     kyu_free(g->level_cells);

@@ -111,6 +111,8 @@ typedef struct grid {
     uint64_t level_filter[KYU_LEVEL_FILTER_WORDS]; // the keys the levels hold, mod 65536
     struct cell_stats *cell_slices;                // the cell's choice: what each slice of the bodies holds
     int cell_slices_cap;
+    uint32_t *occupancy; // the cell's choice: a set of the cells the bodies fill (occupied_cells)
+    int occupancy_cap;
     uint32_t level_asked;            // bit l: the fine cells ask level l (else its boxes
                                      //   ask the fine grid)
     uint32_t *scratch_a, *scratch_b; // a hashed grid's pairs with the levels, one run at a time

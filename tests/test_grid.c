@@ -250,6 +250,32 @@ static void test_balls_among_beads_asked_by_the_beads_pairs_match_brute_force(vo
     kyu_world_destroy(w);
 }
 
+// The cell a block of 2,000 balls (0.5 m, 5% apart) chooses, with a ball `far` metres away or none.
+static float block_cell(float far) {
+    kyu_world *w = still_world();
+    if (!w) return -1.0f;
+    for (int i = 0; i < 2000; i++)
+        add_still(w, v3(1.05f * (float)(i % 20), 1.05f * (float)(i / 20 % 10), 1.05f * (float)(i / 200)),
+                  0.5f, 1, ~0u);
+    if (far > 0.0f) add_still(w, v3(far, 0.0f, far), 0.5f, 1, ~0u);
+    float cell = kyu_world_step(w) == KYU_OK ? w->grid.cell : -1.0f;
+    kyu_world_destroy(w);
+    return cell;
+}
+
+// The sparse rule grows the cell to about 0.6 bodies a cell over the span of the boxes: one ball
+// far from a pile spanned a kilometre, and a cell of 11 m held the pile in a few cells (the
+// broadphase 26x slower). The cells the bodies fill count instead when they fill few of the span's,
+// down to 2.5 times the balls' own cell.
+static void test_one_ball_far_from_a_pile_leaves_the_cell_alone(void) {
+    float alone = block_cell(0.0f);
+    ENSURE(alone > 1.0f && alone < 1.3f); // 1.1 times a ball's box
+    for (float far = 100.0f; far <= 1e5f; far *= 10.0f) {
+        float cell = block_cell(far);
+        ENSURE(cell >= alone && cell < 2.5f * alone); // the sparse rule's growth is checked from 2.5x
+    }
+}
+
 // Radii spanning 1:1000 (8 mm to 8 m, many levels), in two clusters 2 km apart with a few bodies
 // scattered between, on a grid of 5 cm cells (a world's cell_size): the fine grid and the finer
 // levels are hashed (a chosen cell grows with the span, and keeps the grid dense).
@@ -432,6 +458,7 @@ void suite_grid(void) {
     RUN_TEST(test_a_bed_of_mixed_sizes_pairs_match_brute_force);
     RUN_TEST(test_balls_among_beads_asked_by_the_beads_pairs_match_brute_force);
     RUN_TEST(test_sizes_far_apart_pairs_match_brute_force);
+    RUN_TEST(test_one_ball_far_from_a_pile_leaves_the_cell_alone);
     RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
     RUN_TEST(test_solver_slabs_follow_the_bodies_order_in_memory);
 }
