@@ -221,7 +221,7 @@ static int occupied_cells(kyu_world *w, float cell, int stride, int *occupied) {
 // A world's bodies spread over a box SPARSE_GROWTH times the fine cell's volume, or more, a body:
 // where the span may be mostly empty (a pile, and one ball shot a kilometre away), the sparse rule
 // counts only the cells that hold a body.
-#define SPARSE_GROWTH 15.625 // the sparse cell 2.5 times the bodies' one
+#define SPARSE_GROWTH 3.375 // the sparse cell 1.5 times the bodies' one
 
 static int choose_cell_size(kyu_world *w) {
     grid *g = &w->grid;
@@ -436,6 +436,76 @@ static int fill_dense(kyu_world *w, const int32_t lo[3], const int32_t hi[3], in
     return 0;
 }
 
+// A span too wide for a dense grid, because a few small boxes lie far from the others (a ball shot a
+// kilometre out of the arena): the box of the others, the far ones to be listed with the huge (each
+// tested against every body). Per axis, the low corners in 256 bins over the
+// span; each end drops the bins that hold no more than FAR_BODIES / 6 boxes in all, three times
+// over (at most 256^3 the bulk's size). How many lie outside the cells of that box (lo, hi): 0 when
+// none, or more than FAR_BODIES.
+enum { FAR_BODIES = 12 };
+
+// A small box whose low corner lies outside the cells [lo, hi].
+static int is_far(const grid *g, const aabb *b, const int32_t lo[3], const int32_t hi[3]) {
+    if (!fits_cell(g, b)) return 0;
+    for (int d = 0; d < 3; d++) {
+        int32_t c = kyu_cell_of(b->lo[d], g->inv_cell);
+        if (c < lo[d] || c > hi[d]) return 1;
+    }
+    return 0;
+}
+
+static int far_bodies(kyu_world *w, const float span_lo[3], const float span_hi[3], int32_t cell_lo[3],
+                      int32_t cell_hi[3]) {
+    grid *g = &w->grid;
+    float lo[3], hi[3];
+    int dropped[6] = {0};
+    memcpy(lo, span_lo, sizeof lo), memcpy(hi, span_hi, sizeof hi);
+    for (int round = 0; round < 3; round++) {
+        int bins[3][256] = {{0}}, moved = 0;
+        for (int k = 0; k < w->step.active_count; k++) {
+            const aabb *b = &w->step.box[w->step.active[k]];
+            int inside = fits_cell(g, b);
+            for (int d = 0; d < 3 && inside; d++) inside = b->lo[d] >= lo[d] && b->lo[d] <= hi[d];
+            for (int d = 0; d < 3 && inside; d++) {
+                float at = hi[d] > lo[d] ? 256.0f * (b->lo[d] - lo[d]) / (hi[d] - lo[d]) : 0.0f;
+                bins[d][at < 255.0f ? (int)at : 255]++;
+            }
+        }
+        for (int d = 0; d < 3; d++) {
+            float width = (hi[d] - lo[d]) / 256.0f;
+            int a = 0, z = 255;
+            while (a < z && dropped[2 * d] + bins[d][a] <= FAR_BODIES / 6) dropped[2 * d] += bins[d][a++];
+            while (z > a && dropped[2 * d + 1] + bins[d][z] <= FAR_BODIES / 6)
+                dropped[2 * d + 1] += bins[d][z--];
+            float new_lo = a > 0 ? lo[d] + width * (float)a : lo[d],
+                  new_hi = z < 255 ? lo[d] + width * (float)(z + 1) : hi[d];
+            moved |= new_lo != lo[d] || new_hi != hi[d];
+            lo[d] = new_lo, hi[d] = new_hi;
+        }
+        if (!moved) break; // nothing to drop (two clusters, say): the next round would not either
+    }
+    int32_t c_lo[3], c_hi[3];
+    for (int d = 0; d < 3; d++)
+        c_lo[d] = kyu_cell_of(lo[d], g->inv_cell), c_hi[d] = kyu_cell_of(hi[d], g->inv_cell);
+    int far = 0;
+    for (int k = 0; k < w->step.active_count && far <= FAR_BODIES; k++)
+        far += is_far(g, &w->step.box[w->step.active[k]], c_lo, c_hi);
+    if (far == 0 || far > FAR_BODIES) return 0;
+    memcpy(cell_lo, c_lo, sizeof c_lo), memcpy(cell_hi, c_hi, sizeof c_hi);
+    return far;
+}
+
+// The small boxes whose low corner lies outside the cells [lo, hi], listed with the huge.
+static int list_far_bodies(kyu_world *w, const int32_t lo[3], const int32_t hi[3]) {
+    grid *g = &w->grid;
+    for (int k = 0; k < w->step.active_count; k++) {
+        if (!is_far(g, &w->step.box[w->step.active[k]], lo, hi)) continue;
+        if (RESERVE(g->huge, g->huge_cap, g->huge_count + 1)) return -1;
+        g->huge[g->huge_count++] = w->step.active[k];
+    }
+    return 0;
+}
+
 // Small boxes become one entry each; large ones are listed as big (multi-cell) or huge (too many
 // cells: tested against every body). A compact world fills the dense grid; any other one gets its
 // entries by cell hash, radix-sorted.
@@ -480,6 +550,13 @@ static int emit_entries(kyu_world *w) {
         span_lo[d] = kyu_cell_of(all.lo[d], g->inv_cell), span_hi[d] = kyu_cell_of(all.hi[d], g->inv_cell);
     int64_t n = cell_count(span_lo, span_hi);
     if (n <= 4 * (int64_t)small + 4096) return fill_dense(w, span_lo, span_hi, n);
+    int32_t bulk_lo[3], bulk_hi[3];
+    int far = far_bodies(w, all.lo, all.hi, bulk_lo, bulk_hi);
+    if (far > 0 && cell_count(bulk_lo, bulk_hi) <= 4 * (int64_t)(small - far) + 4096) {
+        if (list_far_bodies(w, bulk_lo, bulk_hi)) return -1;
+        g->entry_count = small - far;
+        return fill_dense(w, bulk_lo, bulk_hi, cell_count(bulk_lo, bulk_hi));
+    }
     int e = 0;
     for (int k = 0; k < w->step.active_count; k++) {
         uint32_t i = w->step.active[k];

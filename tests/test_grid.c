@@ -266,14 +266,31 @@ static float block_cell(float far) {
 // The sparse rule grows the cell to about 0.6 bodies a cell over the span of the boxes: one ball
 // far from a pile spanned a kilometre, and a cell of 11 m held the pile in a few cells (the
 // broadphase 26x slower). The cells the bodies fill count instead when they fill few of the span's,
-// down to 2.5 times the balls' own cell.
+// down to 1.5 times the balls' own cell.
 static void test_one_ball_far_from_a_pile_leaves_the_cell_alone(void) {
     float alone = block_cell(0.0f);
     ENSURE(alone > 1.0f && alone < 1.3f); // 1.1 times a ball's box
     for (float far = 100.0f; far <= 1e5f; far *= 10.0f) {
         float cell = block_cell(far);
-        ENSURE(cell >= alone && cell < 2.5f * alone); // the sparse rule's growth is checked from 2.5x
+        ENSURE(cell >= alone && cell <= 1.5f * alone); // the sparse rule's growth is checked from 1.5x
     }
+}
+
+// Two touching balls 1 km from a block of 2,000 (and one 30 m off to a side): the grid stays a dense
+// array over the block, the far balls are tested against every body, and the pairs are those of
+// brute force (the far pair once).
+static void test_balls_far_from_a_pile_leave_the_grid_dense_pairs_match_brute_force(void) {
+    kyu_world *w = still_world();
+    ENSURE(w != NULL);
+    for (int i = 0; i < 2000; i++)
+        add_still(w, v3(1.05f * (float)(i % 20), 1.05f * (float)(i / 20 % 10), 1.05f * (float)(i / 200)),
+                  0.5f, 1, ~0u);
+    add_still(w, v3(1000.0f, 0.0f, 1000.0f), 0.5f, 1, ~0u);
+    add_still(w, v3(1000.9f, 0.0f, 1000.0f), 0.5f, 1, ~0u);
+    add_still(w, v3(-30.0f, 0.0f, 5.0f), 0.5f, 1, ~0u);
+    expect_pairs_match_brute_force(w);
+    ENSURE(w->grid.huge_count == 3 && w->grid.entry_count == 2000);
+    kyu_world_destroy(w);
 }
 
 // Radii spanning 1:1000 (8 mm to 8 m, many levels), in two clusters 2 km apart with a few bodies
@@ -459,6 +476,7 @@ void suite_grid(void) {
     RUN_TEST(test_balls_among_beads_asked_by_the_beads_pairs_match_brute_force);
     RUN_TEST(test_sizes_far_apart_pairs_match_brute_force);
     RUN_TEST(test_one_ball_far_from_a_pile_leaves_the_cell_alone);
+    RUN_TEST(test_balls_far_from_a_pile_leave_the_grid_dense_pairs_match_brute_force);
     RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
     RUN_TEST(test_solver_slabs_follow_the_bodies_order_in_memory);
 }
