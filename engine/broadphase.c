@@ -122,11 +122,10 @@ static void cell_stats_task(int begin, int end, int worker, void *ctx) {
             uint32_t i = w->step.active[k];
             const aabb *b = &w->step.box[i];
             if (x->rmin > 0.0f) { // the second pass
-                int o = octave_of(w->bodies.radius[i], x->rmin);
-                st.extent_sum[o] += (double)box_extent(b), st.counted[o]++;
-                st.extents[quarter_of(box_extent(b) / (2.0f * x->rmin))]++;
-                float r = w->bodies.radius[i];
-                st.cubes[quarter_of(box_extent(b) / (2.0f * x->rmin))] += r * r * r;
+                float r = w->bodies.radius[i], extent = box_extent(b);
+                int o = octave_of(r, x->rmin), q = quarter_of(extent / (2.0f * x->rmin));
+                st.extent_sum[o] += (double)extent, st.counted[o]++;
+                st.extents[q]++, st.cubes[q] += r * r * r;
                 continue;
             }
             st.extent_sum[0] += (double)box_extent(b), st.counted[0]++;
