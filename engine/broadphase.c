@@ -907,50 +907,61 @@ static int clip_to_dense(const int32_t origin[3], const int32_t dims[3], int32_t
     return 1;
 }
 
-// The dense grid stores a row of cells (x fastest) as one run of entries: a query reads each row
-// of its range as one slice, with no per-cell lookup or coordinate check.
-static int query_small_dense(kyu_world *w, uint32_t a, const aabb *box, int32_t lo[3], int32_t hi[3],
-                             int (*visit)(kyu_world *, uint32_t, uint32_t)) {
-    const grid *g = &w->grid;
-    if (!clip_to_dense(g->origin, g->dims, lo, hi)) return 0;
-    for (int32_t z = lo[2]; z <= hi[2]; z++)
-        for (int32_t y = lo[1]; y <= hi[1]; y++) {
-            size_t row = ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0];
-            if (!any_bit(g->occ_bits, row + (size_t)lo[0], row + (size_t)hi[0])) continue;
-            uint32_t b = g->dense_start[row + (size_t)lo[0]], e = g->dense_start[row + (size_t)hi[0] + 1];
-            for (uint32_t j = b; j < e; j++)
-                if (kyu_boxes_overlap_all(box, &g->entries[j].box) && visit(w, a, g->entries[j].body))
-                    return -1;
-        }
-    return 0;
-}
-
-// Small boxes whose low corner lies in the cells over [lo - cell, hi] of a box: every small box
-// that can overlap it.
-static int query_small(kyu_world *w, uint32_t a, const aabb *box,
-                       int (*visit)(kyu_world *, uint32_t, uint32_t)) {
-    const grid *g = &w->grid;
+// fn(ctx, b, e) for runs [b, e) of the fine grid's entries holding every small box whose low corner
+// lies in the cells over [lo - cell, hi] of a box: every small box that can overlap it. A dense grid
+// gives a row of cells (x fastest) as one run, with no per-cell lookup or coordinate check; a hashed
+// one an entry at a time (a run of its table may also hold another cell with the same key); a box
+// wider than the world, every entry at once.
+typedef int (*entries_fn)(void *ctx, uint32_t b, uint32_t e);
+static int fine_entries_near(const grid *g, const aabb *box, entries_fn fn, void *ctx) {
     aabb wide = *box;
     for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
     int32_t lo[3], hi[3], c[3];
     cell_range(g, &wide, lo, hi);
-    if (cell_count(lo, hi) > (int64_t)g->entry_count) { // a box wider than the world: scan instead
-        for (int j = 0; j < g->entry_count; j++)
-            if (kyu_boxes_overlap_all(box, &g->entries[j].box) && visit(w, a, g->entries[j].body)) return -1;
+    if (cell_count(lo, hi) > (int64_t)g->entry_count) return fn(ctx, 0, (uint32_t)g->entry_count);
+    if (g->dense) {
+        if (!clip_to_dense(g->origin, g->dims, lo, hi)) return 0;
+        for (int32_t z = lo[2]; z <= hi[2]; z++)
+            for (int32_t y = lo[1]; y <= hi[1]; y++) {
+                size_t row = ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0];
+                if (any_bit(g->occ_bits, row + (size_t)lo[0], row + (size_t)hi[0]) &&
+                    fn(ctx, g->dense_start[row + (size_t)lo[0]], g->dense_start[row + (size_t)hi[0] + 1]))
+                    return -1;
+            }
         return 0;
     }
-    if (g->dense) return query_small_dense(w, a, box, lo, hi, visit);
     for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
         for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
             for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
                 int b, e;
                 if (!cell_entries(g, c, &b, &e)) continue;
                 for (int j = b; j < e; j++)
-                    if (kyu_boxes_overlap_all(box, &g->entries[j].box) && in_cell(g, &g->entries[j], c) &&
-                        visit(w, a, g->entries[j].body))
-                        return -1;
+                    if (in_cell(g, &g->entries[j], c) && fn(ctx, (uint32_t)j, (uint32_t)j + 1)) return -1;
             }
     return 0;
+}
+
+// A mid-step query: visit(w, a, body) for every small box that overlaps box.
+typedef struct small_query {
+    kyu_world *w;
+    uint32_t a;
+    const aabb *box;
+    int (*visit)(kyu_world *, uint32_t, uint32_t);
+} small_query;
+
+static int small_query_run(void *ctx, uint32_t b, uint32_t e) {
+    const small_query *q = ctx;
+    const grid_entry *entries = q->w->grid.entries;
+    for (uint32_t j = b; j < e; j++)
+        if (kyu_boxes_overlap_all(q->box, &entries[j].box) && q->visit(q->w, q->a, entries[j].body))
+            return -1;
+    return 0;
+}
+
+static int query_small(kyu_world *w, uint32_t a, const aabb *box,
+                       int (*visit)(kyu_world *, uint32_t, uint32_t)) {
+    small_query q = {w, a, box, visit};
+    return fine_entries_near(&w->grid, box, small_query_run, &q);
 }
 
 static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
@@ -1278,7 +1289,8 @@ static int level_run(big_ctx *x, uint32_t b, uint32_t e) {
                        offsetof(level_entry, box), b, e);
 }
 
-static int fine_run(big_ctx *x, uint32_t b, uint32_t e) {
+static int fine_run(void *ctx, uint32_t b, uint32_t e) {
+    big_ctx *x = ctx;
     return entries_run(x, x->w->grid.entries, sizeof(grid_entry), offsetof(grid_entry, body),
                        offsetof(grid_entry, box), b, e);
 }
@@ -1330,38 +1342,6 @@ static int finer_level_pairs(big_ctx *x, int32_t m, const aabb *box) {
     return 0;
 }
 
-// The fine grid's boxes whose low corner lies in the cells over [lo - cell, hi] of a big box: every
-// small box that can overlap it (as query_small finds them).
-static int fine_pairs(big_ctx *x, const aabb *box) {
-    const grid *g = &x->w->grid;
-    aabb wide = *box;
-    for (int k = 0; k < 3; k++) wide.lo[k] -= g->cell;
-    int32_t lo[3], hi[3], c[3];
-    cell_range(g, &wide, lo, hi);
-    if (cell_count(lo, hi) > (int64_t)g->entry_count) // a box wider than the world: scan instead
-        return fine_run(x, 0, (uint32_t)g->entry_count);
-    if (g->dense) {
-        if (!clip_to_dense(g->origin, g->dims, lo, hi)) return 0;
-        for (int32_t z = lo[2]; z <= hi[2]; z++)
-            for (int32_t y = lo[1]; y <= hi[1]; y++) {
-                size_t row = ((size_t)z * (size_t)g->dims[1] + (size_t)y) * (size_t)g->dims[0];
-                if (any_bit(g->occ_bits, row + (size_t)lo[0], row + (size_t)hi[0]) &&
-                    fine_run(x, g->dense_start[row + (size_t)lo[0]], g->dense_start[row + (size_t)hi[0] + 1]))
-                    return -1;
-            }
-        return 0;
-    }
-    for (c[2] = lo[2]; c[2] <= hi[2]; c[2]++)
-        for (c[1] = lo[1]; c[1] <= hi[1]; c[1]++)
-            for (c[0] = lo[0]; c[0] <= hi[0]; c[0]++) {
-                int b, end;
-                if (!cell_entries(g, c, &b, &end)) continue;
-                for (int j = b; j < end; j++)
-                    if (in_cell(g, &g->entries[j], c) && fine_run(x, (uint32_t)j, (uint32_t)j + 1)) return -1;
-            }
-    return 0;
-}
-
 // The pairs of the level entries [out->first, out->last): each with the entries after it on its own
 // level (on a dense level, those of its cell and the 13 cells ahead), with every finer level, and
 // with the fine grid.
@@ -1378,7 +1358,8 @@ static int big_slice_pairs(const kyu_world *w, pair_chunk *out) {
         x.after = -1; // every entry of a finer level
         for (int32_t m = 1; m < l; m++)
             if ((g->level_used >> m & 1) && finer_level_pairs(&x, m, &e->box)) return -1;
-        if (g->entry_count && !(g->level_asked >> l & 1) && fine_pairs(&x, &e->box)) return -1;
+        if (g->entry_count && !(g->level_asked >> l & 1) && fine_entries_near(g, &e->box, fine_run, &x))
+            return -1;
         uint32_t *pa = out->a, *pb = out->b;
         for (int p = from; p < out->count; p++) { // lower slot first; the filter drops the rest
             uint32_t lo = pa[p] < pb[p] ? pa[p] : pb[p], hi = pa[p] < pb[p] ? pb[p] : pa[p];
