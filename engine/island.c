@@ -360,11 +360,10 @@ static int hit_visit(void *ctx, uint32_t j) {
 // slop; one it kept a contact with in the cache): the collider stops that part, so its path cannot
 // take the body there. Asked only of a body with a sleeper within reach of any path (the binary
 // search for its contacts, for every awake body, cost PILE 10k 0.29 ms a step: 0.47 -> 0.76 ms of
-// islands). A bead
-// resting on the floor beside a sleeping island, a little more than a margin from it, reached it by the fall
-// its path asked for (g dt^2 below it) and woke it, and the island's sleepers woke the bead in turn: in a bed
-// of radii spanning 1:10, 10,000 beads never slept together. Woken bodies whose contacts are not back in the
-// cache keep the whole path.
+// islands). A bead resting on the floor beside a sleeping island, a little more than a margin from
+// it, reached it by the fall its path asked for (g dt^2 below it) and woke it, and the island's
+// sleepers woke the bead in turn: in a bed of radii spanning 1:10, 10,000 beads never slept
+// together. Woken bodies whose contacts are not back in the cache keep the whole path.
 static vec3s held_by_colliders(const kyu_world *w, uint32_t i, vec3s v) {
     for (int k = kyu_contacts_first_of(w, i); k < w->contacts.count && w->contacts.list[k].a == i; k++) {
         const contact *c = &w->contacts.list[k];

@@ -250,13 +250,18 @@ static void test_balls_among_beads_asked_by_the_beads_pairs_match_brute_force(vo
     kyu_world_destroy(w);
 }
 
-// The cell a block of 2,000 balls (0.5 m, 5% apart) chooses, with a ball `far` metres away or none.
-static float block_cell(float far) {
-    kyu_world *w = still_world();
-    if (!w) return -1.0f;
+// A block of 2,000 balls of 0.5 m, 5% apart (20 x 10 x 10).
+static void add_block(kyu_world *w) {
     for (int i = 0; i < 2000; i++)
         add_still(w, v3(1.05f * (float)(i % 20), 1.05f * (float)(i / 20 % 10), 1.05f * (float)(i / 200)),
                   0.5f, 1, ~0u);
+}
+
+// The cell the block chooses, with a ball `far` metres away or none.
+static float block_cell(float far) {
+    kyu_world *w = still_world();
+    if (!w) return -1.0f;
+    add_block(w);
     if (far > 0.0f) add_still(w, v3(far, 0.0f, far), 0.5f, 1, ~0u);
     float cell = kyu_world_step(w) == KYU_OK ? w->grid.cell : -1.0f;
     kyu_world_destroy(w);
@@ -282,9 +287,7 @@ static void test_one_ball_far_from_a_pile_leaves_the_cell_alone(void) {
 static void test_balls_far_from_a_pile_leave_the_grid_dense_pairs_match_brute_force(void) {
     kyu_world *w = still_world();
     ENSURE(w != NULL);
-    for (int i = 0; i < 2000; i++)
-        add_still(w, v3(1.05f * (float)(i % 20), 1.05f * (float)(i / 20 % 10), 1.05f * (float)(i / 200)),
-                  0.5f, 1, ~0u);
+    add_block(w);
     add_still(w, v3(1000.0f, 0.0f, 1000.0f), 0.5f, 1, ~0u);
     add_still(w, v3(1000.9f, 0.0f, 1000.0f), 0.5f, 1, ~0u);
     add_still(w, v3(-30.0f, 0.0f, 5.0f), 0.5f, 1, ~0u);

@@ -678,6 +678,23 @@ static void open_box(kyu_world *w, float L, float d, float h) {
     add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
 }
 
+// n spheres of radius R (restitution 0.2, friction 0.5) on a lattice `side` x `side` a layer, 1.2
+// diameters apart, the first `first` spacings in from the box's side -L/2, each jittered by up to a
+// tenth of a diameter across (an LCG from `seed`), the lowest layer 1.2 diameters up.
+static void lattice_pour(kyu_world *w, int n, int side, float first, float R, float L, uint32_t seed) {
+    float d = 2 * R;
+    for (int i = 0; i < n; i++) {
+        float j[2];
+        for (int q = 0; q < 2; q++)
+            seed = seed * 1664525u + 1013904223u, j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        ball(w,
+             v3(-L / 2 + 1.2f * d * ((float)(i % side) + first) + j[0],
+                R + 1.2f * d * (float)(i / (side * side) + 1),
+                -L / 2 + 1.2f * d * ((float)(i / side % side) + first) + j[1]),
+             v3(0, 0, 0), R, 0.2f, 0.5f);
+    }
+}
+
 // The same pour at three sizes (400 spheres of radius 1 cm, 10 cm and 1 m into a box 8 diameters
 // wide, from a jittered lattice), with the defaults: each comes to rest and sleeps within the
 // time its size gives, nothing leaves the box, overlaps stay within 1% of a radius on average and
@@ -692,17 +709,7 @@ static void test_pours_of_beads_balls_and_boulders_settle_alike(void) {
         kyu_world *w = NULL;
         kyu_world_create(&wd, &w);
         open_box(w, L, d, 20 * d);
-        uint32_t seed = 3;
-        for (int i = 0; i < 400; i++) {
-            float j[2];
-            for (int q = 0; q < 2; q++)
-                seed = seed * 1664525u + 1013904223u,
-                j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
-            ball(w,
-                 v3(-L / 2 + 1.2f * d * ((float)(i % 6) + 0.6f) + j[0], R + 1.2f * d * (float)(i / 36 + 1),
-                    -L / 2 + 1.2f * d * ((float)(i / 6 % 6) + 0.6f) + j[1]),
-                 v3(0, 0, 0), R, 0.2f, 0.5f);
-        }
+        lattice_pour(w, 400, 6, 0.6f, R, L, 3);
         double limit = 20.0 * sqrt(R / 0.01) + 3.0; // free fall and settling scale with sqrt(R / g)
         int s = 0;
         for (; s < (int)(limit * 60) && kyu_world_sleeping_body_count(w) < 400; s++)
@@ -737,16 +744,7 @@ static double pour_settle(float R, double limit, double *height) {
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
     open_box(w, L, d, 30 * d);
-    uint32_t seed = 7;
-    for (int i = 0; i < 1000; i++) {
-        float j[2];
-        for (int q = 0; q < 2; q++)
-            seed = seed * 1664525u + 1013904223u, j[q] = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
-        ball(w,
-             v3(-L / 2 + 1.2f * d * ((float)(i % 10) + 0.5f) + j[0], R + 1.2f * d * (float)(i / 100 + 1),
-                -L / 2 + 1.2f * d * ((float)(i / 10 % 10) + 0.5f) + j[1]),
-             v3(0, 0, 0), R, 0.2f, 0.5f);
-    }
+    lattice_pour(w, 1000, 10, 0.5f, R, L, 7);
     double fall = sqrt(2.0 * 1.2 * d * 10 / 9.81);
     int s = 0;
     for (; s < (int)((fall + limit) * 60) && kyu_world_sleeping_body_count(w) < 1000; s++)
