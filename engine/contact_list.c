@@ -47,4 +47,8 @@ void kyu_solver_free(solver_state *s) {
     kyu_free(s->tmp);
     kyu_free(s->row);
     kyu_free(s->body);
+    kyu_free(s->batch);
+    kyu_free(s->lane);
+    kyu_free(s->next);
+    kyu_free(s->last);
 }

@@ -173,6 +173,7 @@ static inline void row_apply(solver_body *A, solver_body *B, const solver_row *r
 // the normal impulse; then rolling and twisting resistance. share_a, share_b (0 or 1) leave a side
 // out (the relax's upper body alone); the effective masses are then the other side's. Returns how
 // fast the pair closed beyond its target before this solve (target - vn; <= 0 when it did not).
+// solver_wide.c does the same four rows at a time, operation for operation: change both.
 float kyu_row_solve(solver_body *sb, solver_row *r, float target, float omega, float share_a, float share_b) {
     solver_body *A = &sb[r->a], *B = r->b == KYU_ROW_STATIC ? NULL : &sb[r->b];
     float ima = A->im * share_a, iia = A->ii * share_a, imb = B ? B->im * share_b : 0.0f,
@@ -230,12 +231,6 @@ static void warm_row(solver_body *sb, const solver_row *r) {
               r->jr);
 }
 
-// The solve's iterations over-relax the normal impulse (projected SOR): a bed of beads 40 deep
-// carries its weight down a layer a pass, and with the plain factor 8 passes left contacts closing
-// at up to 3 cm/s, overlaps the soft escape kept mending and a bed that never slept (the test's
-// 1,401 beads: asleep 467 steps after the pour at 1.3, not within 900 at 1; 1.6 overshoots).
-#define SOLVE_OMEGA 1.3f
-
 // The rows of a domain are read in order, so the hardware brings them in; their bodies are
 // scattered: each is asked for a few rows ahead, so the solve does not wait for it. A hint only.
 #define AHEAD 8
@@ -283,12 +278,21 @@ static int still_closing(const row_pass *p, const solver_row *r, float closing) 
     return (float)p->check < (float)w->solver.passes * factor;
 }
 
+static int closing_seen(void *ctx, const solver_row *r, float closing) {
+    return still_closing(ctx, r, closing);
+}
+
 static void row_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     row_pass *p = ctx;
     kyu_world *w = p->w;
     solver_body *sb = w->solver.body;
     solver_row *rows = w->solver.row;
+    if (!p->fn && !p->warm && w->solver.batches) {
+        for (int d = begin; d < end; d++)
+            p->open[d] = (uint8_t)kyu_wide_pass(w, d, p->check ? closing_seen : NULL, p);
+        return;
+    }
     for (int d = begin; d < end; d++) {
         int open = 0;
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
@@ -301,8 +305,8 @@ static void row_task(int begin, int end, int worker, void *ctx) {
                     warm_row(sb, r);
                     continue;
                 }
-                float closing =
-                    kyu_row_solve(sb, r, r->target, (r->flags & ROW_PLAIN) ? 1.0f : SOLVE_OMEGA, 1.0f, 1.0f);
+                float closing = kyu_row_solve(sb, r, r->target,
+                                              (r->flags & ROW_PLAIN) ? 1.0f : KYU_SOLVE_OMEGA, 1.0f, 1.0f);
                 if (p->check && closing > 0.0f && !open) open = still_closing(p, r, closing);
             }
         }
@@ -318,9 +322,15 @@ void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn) {
 static void fill_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
-    for (int d = begin; d < end; d++)
-        for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++)
-            fill_row(w, &w->contacts.list[w->solver.order[k]], &w->solver.row[k]);
+    for (int d = begin; d < end; d++) {
+        int spinning = 0;
+        for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
+            solver_row *r = &w->solver.row[k];
+            fill_row(w, &w->contacts.list[w->solver.order[k]], r);
+            spinning += (r->flags & (ROW_HELD | ROW_SPINS)) == (ROW_HELD | ROW_SPINS);
+        }
+        w->solver.spinning[d] = spinning;
+    }
 }
 
 // The last pass under gravity, bottom up (shock propagation, Guendelman et al. 2003): a body resting
@@ -394,6 +404,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     row_pass p = {.w = w, .warm = 1};
     kyu_solver_run(w, row_task, &p);
     p.warm = 0;
+    if (!w->solver.row_by_row && kyu_wide_prepare(w)) return -1;
     p.g_dt2 = w->gravity_on ? glms_vec3_norm(w->def.gravity) * w->def.fixed_dt * w->def.fixed_dt : 0.0f;
     int base = w->solver.passes, most = base * EXTRA_FACTOR, pass = 0;
     if (most > MOST_SOLVE_PASSES) most = base > MOST_SOLVE_PASSES ? base : MOST_SOLVE_PASSES;
@@ -407,6 +418,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
         if (!open) break;
     }
     w->stats.solver_passes = pass;
+    kyu_wide_finish(w);
     // Which bodies a contact holds (kyu_contacts_mark_supported), found in the last pass.
     kyu_parallel_for(w, w->step.active_count, 4096, gravity_task, w);
     kyu_row_pass_run(w, support_one);

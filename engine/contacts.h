@@ -107,6 +107,21 @@ typedef struct solver_row {
     uint32_t flags;    // ROW_*
 } solver_row;
 
+// The solve's iterations over-relax the normal impulse (projected SOR): a bed of beads 40 deep
+// carries its weight down a layer a pass, and with the plain factor 8 passes left contacts closing
+// at up to 3 cm/s, overlaps the soft escape kept mending and a bed that never slept (the test's
+// 1,401 beads: asleep 467 steps after the pour at 1.3, not within 900 at 1; 1.6 overshoots).
+#define KYU_SOLVE_OMEGA 1.3f
+
+// Four rows solved at once (solver_wide.c), where the compiler has vector extensions (the same
+// answer as row by row; KYU_NO_WIDE_SOLVE builds row by row, to check that).
+#if defined(__GNUC__) && !defined(KYU_NO_WIDE_SOLVE)
+#define KYU_WIDE_SOLVE 1
+#else
+#define KYU_WIDE_SOLVE 0
+#endif
+typedef struct wide_batch wide_batch;
+
 // The contact solver's order (solver_slabs.c): contacts by slab of space, then the boundary.
 typedef struct solver_state {
     uint8_t *slab;  // per body: its domain (slab of space) in the contact solves
@@ -124,6 +139,17 @@ typedef struct solver_state {
     int start[KYU_SOLVE_DOMAINS + 2];  // domain d: order[start[d] .. start[d+1])
     int layers[KYU_SOLVE_DOMAINS + 1]; // per domain: how many layers deep its contacts stack
     int passes;                        // this step's passes of the solve and the push (kyu_solver_passes)
+    // The iterations' batches of four rows (solver_wide.c), while `batches` is set:
+    wide_batch *batch; // domain d: batch[batch_start[d] .. batch_start[d+1])
+    int batch_cap;
+    int batch_start[KYU_SOLVE_DOMAINS + 2];
+    int batches;
+    int spinning[KYU_SOLVE_DOMAINS + 1]; // per domain: its held rows with spin terms (fill_row)
+    int row_by_row;                      // a test's switch: the iterations without batches (the same answer)
+    int32_t *lane; // scratch of the placing: four rows a batch, by the domain's first row
+    int lane_cap;
+    int *next, next_cap; // scratch: the next batch that may have room
+    int *last, last_cap; // scratch, per body slot: the batch that last holds one of its rows
 } solver_state;
 
 // The contacts in fixed slices (kyu_slice_count), for the passes that gather something per slice.
@@ -172,6 +198,14 @@ void kyu_solver_scatter(kyu_world *w); // and back
 // given sides' shares (0 or 1: a side left out keeps its velocities, as if of infinite mass).
 float kyu_row_solve(solver_body *sb, solver_row *r, float target, float omega, float share_a, float share_b);
 typedef void kyu_row_fn(kyu_world *w, solver_row *r);
+
+// solver_wide.c: the iterations four rows at a time (the same answer as row by row)
+int kyu_wide_prepare(kyu_world *w); // the held rows into batches, after the warm start
+typedef int kyu_closing_fn(void *ctx, const solver_row *r, float closing);
+// One pass over domain d's batches; closing_fn (if any) sees rows that closed past their target
+// until it returns 1, which the pass returns.
+int kyu_wide_pass(kyu_world *w, int d, kyu_closing_fn *closing_fn, void *ctx);
+void kyu_wide_finish(kyu_world *w);                  // the impulses back into the rows
 void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn); // fn over every row, domain by domain
 
 // soft_escape.c: after the impacts, the relax and the push out of overlaps

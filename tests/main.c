@@ -74,6 +74,7 @@ int main(int argc, char **argv) {
     suite_measure();
     suite_insert();
     suite_periodic();
+    suite_solver();
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -81,6 +81,7 @@ void suite_handles(void);
 void suite_physics(void);
 void suite_snapshot(void);
 void suite_grid(void);
+void suite_solver(void);
 void suite_islands(void);
 void suite_threads(void);
 void suite_closest(void);
