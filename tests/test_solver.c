@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The contact solve: four rows at a time (engine/solver_wide.c) give the row by row answer to the
 // bit, whatever the rows hold.
+#include <string.h>
+
 #include "../engine/internal.h"
 #include "test.h"
 
@@ -70,4 +72,129 @@ static void test_four_rows_at_a_time_give_the_row_by_row_answer(void) {
     ENSURE(wide == rows);
 }
 
-void suite_solver(void) { RUN_TEST(test_four_rows_at_a_time_give_the_row_by_row_answer); }
+// ---- the batch kernel against kyu_row_solve, row by row, on random rows --------------------------
+
+// A random float from a small set of edge values (both zeros among them) or a range.
+static float pick(float lo, float hi) {
+    static const float edge[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-30f, -1e-30f};
+    float u = frand();
+    if (u < 0.15f) return edge[(int)(frand() * 6.0f) % 6];
+    return lo + (hi - lo) * frand();
+}
+
+static kyu_f3 unit(void) {
+    float x = pick(-1, 1), y = pick(-1, 1), z = pick(-1, 1), len = sqrtf(x * x + y * y + z * z);
+    if (!(len > 1e-3f)) return (kyu_f3){0.0f, 1.0f, 0.0f};
+    return (kyu_f3){x / len, y / len, z / len};
+}
+
+static kyu_f3 f3(float scale) {
+    return (kyu_f3){pick(-scale, scale), pick(-scale, scale), pick(-scale, scale)};
+}
+
+// Random rows over BODIES bodies (a static side for a quarter, spin terms for most, sometimes no
+// friction, no rolling or no twisting bound, some sliding, some not held) and random bodies.
+enum { BODIES = 48, ROWS = 240 };
+static void random_rows(solver_body *sb, solver_row *rows) {
+    for (int i = 0; i < BODIES; i++) {
+        sb[i].v = f3(2.0f), sb[i].w = f3(5.0f);
+        sb[i].im = frand() < 0.1f ? 0.0f : 0.1f + 2.0f * frand(); // a kinematic body has no inverse mass
+        sb[i].ii = frand() < 0.3f ? 0.0f : 1.0f + 50.0f * frand();
+    }
+    for (int k = 0; k < ROWS; k++) {
+        solver_row *r = &rows[k];
+        memset(r, 0, sizeof *r);
+        r->a = (uint32_t)(frand() * BODIES) % BODIES;
+        r->b = frand() < 0.25f ? KYU_ROW_STATIC : (r->a + 1 + (uint32_t)(frand() * (BODIES - 1))) % BODIES;
+        r->flags = frand() < 0.05f ? ROW_SENSOR : ROW_HELD;
+        if (frand() < 0.8f) r->flags |= ROW_SPINS;
+        if (frand() < 0.3f) r->flags |= ROW_PLAIN;
+        r->n = unit();
+        r->kn = 0.1f + frand(), r->kt = 0.05f + frand(),
+        r->ki = (r->flags & ROW_SPINS) ? pick(0.0f, 0.5f) : 0.0f;
+        r->ra = (r->flags & ROW_SPINS) ? pick(0.0f, 0.5f) : 0.0f;
+        r->rb = (r->flags & ROW_SPINS) && r->b != KYU_ROW_STATIC ? pick(0.0f, 0.5f) : 0.0f;
+        r->mu = frand() < 0.2f ? 0.0f : pick(0.0f, 1.0f);
+        r->roll = frand() < 0.5f ? 0.0f : pick(0.0f, 0.2f),
+        r->twist = frand() < 0.2f ? 0.0f : pick(0.0f, 0.2f);
+        r->target = pick(-0.5f, 0.5f), r->jn = frand() < 0.3f ? pick(0.0f, 0.0f) : pick(0.0f, 3.0f);
+        r->jt = f3(1.0f), r->jr = frand() < 0.4f ? (kyu_f3){0.0f, -0.0f, 0.0f} : f3(0.3f);
+        if (r->b == KYU_ROW_STATIC) r->vb = f3(1.0f), r->wb = f3(3.0f);
+    }
+}
+
+// The rows' impulses and the bodies' velocities, bit for bit.
+static int same_bits(const solver_body *x, const solver_body *y, const solver_row *rx, const solver_row *ry) {
+    return memcmp(x, y, BODIES * sizeof *x) == 0 && memcmp(rx, ry, ROWS * sizeof *rx) == 0;
+}
+
+typedef struct closings {
+    int count, row[ROWS];
+    float closing[ROWS];
+    const solver_row *first;
+} closings;
+
+static int note_closing(void *ctx, const solver_row *r, float closing) {
+    closings *c = ctx;
+    c->row[c->count] = (int)(r - c->first), c->closing[c->count++] = closing;
+    return 0; // never open: every closing row is seen
+}
+
+// Thousands of random rows, three passes each way: the same bodies, impulses and closing speeds.
+static void test_a_batch_of_four_solves_random_rows_as_kyu_row_solve_does(void) {
+    if (!KYU_WIDE_SOLVE) return; // nothing to compare: this build solves one at a time
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    solver_state *so = &w->solver;
+    static solver_body sb[BODIES], sb_rows[BODIES];
+    static solver_row rows[ROWS], rows_one[ROWS];
+    lcg = 4242;
+    int saved_high = w->bodies.high, saved_count = w->contacts.count, failed = 0, closing_rows = 0;
+    w->bodies.high = BODIES, w->contacts.count = ROWS;
+    for (int trial = 0; trial < 200 && !failed; trial++) {
+        random_rows(sb, rows);
+        memcpy(sb_rows, sb, sizeof sb), memcpy(rows_one, rows, sizeof rows);
+        closings one = {.first = rows_one}, four = {0};
+        for (int pass = 0; pass < 3; pass++)
+            for (int k = 0; k < ROWS; k++) {
+                solver_row *r = &rows_one[k];
+                if (!(r->flags & ROW_HELD)) continue;
+                float c = kyu_row_solve(sb_rows, r, r->target,
+                                        (r->flags & ROW_PLAIN) ? 1.0f : KYU_SOLVE_OMEGA, 1, 1);
+                if (pass == 2 && c > 0.0f) one.row[one.count] = k, one.closing[one.count++] = c;
+            }
+        if (RESERVE(so->row, so->row_cap, ROWS) || RESERVE(so->body, so->body_cap, BODIES)) failed = 1;
+        if (failed) break;
+        memcpy(so->body, sb, sizeof sb), memcpy(so->row, rows, sizeof rows);
+        four.first = so->row;
+        // Every row in domain 2 (the others empty), and the spinning count prepare reads.
+        for (int d = 0; d <= KYU_SOLVE_DOMAINS + 1; d++) so->start[d] = d <= 2 ? 0 : ROWS;
+        for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) so->spinning[d] = d == 2 ? ROWS : 0;
+        if (kyu_wide_prepare(w) || !so->batches) failed = 2;
+        for (int pass = 0; pass < 3 && !failed; pass++)
+            for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++)
+                kyu_wide_pass(w, d, pass == 2 ? note_closing : NULL, &four);
+        kyu_wide_finish(w);
+        if (!failed && !same_bits(sb_rows, so->body, rows_one, so->row)) failed = 3;
+        // The batches report closing rows in batch order: as a set, the same rows and speeds.
+        if (!failed && four.count != one.count) failed = 4;
+        for (int i = 0; i < one.count && !failed; i++) {
+            int found = 0;
+            for (int j = 0; j < four.count; j++)
+                found |= four.row[j] == one.row[i] &&
+                         memcmp(&four.closing[j], &one.closing[i], sizeof(float)) == 0;
+            if (!found) failed = 5;
+        }
+        closing_rows += one.count;
+    }
+    w->bodies.high = saved_high, w->contacts.count = saved_count;
+    kyu_world_destroy(w);
+    ENSURE_NEAR(failed, 0, 0);
+    ENSURE(closing_rows > 0); // the closing speeds were compared
+}
+
+void suite_solver(void) {
+    RUN_TEST(test_four_rows_at_a_time_give_the_row_by_row_answer);
+    RUN_TEST(test_a_batch_of_four_solves_random_rows_as_kyu_row_solve_does);
+}
