@@ -75,9 +75,9 @@ typedef struct bed_stats {
     double kinetic;
 } bed_stats;
 
-// From positions only (independent of the engine's own caches): the packing fraction of the bulk
-// (centres more than 2 largest diameters from the walls, the floor and the top), overlaps of every
-// pair, pairs within the default margin.
+// From positions (not the engine's contact caches): the packing fraction of the bulk (the slab
+// more than 2 largest diameters from the walls, the floor and the top), overlaps of every pair,
+// pairs within the default margin.
 static bed_stats measure(kyu_world *w, float L) {
     bed_stats st;
     memset(&st, 0, sizeof st);
@@ -102,11 +102,9 @@ static bed_stats measure(kyu_world *w, float L) {
             ys[j] = ys[j - 1], ys[j - 1] = t;
         }
     st.top = ys[(int)(0.98 * (n - 1))];
-    double lo = 4 * rmax, hi = st.top - 4 * rmax, half = L / 2 - 4 * rmax, vol = 0;
+    double lo = 4 * rmax, hi = st.top - 4 * rmax, half = L / 2 - 4 * rmax;
     long pairs = 0, overlaps = 0;
     for (int i = 0; i < n; i++) {
-        if (p[i].y > lo && p[i].y < hi && fabsf(p[i].x) < half && fabsf(p[i].z) < half)
-            vol += 4.0 / 3.0 * PI * r[i] * r[i] * r[i];
         int k = 0;
         kyu_world_overlap_sphere(w, p[i], r[i] * 1.05f, kyu_query_filter_default(), near, 4096, &k);
         for (int j = 0; j < k && j < 4096; j++) {
@@ -128,7 +126,14 @@ static bed_stats measure(kyu_world *w, float L) {
         if (L / 2 - fabsf(p[i].x) - r[i] < 0.04f * r[i] || L / 2 - fabsf(p[i].z) - r[i] < 0.04f * r[i])
             pairs++;
     }
-    st.packing = hi > lo && half > 0 ? vol / ((hi - lo) * 4.0 * half * half) : 0.0;
+    // Every sphere cut by the slab exactly (kyu_world_measure_box, tested against closed forms): a
+    // whole sphere for each centre inside overcounts a slab a layer or two thick whose faces fall
+    // between the bed's layers (600 beads of 1 cm read 1.006).
+    kyu_region_measure bulk;
+    if (hi > lo && half > 0 &&
+        kyu_world_measure_box(w, (vec3s){{(float)-half, (float)lo, (float)-half}},
+                              (vec3s){{(float)half, (float)hi, (float)half}}, &bulk) == KYU_OK)
+        st.packing = bulk.packing_fraction;
     st.mean_overlap = overlaps ? st.mean_overlap / overlaps : 0.0;
     st.contacts_per_body = (double)pairs / n;
     st.n = n;
