@@ -60,24 +60,45 @@ static void advance(kyu_world *w, uint32_t i, float t) {
     w->step.t_body[i] = t;
 }
 
+// Under gravity an impact whose restitution cannot lift it over the threshold (e u <= threshold) is
+// perfectly inelastic, so its time order shows in no answer. Such an approach, found after an
+// impact has changed a body (a ball knocked into the one it touches, a heap struck from above), is
+// no impact either if going on into its partner for the rest of the step leaves the pair no deeper
+// than INELASTIC_DEPTH times its slop: the relax stops it at the end of the step, the next step's
+// solve holds it and the push takes out what is beyond the slop, as for the solver's own pairs.
+// Deeper, it is stopped in time order as before. In a toppling heap of 0.5 m balls with restitution 0.2 (PILE
+// 10,000, its first 150 steps) the queue's impacts fell from 7,204 a step to 3,314: the cascades
+// through touching clusters, each stop re-sweeping every partner of both bodies in the serial queue.
+#define INELASTIC_DEPTH 2.0f
+
+// Whether pair (a, b), meeting at time t (overlapping by `deep` then) and approaching at u, is too
+// slow to be an impact (see next_impact and above).
+static int too_slow(const kyu_world *w, uint32_t a, uint32_t b, float u, float t, float deep) {
+    if (u <= kyu_pair_event_speed(w, a, b)) return 1;
+    if (!w->gravity_on) return 0; // a gas bounces at every speed
+    float end_depth = kyu_maxf(deep, 0.0f) + u * (1.0f - t) * w->def.fixed_dt;
+    return end_depth <= INELASTIC_DEPTH * kyu_pair_slop(w, a, b) &&
+           kyu_pair_restitution(w, a, b) * u <= w->def.restitution_threshold;
+}
+
 // The next impact of body a with partner b after time tau, if any. A pair the solver holds this
 // step is its own while no impact has changed either body: the solve let it close its gap and no
 // more, so its path stays on the far side of the plane the contact's normal puts between them,
 // which a convex shape does not cross (a mesh is not one: its body may meet another of its
-// triangles). Any other pair is an impact when it approaches faster than its event speed (below it, it
-// closes at most that speed times what is left of the step before the relax stops it and the next
-// step's solve holds it), or when gravity presses it together (a body falling, not held, onto what
-// it touches lands, and must not sink).
+// triangles). Any other pair is an impact when it approaches faster than its event speed (below
+// it, it closes at most that speed times what is left of the step before the relax stops it and
+// the next step's solve holds it) and is not an inelastic stop too shallow to matter (above), or
+// when gravity presses it together (a body falling, not held, onto what it touches lands, and must
+// not sink).
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
-    float ev = kyu_pair_event_speed(w, a, b);
     // A slow pair on a straight relative path: whatever the sweep finds would be dropped below
-    // (approach < ev, accel 0), so the sweep is skipped.
-    if (kyu_slow_straight_pair(w, a, b, tau, ev)) return 0;
+    // (approach < its event speed, accel 0), so the sweep is skipped.
+    if (kyu_slow_straight_pair(w, a, b, tau, kyu_pair_event_speed(w, a, b))) return 0;
     kyu_sweep_contact ce;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
-    if (!(ce.accel < 0.0f) &&
-        (ce.approach <= ev || (ce.approach <= w->rest_speed && kyu_contacts_solver_owns(w, a, b))))
+    if (!(ce.accel < 0.0f) && (too_slow(w, a, b, ce.approach, ce.t < tau ? tau : ce.t, -ce.gap) ||
+                               (ce.approach <= w->rest_speed && kyu_contacts_solver_owns(w, a, b))))
         return 0;
     out->t = ce.t < tau ? tau : ce.t;
     out->a = a;

@@ -738,13 +738,13 @@ static void test_pours_of_beads_balls_and_boulders_settle_alike(void) {
 // A pour of 1,000 spheres (10 x 10 a layer, from a jittered lattice 1.2 diameters apart, into a box
 // 12 diameters wide) with the defaults at 60 Hz, at radius R: the seconds after its top layer's free
 // fall until every sphere sleeps (limit + 1 if not by then), and the mean height of the centres over R.
-static double pour_settle(float R, double limit, double *height) {
+static double pour_settle(float R, double limit, uint32_t seed, double *height) {
     float d = 2 * R, L = 12 * d;
     kyu_world_def wd = kyu_world_def_default();
     kyu_world *w = NULL;
     kyu_world_create(&wd, &w);
     open_box(w, L, d, 30 * d);
-    lattice_pour(w, 1000, 10, 0.5f, R, L, 7);
+    lattice_pour(w, 1000, 10, 0.5f, R, L, seed);
     double fall = sqrt(2.0 * 1.2 * d * 10 / 9.81);
     int s = 0;
     for (; s < (int)((fall + limit) * 60) && kyu_world_sleeping_body_count(w) < 1000; s++)
@@ -758,21 +758,103 @@ static double pour_settle(float R, double limit, double *height) {
     return after;
 }
 
+static int by_value(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
 // Beads are not slower to settle than balls. At 60 Hz gravity closes a pair by g dt^2 a step: a
 // quarter of a 1 cm bead's radius, half a percent of a 10 cm ball's, so what the contact solve
 // leaves of it sinks beads far deeper into each other than balls. The solve runs more passes for
 // such pairs until they hold (contact_solver.c, still_closing). Without them the 1 cm bed crept
-// and shook itself down: 4.5% lower than the 10 cm one (6.87 R against 7.19 R), asleep 1.58 s
-// after landing; with them it stands as high (7.20 R) and sleeps after 1.15 s (the balls: 2.8 s).
+// and shook itself down: 4.5% lower than the 10 cm one (6.87 R against 7.19 R). When a pour falls
+// asleep is chaotic: over the lattice's jitter seeds 1 to 12 the 1 cm pour slept 1.0 to 2.4 s after
+// landing, the 10 cm one 2.1 to 4.3 s (a test of one seed against 1.5 s failed for 5 of the 12), so
+// the times are compared as medians over seeds, and the heights as means.
 static void test_a_pour_of_beads_settles_as_soon_and_as_loose_as_one_of_balls(void) {
-    double bead_h, ball_h;
-    double bead = pour_settle(0.01f, 5.0, &bead_h), ball_t = pour_settle(0.1f, 5.0, &ball_h);
+    enum { MOST = 7 };
+    int seeds = TEST_LENGTH(MOST, 5);
+    double bead[MOST], ball[MOST], bead_h = 0, ball_h = 0;
+    for (int k = 0; k < seeds; k++) {
+        double h;
+        bead[k] = pour_settle(0.01f, 5.0, (uint32_t)k + 1, &h);
+        bead_h += h / seeds;
+        ball[k] = pour_settle(0.1f, 5.0, (uint32_t)k + 1, &h);
+        ball_h += h / seeds;
+        if (!(bead[k] <= 5.0) || !(ball[k] <= 5.0))
+            test_fail(__FILE__, __LINE__, "a pour is awake 5 s after landing");
+    }
+    qsort(bead, (size_t)seeds, sizeof *bead, by_value);
+    qsort(ball, (size_t)seeds, sizeof *ball, by_value);
     char what[200];
-    snprintf(what, sizeof what,
-             "asleep after landing: 1 cm %.2f s, 10 cm %.2f s; mean height 1 cm %.3f R, 10 cm %.3f R", bead,
-             ball_t, bead_h, ball_h);
+    snprintf(
+        what, sizeof what,
+        "asleep after landing over %d seeds, median: 1 cm %.2f s, 10 cm %.2f s; mean height 1 cm %.3f R, "
+        "10 cm %.3f R",
+        seeds, bead[seeds / 2], ball[seeds / 2], bead_h, ball_h);
     printf("  %s\n", what);
-    if (!(ball_t <= 5.0) || !(bead <= 1.5) || !(bead_h >= 0.99 * ball_h)) test_fail(__FILE__, __LINE__, what);
+    if (!(bead[seeds / 2] <= ball[seeds / 2]) || !(bead_h >= 0.99 * ball_h))
+        test_fail(__FILE__, __LINE__, what);
+}
+
+// Three frictionless balls of 0.5 m in a row on a frictionless floor: C runs into A, which touches
+// B; each case starts C just beyond the 2 cm contact margin of the step it meets A in, so the
+// queue finds the impacts (no contact the solve would stop at its gap). Momentum is kept at every
+// step, the energy never rises, and no pair sinks deeper than twice its slop (0.8% of r).
+// - Restitution 0.05, 1.5 m/s, meeting at 0.9 of the step: every stop is inelastic (e u <= the 0.1
+//   m/s threshold) and, going on to the end of the step, 2.5 mm deep at most: none is the queue's.
+//   C ends the step inside A at 1.5 m/s; the next step's solve stops it (a game still hears the
+//   impact, at 1.5 m/s) and the three move on at 0.5 m/s, a perfectly inelastic merger.
+// - Restitution 0.02, 4 m/s, meeting at 0.375 of the step: the stops would go deeper than 4 mm, so
+//   they are the queue's, in time order: C on A (2 m/s each), A on B (1), C on A (1.5), A on B
+//   (1.25); C then closes on A at 0.25 m/s, 2.6 mm to the end of the step: not the queue's. 4/3
+//   m/s each in the end.
+// - Restitution 0.2, 3 m/s, meeting at 0.6 of the step: the impacts bounce, in exact time order: C
+//   off A (1.2 and 1.8 m/s), A off B (0.72 and 1.08); then C catches A at 0.48 m/s, an inelastic
+//   stop 3.2 mm deep by the end of the step, the solver's: 0.96, 0.96 and 1.08 m/s.
+static void test_a_slow_inelastic_cascade_is_the_solvers_and_a_bounce_stays_exact(void) {
+    const struct {
+        float e, u, gap;
+        int impacts;
+        double c, a, b;
+    } cases[3] = {
+        {0.05f, 1.5f, 0.0225f, 0, 0.5, 0.5, 0.5},
+        {0.02f, 4.0f, 0.025f, 4, 4.0 / 3.0, 4.0 / 3.0, 4.0 / 3.0},
+        {0.2f, 3.0f, 0.03f, 2, 0.96, 0.96, 1.08},
+    };
+    for (int k = 0; k < 3; k++) {
+        kyu_world *w = world_dt(1.0f / 60, -1.0f);
+        kyu_collider_def floor = kyu_collider_def_default();
+        floor.friction = 0.0f, floor.restitution = cases[k].e;
+        kyu_collider_create(w, &floor, NULL);
+        float e = cases[k].e, u = cases[k].u;
+        // 20 steps of travel, then the gap: A is met in step 21.
+        kyu_body_id c =
+            ball(w, v3(-1.0f - cases[k].gap - 20.0f * u / 60.0f, 0.5f, 0), v3(u, 0, 0), 0.5f, e, 0.0f);
+        kyu_body_id a = ball(w, v3(0, 0.5f, 0), v3(0, 0, 0), 0.5f, e, 0.0f);
+        kyu_body_id b = ball(w, v3(1, 0.5f, 0), v3(0, 0, 0), 0.5f, e, 0.0f);
+        int impacts = 0, heard = 0;
+        double energy = kyu_world_kinetic_energy(w), closest = 2.0;
+        for (int s = 0; s < 60; s++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            impacts += kyu_world_stats(w).impacts;
+            int n = 0;
+            const kyu_impact_event *ev = kyu_world_impact_events(w, &n);
+            for (int m = 0; m < n; m++) heard += ev[m].other.index1 != 0 && ev[m].approach_speed > 0.99f * u;
+            double p = (double)vel(w, c).x + vel(w, a).x + vel(w, b).x, now = kyu_world_kinetic_energy(w);
+            ENSURE_NEAR(p, u, 1e-5 * u);
+            ENSURE(now <= energy * (1.0 + 1e-6) + 1e-9);
+            energy = now;
+            closest = fmin(closest, fmin(pos(w, a).x - pos(w, c).x, pos(w, b).x - pos(w, a).x));
+        }
+        ENSURE(closest >= 1.0 - 0.008 * 0.5);
+        ENSURE(heard >= 1);
+        ENSURE(impacts == cases[k].impacts);
+        ENSURE_NEAR(vel(w, c).x, cases[k].c, 1e-4);
+        ENSURE_NEAR(vel(w, a).x, cases[k].a, 1e-4);
+        ENSURE_NEAR(vel(w, b).x, cases[k].b, 1e-4);
+        kyu_world_destroy(w);
+    }
 }
 
 void suite_rest(void) {
@@ -782,6 +864,7 @@ void suite_rest(void) {
     RUN_TEST(test_threshold_zero_rests_at_the_accumulation_point);
     RUN_TEST(test_elastic_cradle_on_a_floor_keeps_its_energy);
     RUN_TEST(test_gentle_cradle_with_default_threshold);
+    RUN_TEST(test_a_slow_inelastic_cascade_is_the_solvers_and_a_bounce_stays_exact);
     RUN_TEST(test_new_body_finds_its_contacts_before_it_moves);
     RUN_TEST(test_dense_elastic_gas_keeps_its_energy_without_drift);
     RUN_TEST(test_update_keeps_every_steps_events);

@@ -41,12 +41,12 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count and cell, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x4a5995d55cac084e
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x4fd553ef1019a923
-pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x6b679801d2b89fd9
+pile 1000 WORKERS --steps 150|0x35dd1dadfef6cf9b
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x6558c1b571208878
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x14d2876aeea20378
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 gas 1000 WORKERS --steps 150 --periodic|0xccf003795c1151f1
-pile 1000 WORKERS --steps 150 --periodic|0x95da82cfc0de7208
+pile 1000 WORKERS --steps 150 --periodic|0xc1a85eb44a74d742
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
 finish
