@@ -100,7 +100,7 @@ typedef struct result {
     uint64_t state_hash;
     double peak_rss_mb;
     double phase_ms[5]; // per step: solve, broadphase, impacts, contacts, islands (kyu_step_stats)
-    double per_step[4]; // mean awake bodies, candidate pairs, impacts, late inserts
+    double per_step[5]; // mean awake bodies, candidate pairs, impacts, late inserts, solver passes
     long phases_alone;  // parallel phases run on the caller alone (busy processors)
 } result;
 
@@ -191,8 +191,8 @@ static void run_steps(kyu_world *w, int steps, result *r) {
         kyu_step_stats st = kyu_world_stats(w);
         float ph[5] = {st.ms_solve, st.ms_broadphase, st.ms_impacts, st.ms_contacts, st.ms_islands};
         for (int k = 0; k < 5; k++) r->phase_ms[k] += ph[k] / steps;
-        int counts[4] = {st.awake_bodies, st.candidate_pairs, st.impacts, st.late_inserts};
-        for (int k = 0; k < 4; k++) r->per_step[k] += (double)counts[k] / steps;
+        int counts[5] = {st.awake_bodies, st.candidate_pairs, st.impacts, st.late_inserts, st.solver_passes};
+        for (int k = 0; k < 5; k++) r->per_step[k] += (double)counts[k] / steps;
         r->phases_alone += st.phases_alone;
     }
     double t1 = now_seconds();
@@ -441,8 +441,8 @@ static void print_result(const options *o, const result *r) {
         static const char *names[5] = {"ms_solve", "ms_broadphase", "ms_impacts", "ms_contacts",
                                        "ms_islands"};
         for (int k = 0; k < 5; k++) emit_num(&e, names[k], "%.3f", r->phase_ms[k]);
-        static const char *counts[4] = {"awake", "pairs", "impacts", "late_inserts"};
-        for (int k = 0; k < 4; k++) emit_num(&e, counts[k], "%.0f", r->per_step[k]);
+        static const char *counts[5] = {"awake", "pairs", "impacts", "late_inserts", "solver_passes"};
+        for (int k = 0; k < 5; k++) emit_num(&e, counts[k], k == 4 ? "%.2f" : "%.0f", r->per_step[k]);
     }
     emit_end(&e);
 }

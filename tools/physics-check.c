@@ -17,7 +17,9 @@
 //
 // Every check prints one key=value line; `--workers W` sets the worker count. The environment
 // changes a setting: MU (the pour's friction), RR (its rolling resistance), HZ (steps a second),
-// NOSLEEP (never sleep), SECONDS_LIMIT (the sizes check's run, default 30 s).
+// NOSLEEP (never sleep), SECONDS_LIMIT (the sizes check's run, default 30 s), SEED (the jitter of
+// the pour's and the frictionless pile's starting positions; a pour's sleep time is chaotic: read
+// it over several seeds).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -623,6 +625,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+    if (getenv("SEED")) lcg = (uint32_t)atoi(getenv("SEED"));
     int nargs = 0;
     const char *args[8];
     for (int i = 1; i < argc; i++) {
