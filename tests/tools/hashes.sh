@@ -41,12 +41,12 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count and cell, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x35dd1dadfef6cf9b
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x6558c1b571208878
-pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x14d2876aeea20378
+pile 1000 WORKERS --steps 150|0x6e3e6fae9454ba76
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x4ca214c68e6dde7a
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x7641be5273589b04
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 gas 1000 WORKERS --steps 150 --periodic|0xccf003795c1151f1
-pile 1000 WORKERS --steps 150 --periodic|0xc1a85eb44a74d742
+pile 1000 WORKERS --steps 150 --periodic|0x0fde1e40d06fb5d2
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
 finish
