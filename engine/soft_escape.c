@@ -53,8 +53,9 @@ static void geometry_task(int begin, int end, int worker, void *ctx) {
 
 // The relax of one contact that touches now and closes: stopped, unless it closes fast enough to
 // bounce (then it reached its contact at the very end of the step: the impact queue's next step).
-// A pair one above the other is stopped by its upper body alone (ROW_UPPER_*): the solve before
-// it has settled the lower one on what holds it, and equal shares would halve the error a pass.
+// A pair one above the other is stopped by its upper body alone (ROW_UPPER_*) while the lower one
+// does not rise into it: the solve before it has settled the lower one on what holds it, and equal
+// shares would halve the error a pass.
 static void relax_one(kyu_world *w, solver_row *r) {
     if (r->flags & ROW_SENSOR) return;
     const solver_body *sb = w->solver.body;
@@ -63,8 +64,16 @@ static void relax_one(kyu_world *w, solver_row *r) {
     float u = -((va.x - vb.x) * r->n.x + (va.y - vb.y) * r->n.y + (va.z - vb.z) * r->n.z);
     if (!(u > 0.0f) || r->gap > 0.0f) return;
     if (u > r->ev && !(w->gravity_on && r->e * u <= w->def.restitution_threshold)) return;
-    kyu_row_solve(w->solver.body, r, 0.0f, 1.0f, (r->flags & ROW_UPPER_B) ? 0.0f : 1.0f,
-                  (r->flags & ROW_UPPER_A) ? 0.0f : 1.0f);
+    // The upper body alone, unless the lower one rises into it: the upper would then take the
+    // lower's velocity while the lower kept it, making momentum and energy (a ball struck up into
+    // the one above it: 1 kg m/s from nothing). Both share the stop then, as the solve's shock does.
+    int upper_a = (r->flags & ROW_UPPER_A) != 0, upper_b = (r->flags & ROW_UPPER_B) != 0;
+    if (upper_a || upper_b) {
+        float lower_up = upper_a ? (vb.x * r->n.x + vb.y * r->n.y + vb.z * r->n.z)
+                                 : -(va.x * r->n.x + va.y * r->n.y + va.z * r->n.z); // along lower to upper
+        if (lower_up > 0.0f) upper_a = upper_b = 0;
+    }
+    kyu_row_solve(w->solver.body, r, 0.0f, 1.0f, upper_b ? 0.0f : 1.0f, upper_a ? 0.0f : 1.0f);
 }
 
 // The fraction of an overlap's excess over the slop one step's push takes out: all of it, but never

@@ -41,12 +41,12 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count and cell, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x6e3e6fae9454ba76
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x4ca214c68e6dde7a
-pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x7641be5273589b04
+pile 1000 WORKERS --steps 150|0xca5c7e8da4842e50
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x1e1e5ad3941089d8
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0xcd610c14b1eb12f3
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 gas 1000 WORKERS --steps 150 --periodic|0xccf003795c1151f1
-pile 1000 WORKERS --steps 150 --periodic|0x0fde1e40d06fb5d2
+pile 1000 WORKERS --steps 150 --periodic|0xc737317d98878821
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
 finish
