@@ -20,6 +20,9 @@
 //                docs/benchmarks.md: what periodic boundaries cost beside the walls, and a dense
 //                bed across the seams whose hash every platform must agree on)
 //
+// Besides the time: max_overlap is the deepest overlap after the last step, deepest_overlap the
+// deepest after any step (kyu_step_stats.max_overlap, metres).
+//
 // The scenes must match docs/benchmarks.md exactly (geometry, LCG seed 12345, order of frand calls, step
 // counts), otherwise the numbers cannot be compared with anything. Only the stepping is timed.
 #include <math.h>
@@ -95,6 +98,7 @@ typedef struct result {
     int escaped;
     int sleeping;
     float max_overlap;
+    float deepest; // the deepest overlap after any step (kyu_step_stats.max_overlap), m
     double energy_ratio;
     int passed;
     uint64_t state_hash;
@@ -194,6 +198,7 @@ static void run_steps(kyu_world *w, int steps, result *r) {
         int counts[5] = {st.awake_bodies, st.candidate_pairs, st.impacts, st.late_inserts, st.solver_passes};
         for (int k = 0; k < 5; k++) r->per_step[k] += (double)counts[k] / steps;
         r->phases_alone += st.phases_alone;
+        if (st.max_overlap > r->deepest) r->deepest = st.max_overlap;
     }
     double t1 = now_seconds();
     r->steps = steps;
@@ -427,6 +432,7 @@ static void print_result(const options *o, const result *r) {
         emit_int(&e, "escaped", r->escaped);
         emit_int(&e, "sleeping", r->sleeping);
         emit_num(&e, "max_overlap", "%.6f", r->max_overlap);
+        emit_num(&e, "deepest_overlap", "%.6f", r->deepest);
     } else if (o->scene == SCENE_GAS) {
         emit_num(&e, "energy_ratio", "%.6f", r->energy_ratio);
         emit_int(&e, "escaped", r->escaped);
