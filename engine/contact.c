@@ -250,20 +250,26 @@ static void worst_task(int begin, int end, int worker, void *ctx) {
     const kyu_world *w = x->w;
     for (int sl = begin; sl < end; sl++) {
         float worst = 0.0f;
+        int excess = 0;
         for (int i = kyu_slice_start(w->contacts.count, x->slices, sl);
              i < kyu_slice_start(w->contacts.count, x->slices, sl + 1); i++) {
             const contact *c = &w->contacts.list[i];
-            if (!c->sensor && -c->gap > worst) worst = -c->gap;
+            if (c->sensor) continue;
+            if (-c->gap > worst) worst = -c->gap;
+            excess |= -c->gap > (1.0f + KYU_PUSH_BAND) * kyu_pair_slop(w, c->a, c->b);
         }
-        x->worst[sl] = worst;
+        x->worst[sl] = worst, x->excess[sl] = excess;
     }
 }
 
-static void measure_overlap(kyu_world *w) {
+// And whether one of them is deeper than its slop (the push at the step's end runs then).
+void kyu_contacts_measure_overlap(kyu_world *w) {
     contact_slices x = {.w = w, .slices = kyu_slice_count(w->contacts.count)};
     kyu_parallel_for(w, x.slices, 1, worst_task, &x);
     float worst = kyu_islands_max_overlap(w); // the true deepest, asleep or awake
-    for (int sl = 0; sl < x.slices; sl++) worst = kyu_maxf(worst, x.worst[sl]);
+    w->contacts.excess = 0;
+    for (int sl = 0; sl < x.slices; sl++)
+        worst = kyu_maxf(worst, x.worst[sl]), w->contacts.excess |= x.excess[sl];
     w->stats.max_overlap = worst;
 }
 
@@ -275,7 +281,7 @@ int kyu_contacts_find(kyu_world *w) {
     int failed = find_contacts(w);
     kyu_arena_reset(&w->step.arena);
     w->step.find.run_start = w->step.find.offset = w->step.find.count = NULL;
-    if (!failed) measure_overlap(w);
+    if (!failed) kyu_contacts_measure_overlap(w);
     return failed;
 }
 

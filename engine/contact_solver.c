@@ -248,17 +248,14 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 // for which the solve's error matters: what a pass leaves is a fraction of the step's gravity,
 // g dt, and it sinks a pair by that fraction of g dt^2, which is a few thousandths of a 0.5 m
 // ball's radius at 60 Hz but a quarter of a 1 cm bead's. So a pair may ask for
-// (g dt^2 / (STIFF_SLOPS slop)) times the passes, 1 to EXTRA_FACTOR: none more for a ball of 10 cm
-// or more at 60 Hz, EXTRA_FACTOR for beads of 2 cm or less. A 1 cm pour at 60 Hz with 8 passes
-// crept for 6 s after landing and packed to 0.648 (past random close packing: the creep shook it
-// down) where every larger size packed to 0.58-0.59; with these it packs to 0.585 and sleeps 2 s
-// after landing, and a pass count that stops when the contacts hold costs less than one that
-// always runs 32. A heap of spinning balls converges slowly (the error falls by about 3% a pass),
-// which is why the bound is by size and not for every pair.
-#define CLOSING_SLOPS     0.25f
-#define STIFF_SLOPS       8.0f
-#define EXTRA_FACTOR      4
-#define MOST_SOLVE_PASSES 64 // no more passes than this for the bound (a deeper stack's own may be more)
+// (g dt^2 / (KYU_STIFF_SLOPS slop)) times the passes, 1 to KYU_EXTRA_FACTOR: none more for a ball
+// of 10 cm or more at 60 Hz, 4x for beads of 2 cm or less (kyu_may_ask_pass; the push asks the
+// same). A 1 cm pour at 60 Hz with 8 passes crept for 6 s after landing and packed to 0.648 (past
+// random close packing: the creep shook it down) where every larger size packed to 0.58-0.59; with
+// these it packs to 0.585 and sleeps 2 s after landing, and a pass count that stops when the
+// contacts hold costs less than one that always runs 32. A heap of spinning balls converges slowly
+// (the error falls by about 3% a pass), which is why the bound is by size and not for every pair.
+#define CLOSING_SLOPS 0.25f
 
 typedef struct row_pass {
     kyu_world *w;
@@ -273,9 +270,8 @@ typedef struct row_pass {
 static int still_closing(const row_pass *p, const solver_row *r, float closing) {
     const kyu_world *w = p->w;
     float slop = kyu_pair_slop(w, r->a, r->b == KYU_ROW_STATIC ? KYU_COLLIDER_BIT : r->b);
-    if (!(closing * w->def.fixed_dt > CLOSING_SLOPS * slop)) return 0;
-    float factor = kyu_minf(kyu_maxf(p->g_dt2 / (STIFF_SLOPS * slop), 1.0f), (float)EXTRA_FACTOR);
-    return (float)p->check < (float)w->solver.passes * factor;
+    return closing * w->def.fixed_dt > CLOSING_SLOPS * slop &&
+           kyu_may_ask_pass(p->check, w->solver.passes, p->g_dt2, slop);
 }
 
 static int closing_seen(void *ctx, const solver_row *r, float closing) {
@@ -397,8 +393,6 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     w->solver.passes = w->stats.solver_passes = kyu_solver_passes(w);
     kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, fill_task, w);
     kyu_solver_gather(w);
-    kyu_contacts_push(w); // overlaps out first, by position (soft_escape.c)
-    kyu_audit_mark(w, KYU_AUDIT_PUSH);
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
     row_pass p = {.w = w, .warm = 1};
@@ -406,8 +400,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     p.warm = 0;
     if (!w->solver.row_by_row && kyu_wide_prepare(w)) return -1;
     p.g_dt2 = w->gravity_on ? glms_vec3_norm(w->def.gravity) * w->def.fixed_dt * w->def.fixed_dt : 0.0f;
-    int base = w->solver.passes, most = base * EXTRA_FACTOR, pass = 0;
-    if (most > MOST_SOLVE_PASSES) most = base > MOST_SOLVE_PASSES ? base : MOST_SOLVE_PASSES;
+    int base = w->solver.passes, most = kyu_most_passes(base), pass = 0;
     while (pass < most) {
         pass++;
         p.check = pass >= base && p.g_dt2 > 0.0f ? pass : 0; // from the step's last pass on

@@ -51,6 +51,7 @@ typedef struct contact_store {
     float *meet;     // per contact this step (classify to the relax): the speed the pair meets at
     int meet_cap;
     int removed; // bodies and colliders removed since the last step: kyu_contacts_purge drops their contacts
+    int excess;  // a contact found deeper than its slop (kyu_contacts_find): the step's push runs
     uint32_t *fresh;            // bodies created or teleported since the last step: their contacts are found
     int fresh_count, fresh_cap; //   before the step moves anything (kyu_contacts_add_fresh)
     fresh_slice *fresh_out;     // per slice of them: the pairs found
@@ -102,7 +103,7 @@ typedef struct solver_row {
     float ra, rb;      // lever arms of the spin terms (0 for a side that cannot turn)
     float roll, twist; // rolling's and twisting's impulse bounds per unit of normal impulse
     float gap, ev;     // the gap (at the step's start; the relax's after the impacts), event speed
-    float e, pj;       // restitution; the push's accumulated pseudo-impulse
+    float e, spare;    // restitution; (unused: the row stays two cache lines)
     float ki;          // 1 / (1/IA + 1/IB) of the twist and roll (0 when nothing turns)
     uint32_t flags;    // ROW_*
 } solver_row;
@@ -122,6 +123,16 @@ typedef struct solver_row {
 #endif
 typedef struct wide_batch wide_batch;
 
+// A contact in the push at the end of the step (soft_escape.c), per place in the solver's order.
+typedef struct push_row {
+    kyu_f3 n;      // unit, from b to a
+    float target;  // > 0: how fast the push separates the pair; else how fast it may close
+    float pj;      // accumulated pseudo-impulse
+    float slop;    // the pair's
+    float ia, ib;  // the sides' inverse masses in the push (0: that side does not move)
+    uint32_t a, b; // body slots (b: KYU_ROW_STATIC for a collider)
+} push_row;
+
 // The contact solver's order (solver_slabs.c): contacts by slab of space, then the boundary.
 typedef struct solver_state {
     uint8_t *slab;  // per body: its domain (slab of space) in the contact solves
@@ -136,6 +147,8 @@ typedef struct solver_state {
     int row_cap;
     solver_body *body; // per body slot, gathered for each solve
     int body_cap;
+    push_row *push; // per place in the order, in the push at the end of the step
+    int push_cap;
     int start[KYU_SOLVE_DOMAINS + 2];  // domain d: order[start[d] .. start[d+1])
     int layers[KYU_SOLVE_DOMAINS + 1]; // per domain: how many layers deep its contacts stack
     int passes;                        // this step's passes of the solve and the push (kyu_solver_passes)
@@ -158,7 +171,29 @@ typedef struct contact_slices {
     int slices;
     int found[KYU_MAX_SLICES];   // per slice: contacts marked
     float worst[KYU_MAX_SLICES]; // per slice: the deepest overlap
+    int excess[KYU_MAX_SLICES];  // per slice: whether a contact is deeper than its slop
 } contact_slices;
+
+// The solve's and the push's passes beyond the step's own (contact_solver.c says why): a pair of
+// slop `slop` may ask for g dt^2 / (KYU_STIFF_SLOPS slop) times them, 1 to KYU_EXTRA_FACTOR (none
+// more for a ball of 10 cm or more at 60 Hz, 4x for a bead of 2 cm or less), and no pass beyond
+// KYU_MOST_SOLVE_PASSES is for that (a deeper stack's own passes may be more).
+#define KYU_STIFF_SLOPS       8.0f
+#define KYU_EXTRA_FACTOR      4
+#define KYU_MOST_SOLVE_PASSES 64
+static inline int kyu_may_ask_pass(int pass, int base, float g_dt2, float slop) {
+    float factor = kyu_minf(kyu_maxf(g_dt2 / (KYU_STIFF_SLOPS * slop), 1.0f), (float)KYU_EXTRA_FACTOR);
+    return (float)pass < (float)base * factor;
+}
+static inline int kyu_most_passes(int base) {
+    int most = base * KYU_EXTRA_FACTOR;
+    return most <= KYU_MOST_SOLVE_PASSES ? most : base > KYU_MOST_SOLVE_PASSES ? base : KYU_MOST_SOLVE_PASSES;
+}
+
+// An excess over the slop within this fraction of it is none. The push leaves a pair at its slop,
+// and rounding puts it a hair deeper by the next step: the push then ran every pass of every step of
+// a resting pile for nothing (PILE's fixed-rotation columns at rest: 8 passes a step, now 0).
+#define KYU_PUSH_BAND 0.01f
 
 // contact_list.c: lists sorted by kyu_contact_key; the cache's double buffer
 void kyu_contacts_sort(contact *c, int n);
@@ -175,6 +210,7 @@ float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
 int kyu_contacts_first_of(const kyu_world *w, uint32_t a); // body a's run starts here (or after it)
 int kyu_contacts_purge(kyu_world *w);
 int kyu_contacts_add_fresh(kyu_world *w);
+void kyu_contacts_measure_overlap(kyu_world *w); // the step's max_overlap, contacts.excess
 typedef void kyu_contact_visit_fn(const kyu_world *w, const contact *c, void *ctx);
 void kyu_contacts_each(const kyu_world *w, kyu_contact_visit_fn *visit, void *ctx);
 float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inverse mass sum)
@@ -210,7 +246,7 @@ void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn); // fn over every row, domai
 
 // soft_escape.c: after the impacts, the relax and the push out of overlaps
 int kyu_contacts_relax(kyu_world *w);
-void kyu_contacts_push(kyu_world *w); // at the step's start, from the velocity solve
+int kyu_contacts_push_out(kyu_world *w); // at the step's end, on the contacts just found
 
 // material.c: a pair's friction and restitution (b is a body slot or a collider code)
 float kyu_pair_friction(const kyu_world *w, uint32_t a, uint32_t b);

@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: MIT
 // The soft escape: what the contacts leave out of the velocity solve and the impacts.
-// - The push, at the start of each step (kyu_contacts_push, called by the velocity solve once the
-//   rows are filled): an overlap beyond the slop is taken out over a few steps, never at once: a
-//   pass of pseudo-velocities over the contacts (Catto's split impulses) moves the bodies apart by
-//   the excess, at most a quarter of the pair's smaller radius a step, and leaves their velocities
-//   alone, so the escape adds no kinetic energy, not even through friction (a push in the velocity,
-//   as Box2D v3's soft contacts do, then taken back by a relax, had a floor's friction turn a ball
-//   pushed off a wall into one rolling away). What it adds is the potential energy of lifting a body
-//   out of what it sank into; a bed at rest, every pair within its slop, is never pushed. It runs
-//   on the contact list the last step found at these very positions (every pair within its margin):
-//   run after the impacts instead, on the step's start list, it pushed beads into pairs the impacts
-//   had just made and the list did not hold (a 1 cm pour kept overlaps of 40% of r).
 // - The relax, after the impacts: the impact queue leaves slow approaches to the solver (slower
 //   than the pair's event speed, or those of a body at its bound of impacts at one instant: a column
 //   landing on its floor, a ball squeezed against a wall). Every contact that touches and still
 //   closes is solved again, inelastically, with the others at once, so nothing keeps sinking into
 //   what it touches. Then every body leaves the static colliders it still overlaps.
+// - The push, last in the step (kyu_contacts_push_out), on the contacts just found where the
+//   bodies stand (every pair within its margin), when one of them is deeper than its slop: an
+//   overlap beyond the slop is taken out over a few steps, never at once: passes of
+//   pseudo-velocities over the contacts (Catto's split impulses) move the bodies apart by the
+//   excess, at most a quarter of the pair's smaller radius a step, and leave their velocities
+//   alone, so the escape adds no kinetic energy, not even through friction (a push in the velocity,
+//   as Box2D v3's soft contacts do, then taken back by a relax, had a floor's friction turn a ball
+//   pushed off a wall into one rolling away). What it adds is the potential energy of lifting a body
+//   out of what it sank into; a bed at rest, every pair within its slop, is never pushed. Run on the
+//   relax's list (the step's start) instead, it pushed beads into pairs the impacts had just made
+//   and that list did not hold (a 1 cm pour kept overlaps of 40% of r). Run at the start of the
+//   next step (as it was), it left a program to draw and measure what it had yet to take out: a
+//   1 cm pour's beads 5-11% of r deep after landing, a toppling heap's balls up to 6%.
 // A pair splits the push by inverse mass (all of it to the particle against a collider); under
 // gravity a pair one above the other moves only its upper body (shock propagation: bottom up, the
 // lower one has been mended on what holds it already). A mesh keeps one contact per body (its
@@ -81,45 +83,37 @@ static void relax_one(kyu_world *w, solver_row *r) {
 // close in one).
 #define PUSH_FRACTION 1.0f
 
-// An excess over the slop within this fraction of it is none. The push leaves a pair at its slop,
-// and rounding puts it a hair deeper by the next step: the push then ran every pass of every step of
-// a resting pile for nothing (PILE's fixed-rotation columns at rest: 8 passes a step, now 0).
-#define PUSH_BAND 0.01f
-
 // The push of one row on the pseudo-velocities vp (the accumulated pseudo-impulse in the row's pj,
 // from 0 each step).
 typedef struct push_pass {
     kyu_world *w;
     vec3s *vp;                        // per slot: the pseudo-velocity of the push
+    int check;                        // > 0: this pass (the check-th) asks which domains stay deep
+    float g_dt2;                      // |g| dt^2 (0 without gravity: no pass beyond the step's)
     int moved[KYU_SOLVE_DOMAINS + 1]; // per domain: whether the pass changed a pseudo-impulse
+    int open[KYU_SOLVE_DOMAINS + 1];  // per domain: a pair would stay deeper than twice its slop
 } push_pass;
 
-// Returns whether it changed the pair's pseudo-impulse.
-static int push_one(push_pass *x, solver_row *r) {
-    kyu_world *w = x->w;
-    if (r->flags & (ROW_SENSOR | ROW_MESH)) return 0;
+// Returns whether it changed the pair's pseudo-impulse; in a checking pass, sets *open when the
+// pair would have stayed deeper than twice its slop (before this pass moved it) and may ask for
+// another pass (kyu_may_ask_pass: a bead's, not a ball's).
+static int push_one(push_pass *x, push_row *r, int *open) {
+    if (!(r->ia + r->ib > 0.0f)) return 0; // neither side may move (a kinematic body on top, a sensor)
     int col = r->b == KYU_ROW_STATIC;
-    float slop = kyu_pair_slop(w, r->a, col ? KYU_COLLIDER_BIT : r->b), excess = -r->gap - slop;
-    if (excess > 0.0f && excess <= PUSH_BAND * slop) excess = 0.0f; // a hair past it: at its slop
     vec3s vb = col ? glms_vec3_zero() : x->vp[r->b];
     vec3s n = kyu_vec3_of(r->n);
-    float vn = glms_vec3_dot(glms_vec3_sub(x->vp[r->a], vb), n), dt = w->def.fixed_dt;
-    // A pair within its slop is pushed by nothing, but it may not close more than its slop allows:
-    // a body pushed up out of the one below pushes the one above it in turn (a column's bodies
-    // each move by what sank below them), where it used to be pushed into it (a 1 cm pour landing
-    // as a lattice: pairs 90% of r deep, made by the push).
-    if (!(excess > 0.0f) && !(vn * dt < excess) && r->pj == 0.0f) return 0;
-    float rad = col ? w->bodies.radius[r->a] : kyu_minf(w->bodies.radius[r->a], w->bodies.radius[r->b]);
-    float target =
-        excess > 0.0f ? kyu_minf(PUSH_FRACTION * excess, KYU_SPECULATIVE_RATIO * rad) / dt : excess / dt;
-    const solver_body *sb = w->solver.body;
-    float ia = (r->flags & ROW_UPPER_B) ? 0.0f : sb[r->a].im,
-          ib = (r->flags & ROW_UPPER_A) || col ? 0.0f : sb[r->b].im;
-    if (!(ia + ib > 0.0f)) return 0; // neither side may move (a kinematic body on top)
-    float j = kyu_maxf(r->pj + (target - vn) / (ia + ib), 0.0f), dj = j - r->pj;
+    float vn = glms_vec3_dot(glms_vec3_sub(x->vp[r->a], vb), n);
+    // A pair within its slop is pushed by nothing, but it may not close more than its slop allows
+    // (target <= 0: how far it may close, a velocity): a body pushed up out of the one below pushes
+    // the one above it in turn (a column's bodies each move by what sank below them), where it used
+    // to be pushed into it (a 1 cm pour landing as a lattice: pairs 90% of r deep, made by the push).
+    if (!(r->target > 0.0f) && !(vn < r->target) && r->pj == 0.0f) return 0;
+    if (x->check && !*open && (r->target - vn) * x->w->def.fixed_dt > r->slop)
+        *open = kyu_may_ask_pass(x->check, x->w->solver.passes, x->g_dt2, r->slop);
+    float j = kyu_maxf(r->pj + (r->target - vn) / (r->ia + r->ib), 0.0f), dj = j - r->pj;
     r->pj = j;
-    x->vp[r->a] = glms_vec3_add(x->vp[r->a], glms_vec3_scale(n, dj * ia));
-    if (!col) x->vp[r->b] = glms_vec3_sub(x->vp[r->b], glms_vec3_scale(n, dj * ib));
+    x->vp[r->a] = glms_vec3_add(x->vp[r->a], glms_vec3_scale(n, dj * r->ia));
+    if (!col) x->vp[r->b] = glms_vec3_sub(x->vp[r->b], glms_vec3_scale(n, dj * r->ib));
     return dj != 0.0f;
 }
 
@@ -128,15 +122,15 @@ static void push_task(int begin, int end, int worker, void *ctx) {
     push_pass *x = ctx;
     const kyu_world *w = x->w;
     for (int d = begin; d < end; d++) {
-        int moved = 0;
+        int moved = 0, open = 0;
         for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++)
-            moved |= push_one(x, &w->solver.row[k]);
-        x->moved[d] = moved;
+            moved |= push_one(x, &w->solver.push[k], &open);
+        x->moved[d] = moved, x->open[d] = open;
     }
 }
 
 // The bodies moved by their pseudo-velocities. The contact list holds every pair within its margin
-// of the positions the push starts from (found at the end of the last step), so a push moves a body
+// of the positions the push starts from (found just before it), so a push moves a body
 // into a pair the list does not know only when it moves it farther than a margin (the bottom of a
 // deep overlap under a column). One pushed faster than a tenth of the sleep speed is not at rest,
 // though its velocity is: an island must not fall asleep with an overlap it is still taking out (it
@@ -153,22 +147,6 @@ static void move_task(int begin, int end, int worker, void *ctx) {
         w->bodies.pos[i] = glms_vec3_add(w->bodies.pos[i], glms_vec3_scale(vp, dt));
         if (glms_vec3_norm2(vp) >= stir) kyu_islands_stir(&w->bodies, i);
     }
-}
-
-// Each row's gap after the push, and the solve's target from it.
-static void regap_task(int begin, int end, int worker, void *ctx) {
-    (void)worker;
-    push_pass *x = ctx;
-    kyu_world *w = x->w;
-    float dt = w->def.fixed_dt;
-    for (int d = begin; d < end; d++)
-        for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++) {
-            solver_row *r = &w->solver.row[k];
-            if (r->flags & ROW_SENSOR) continue;
-            vec3s dv = r->b == KYU_ROW_STATIC ? x->vp[r->a] : glms_vec3_sub(x->vp[r->a], x->vp[r->b]);
-            r->gap += glms_vec3_dot(dv, kyu_vec3_of(r->n)) * dt;
-            r->target = r->gap > 0.0f ? -r->gap / dt : 0.0f;
-        }
 }
 
 static void zero_task(int begin, int end, int worker, void *ctx) {
@@ -200,23 +178,89 @@ static void wall_task(int begin, int end, int worker, void *ctx) {
         }
 }
 
-// The push, at the start of the step, before the velocity solve (kyu_contacts_solve_velocities
-// calls it once the rows are filled): the pseudo-velocities, domain by domain as the solves run,
-// until a pass changes nothing or for as many passes as the solve has, then the bodies moved by
-// them and the rows' gaps with them.
-void kyu_contacts_push(kyu_world *w) {
+// A row of the push: what push_one reads of a contact found at the end of the step. Its target is
+// how fast the push separates the pair, taking out its excess over the slop in one step but never
+// more than a quarter of the pair's smaller radius (the most a pair the solver owns may close in
+// one), or, within its slop, how fast it may close; under gravity a pair one above the other moves
+// only its upper body, and a pair against a collider only the body.
+static void fill_push_row(const kyu_world *w, const contact *c, push_row *r) {
+    const body_store *s = &w->bodies;
+    int col = kyu_is_collider(c->b);
+    r->n = kyu_f3_of(c->normal);
+    r->a = c->a;
+    r->b = col ? KYU_ROW_STATIC : c->b;
+    r->pj = 0.0f;
+    r->slop = kyu_pair_slop(w, c->a, c->b);
+    float excess = -c->gap - r->slop, dt = w->def.fixed_dt;
+    if (excess > 0.0f && excess <= KYU_PUSH_BAND * r->slop) excess = 0.0f; // a hair past it: at its slop
+    float rad = col ? s->radius[c->a] : kyu_minf(s->radius[c->a], s->radius[c->b]);
+    r->target =
+        excess > 0.0f ? kyu_minf(PUSH_FRACTION * excess, KYU_SPECULATIVE_RATIO * rad) / dt : excess / dt;
+    float up = w->gravity_on ? -glms_vec3_dot(c->normal, w->down) : 0.0f; // > 0: a above b
+    r->ia = up < -0.5f && !col ? 0.0f : s->inv_mass[c->a];
+    r->ib = up > 0.5f || col ? 0.0f : s->inv_mass[c->b];
+    if (c->sensor || (col && w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH))
+        r->ia = r->ib = 0.0f; // a sensor pushes nothing; a mesh is left by the wall push
+}
+
+static void push_rows_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int d = begin; d < end; d++)
+        for (int k = w->solver.start[d], last = w->solver.start[d + 1]; k < last; k++)
+            fill_push_row(w, &w->contacts.list[w->solver.order[k]], &w->solver.push[k]);
+}
+
+// Every contact's gap where the push left the bodies, found as a snapshot's load finds it (the
+// normal kept), so a world saved after the step and loaded steps on with the same bits.
+static void gaps_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    kyu_world *w = ctx;
+    for (int k = begin; k < end; k++) {
+        contact *c = &w->contacts.list[k];
+        vec3s normal = c->normal;
+        c->gap = kyu_contact_gap(w, c, &normal);
+    }
+}
+
+// The push, at the end of the step, once the contacts are found where the impacts and the relax
+// left the bodies, when one of them is deeper than its slop (kyu_contacts_find says): the
+// pseudo-velocities over those contacts, domain by domain as the solves run, until a pass changes
+// nothing or for as many passes as the solve has (a bead's pair still deeper than twice its slop
+// asks for more, as in the solve: kyu_may_ask_pass); then the bodies moved by them, the contacts'
+// every body out of the colliders it still overlaps, and the contacts' gaps found again. So the step ends
+// with its overlaps taken out: pushed at the start of the next step instead, they were what a program drew
+// and measured between steps, and the impacts leave a pair the queue does not stop (slower than its event
+// speed) closing until the relax, a 1 cm bead at 60 Hz up to 17% of its radius.
+int kyu_contacts_push_out(kyu_world *w) {
+    if (!w->contacts.excess) return 0;
+    if (kyu_solver_partition(w) || RESERVE(w->solver.push, w->solver.push_cap, w->contacts.count + 1))
+        return -1;
+    w->solver.passes = kyu_solver_passes(w);
+    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, push_rows_task, w);
     push_pass x = {.w = w};
     x.vp = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *x.vp);
     kyu_parallel_for(w, w->step.active_count, 4096, zero_task, &x);
-    for (int it = 0; it < w->solver.passes; it++) {
+    x.g_dt2 = w->gravity_on ? glms_vec3_norm(w->def.gravity) * w->def.fixed_dt * w->def.fixed_dt : 0.0f;
+    int base = w->solver.passes, most = kyu_most_passes(base);
+    for (int pass = 1; pass <= most; pass++) {
+        x.check = pass >= base && x.g_dt2 > 0.0f ? pass : 0; // from the step's last pass on
         kyu_solver_run(w, push_task, &x);
-        int moved = 0;
-        for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= x.moved[d];
-        if (!moved) break;
+        int moved = 0, open = 0;
+        for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= x.moved[d], open |= x.open[d];
+        if (!moved || (pass >= base && !open)) break;
     }
     kyu_parallel_for(w, w->step.active_count, 4096, move_task, &x);
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, regap_task, &x);
     kyu_arena_reset(&w->step.arena);
+    kyu_audit_mark(w, KYU_AUDIT_PUSH);
+    kyu_solver_run(w, wall_task, w);
+    kyu_audit_mark(w, KYU_AUDIT_WALL_PUSH);
+    kyu_parallel_for(w, w->contacts.count, 4096, gaps_task, w);
+    kyu_contacts_measure_overlap(w);
+    GIVE_BACK(w->solver.order, w->solver.order_cap);
+    GIVE_BACK(w->solver.tmp, w->solver.tmp_cap);
+    GIVE_BACK(w->solver.push, w->solver.push_cap);
+    return 0;
 }
 
 // The rows' impulses back to their contacts: the next step's warm start, the events' impulses.

@@ -321,7 +321,7 @@ static kyu_status step(kyu_world *w) {
     kyu_parallel_for(w, w->step.active_count, 1024, forces_task, w); // 1. forces
     kyu_audit_mark(w, KYU_AUDIT_FORCES);
     if (!fail) fail = kyu_contacts_solve_velocities(w); // 2. velocity solve over kept contacts
-    kyu_audit_mark(w, KYU_AUDIT_SOLVE);                 //  (the push at its start marked itself)
+    kyu_audit_mark(w, KYU_AUDIT_SOLVE);
     if (!fail) forces_join_paths(w);           //  the forces of bodies no contact holds join their paths
     if (!fail) kyu_contacts_mark_supported(w); //  bodies not held by a contact fly exact parabolas
     kyu_audit_mark(w, KYU_AUDIT_FORCES);
@@ -339,12 +339,11 @@ static kyu_status step(kyu_world *w) {
     if (w->step.active_count != awake_at_start) sort_active(w); // islands woken mid-step joined
     VALIDATE_AFTER("stage 4 (impacts)", KYU_CHECK_ACTIVE | KYU_CHECK_GRID | KYU_CHECK_ISLANDS);
     double t4 = now_ms();
-    if (!fail)
-        fail =
-            kyu_contacts_relax(w); // 5. relax (a short solve after the impacts), then the overlaps pushed out
+    if (!fail) fail = kyu_contacts_relax(w); // 5. relax (a short solve after the impacts), walls left
     if (!fail) fail = kyu_islands_flush_woken(w);
-    if (!fail) fail = kyu_contacts_find(w); //    contacts (new + kept)
-    kyu_periodic_wrap_bodies(w);            //    what left the periodic box enters it again
+    if (!fail) fail = kyu_contacts_find(w);     //    contacts (new + kept)
+    if (!fail) fail = kyu_contacts_push_out(w); //  overlaps beyond the slop pushed out, by position
+    kyu_periodic_wrap_bodies(w);                //    what left the periodic box enters it again
     VALIDATE_AFTER("stage 5 (relax, contacts, periodic wrap)",
                    KYU_CHECK_ACTIVE | KYU_CHECK_CONTACTS | KYU_CHECK_INSIDE);
     double t5 = now_ms();

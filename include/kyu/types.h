@@ -329,15 +329,16 @@ typedef struct kyu_impact_event {
 } kyu_impact_event;
 
 /// The stages of a step as the energy audit splits it (kyu_world_set_energy_audit,
-/// kyu_step_stats.energy_change), in the order they run (docs/design.md, "One step").
+/// kyu_step_stats.energy_change), in the order they run (docs/design.md, "One step"), except the
+/// push, which runs last (it ran first, at the start of the step, and kept its value when moved).
 typedef enum kyu_audit_stage {
     KYU_AUDIT_FORCES,    ///< gravity, applied forces and damping; net of the gravity that bodies no
                          ///< contact holds take back (they fly it on their exact path, in IMPACTS)
-    KYU_AUDIT_PUSH,      ///< the push out of the overlaps the last step left (positions only)
+    KYU_AUDIT_PUSH,      ///< the push out of the overlaps the step leaves, at its end (positions only)
     KYU_AUDIT_SOLVE,     ///< the velocity solve over the solver's contacts
     KYU_AUDIT_IMPACTS,   ///< the move along each body's path, and the impacts in time order
     KYU_AUDIT_RELAX,     ///< the short velocity solve after the impacts
-    KYU_AUDIT_WALL_PUSH, ///< the push out of what overlaps a collider after the impacts
+    KYU_AUDIT_WALL_PUSH, ///< the push out of what overlaps a collider, after the relax and the push
     KYU_AUDIT_STAGES     ///< how many stages the audit reports
 } kyu_audit_stage;
 
