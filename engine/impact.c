@@ -475,15 +475,18 @@ static int resolve(kyu_world *w, const impact_event *ev) {
     return changed;
 }
 
-// The event cap was hit: every body stops at its next impact (or the end of the step), so nothing
-// passes through anything; the relax and the next step take over from there.
-static void stop_at_next_impacts(kyu_world *w) {
+// The event cap was hit at time t, every impact before it resolved: every body stops where it is
+// at t for the rest of the step (keeping its velocity), so nothing passes through anything; the
+// relax and the next step take over from there. Stopping each body at its own next queued impact
+// instead let it run into a partner that had stopped earlier, off the path its impact was found
+// on, and through it (a 1 cm pour with a cap of 300 events: pairs 1.97 r deep, centres nearly
+// together).
+static void stop_at_next_impacts(kyu_world *w, float t) {
     w->stats.event_cap_hit = 1;
-    while (w->impacts.now.count + w->impacts.later.count > 0) {
-        impact_event ev = queue_pop(w);
-        if (!is_current(w, &ev)) continue;
-        if (ev.t < w->impacts.limit_t[ev.a]) w->impacts.limit_t[ev.a] = ev.t;
-        if (!(ev.b & KYU_COLLIDER_BIT) && ev.t < w->impacts.limit_t[ev.b]) w->impacts.limit_t[ev.b] = ev.t;
+    w->impacts.now.count = w->impacts.later.count = 0;
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
+        w->impacts.limit_t[i] = kyu_maxf(t, w->step.t_body[i]);
     }
 }
 
@@ -597,8 +600,7 @@ static int resolve_in_order(kyu_world *w) {
             continue;
         }
         if (w->stats.impacts >= cap) {
-            if (heap_push(&w->impacts.later, ev)) return -1;
-            stop_at_next_impacts(w);
+            stop_at_next_impacts(w, ev.t);
             break;
         }
         int changed = resolve(w, &ev);

@@ -283,7 +283,8 @@ static void test_sliding_ball_stops_at_coulomb_distance(void) {
     kyu_world_destroy(w);
 }
 
-// With the impact cap hit, every body stops at its next impact: still nothing passes the wall.
+// With the impact cap hit, every body stops where it is for the rest of the step: nothing passes
+// the wall.
 static void test_event_cap_fallback_never_tunnels(void) {
     kyu_world_def wd = kyu_world_def_default();
     wd.gravity = v3(0, 0, 0);
@@ -302,6 +303,55 @@ static void test_event_cap_fallback_never_tunnels(void) {
         for (int k = 0; k < 200; k++) ENSURE(pos(w, ids[k]).x <= 10.0f - 0.05f + 0.003f);
     }
     ENSURE(cap_hit);
+    kyu_world_destroy(w);
+}
+
+// Nor does anything pass through another body: 300 beads of 1 cm (3 layers of a loose lattice) fall
+// into a box 12 diameters wide with a cap of 50 impacts a step, hit in most steps of the landing.
+// When each body stopped at its own next queued impact, a body ran on into a partner that had
+// stopped earlier, off the path its impact was found on: pairs 1.98 r deep (centres nearly
+// together). Now every step ends with no pair and no wall deeper than 1% of r, and every bead in
+// the box.
+static void test_event_cap_fallback_passes_nothing_through_a_body(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.max_events_per_step = 50;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    const float r = 0.01f, d = 2 * r, L = 12 * d;
+    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, 0.2f, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+            v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, 0.2f, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, 0.2f, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, 0.2f, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_body_id ids[300];
+    uint32_t seed = 12345;
+    for (int i = 0; i < 300; i++) {
+        int layer = i / 100, a = i % 10, b = i / 10 % 10;
+        seed = seed * 1664525u + 1013904223u;
+        float jx = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        seed = seed * 1664525u + 1013904223u;
+        float jz = 0.2f * d * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        ids[i] = add_ball(w,
+                          v3(-L / 2 + 1.2f * d * (a + 0.5f) + jx, r + 1.2f * d * (layer + 1),
+                             -L / 2 + 1.2f * d * (b + 0.5f) + jz),
+                          v3(0, 0, 0), r, 1.0f, 0.2f, 0.5f);
+    }
+    int cap_steps = 0;
+    for (int s = 0; s < 40; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        cap_steps += kyu_world_stats(w).event_cap_hit;
+        float deepest = kyu_world_stats(w).max_overlap;
+        if (deepest > 0.01f * r)
+            fprintf(stderr, "    step %d: a pair %.3g r deep\n", s, (double)(deepest / r));
+        ENSURE(deepest <= 0.01f * r);
+        for (int k = 0; k < 300; k++) {
+            vec3s p = pos(w, ids[k]);
+            ENSURE(p.y >= r * 0.99f && fabsf(p.x) <= L / 2 - r * 0.99f && fabsf(p.z) <= L / 2 - r * 0.99f);
+        }
+    }
+    ENSURE(cap_steps >= 5);
     kyu_world_destroy(w);
 }
 
@@ -677,6 +727,7 @@ void suite_physics(void) {
     RUN_TEST(test_squeezed_particle_is_never_pushed_through);
     RUN_TEST(test_sliding_ball_stops_at_coulomb_distance);
     RUN_TEST(test_event_cap_fallback_never_tunnels);
+    RUN_TEST(test_event_cap_fallback_passes_nothing_through_a_body);
     RUN_TEST(test_fast_ball_in_closed_box_keeps_speed_and_stays_inside);
     RUN_TEST(test_elastic_gas_keeps_energy);
     RUN_TEST(test_broadphase_misses_no_pair_in_a_compact_world);
