@@ -76,7 +76,7 @@ typedef struct solver_body {
 } solver_body;
 
 // A contact in the solves of one step, per place in the solver's order (solver.row): what every
-// iteration, the relax and the push read, computed once by the warm start, and the accumulated
+// iteration and the relax read, computed once by the warm start, and the accumulated
 // impulses (given back to the contact after the relax). Two cache lines.
 #define KYU_ROW_STATIC UINT32_MAX // row.b of a contact with a collider (its velocities are in vb, wb)
 enum {

@@ -491,7 +491,7 @@ static int resolve(kyu_world *w, const impact_event *ev) {
 // instead let it run into a partner that had stopped earlier, off the path its impact was found
 // on, and through it (a 1 cm pour with a cap of 300 events: pairs 1.97 r deep, centres nearly
 // together).
-static void stop_at_next_impacts(kyu_world *w, float t) {
+static void stop_where_they_are(kyu_world *w, float t) {
     w->stats.event_cap_hit = 1;
     w->impacts.now.count = w->impacts.later.count = 0;
     for (int k = 0; k < w->step.active_count; k++) {
@@ -582,7 +582,7 @@ static void sift_down(impact_event *h, int n, int i) {
     h[i] = x;
 }
 
-// Every body to the end of the step (or where it stops: see stop_at_next_impacts).
+// Every body to the end of the step (or where it stops: see stop_where_they_are).
 static void finish_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     kyu_world *w = ctx;
@@ -610,7 +610,7 @@ static int resolve_in_order(kyu_world *w) {
             continue;
         }
         if (w->stats.impacts >= cap) {
-            stop_at_next_impacts(w, ev.t);
+            stop_where_they_are(w, ev.t);
             break;
         }
         int changed = resolve(w, &ev);

@@ -227,11 +227,11 @@ static void gaps_task(int begin, int end, int worker, void *ctx) {
 // left the bodies, when one of them is deeper than its slop (kyu_contacts_find says): the
 // pseudo-velocities over those contacts, domain by domain as the solves run, until a pass changes
 // nothing or for as many passes as the solve has (a bead's pair still deeper than twice its slop
-// asks for more, as in the solve: kyu_may_ask_pass); then the bodies moved by them, the contacts'
-// every body out of the colliders it still overlaps, and the contacts' gaps found again. So the step ends
-// with its overlaps taken out: pushed at the start of the next step instead, they were what a program drew
-// and measured between steps, and the impacts leave a pair the queue does not stop (slower than its event
-// speed) closing until the relax, a 1 cm bead at 60 Hz up to 17% of its radius.
+// asks for more, as in the solve: kyu_may_ask_pass); then the bodies moved by them, every body out
+// of the colliders it still overlaps, and the contacts' gaps found again. So the step ends with its
+// overlaps taken out: pushed at the start of the next step instead, they were what a program drew
+// and measured between steps, and the impacts leave a pair the queue does not stop (slower than its
+// event speed) closing until the relax, a 1 cm bead at 60 Hz up to 17% of its radius.
 int kyu_contacts_push_out(kyu_world *w) {
     if (!w->contacts.excess) return 0;
     if (kyu_solver_partition(w) || RESERVE(w->solver.push, w->solver.push_cap, w->contacts.count + 1))
