@@ -311,12 +311,7 @@ static void test_event_cap_fallback_never_tunnels(void) {
 // floor of an open box 12 diameters wide: physics-check's pour, LCG seed for seed (its SEED).
 static void pour_lattice(kyu_world *w, kyu_body_id *ids, int n, float r, uint32_t seed) {
     const float d = 2 * r, L = 12 * d, H = 1.3f * d * (float)((n + 99) / 100) + 4 * d;
-    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-            v3(0, 0, 0));
-    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, H, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, H, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, H, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, H, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    open_box(w, L, d, H);
     float vs = 0.2f * sqrtf(9.81f * r), u[4];
     for (int i = 0; i < n; i++) {
         int layer = i / 100, a = i % 10, b = i / 10 % 10;

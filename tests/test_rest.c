@@ -667,17 +667,6 @@ static void test_a_heavy_ball_on_a_light_bead_never_hops(void) {
     }
 }
 
-// An open box for a pour (restitution 0.2, friction 0.5): a floor with its top at y = 0, walls d
-// thick and h high around a square of side L.
-static void open_box(kyu_world *w, float L, float d, float h) {
-    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
-            v3(0, 0, 0));
-    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, h, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-}
-
 // n spheres of radius R (restitution 0.2, friction 0.5) on a lattice `side` x `side` a layer, 1.2
 // diameters apart, the first `first` spacings in from the box's side -L/2, each jittered by up to a
 // tenth of a diameter across (an LCG from `seed`), the lowest layer 1.2 diameters up.
