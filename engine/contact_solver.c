@@ -114,11 +114,7 @@ static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
     r->ev = kyu_pair_event_speed(w, c->a, c->b);
     r->target = solve_target(w, c->gap);
     r->jn = c->jn;
-    if (w->gravity_on) { // a pair one above the other (normal within 60 degrees of gravity)
-        float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
-        if (up > 0.5f) r->flags |= ROW_UPPER_A;
-        if (up < -0.5f && !col) r->flags |= ROW_UPPER_B;
-    }
+    r->flags |= kyu_upper_flags(w->down, c->normal, col);
     if (cb) {
         if (cb->type == KYU_SHAPE_MESH) r->flags |= ROW_MESH;
         r->vb = kyu_f3_of(kyu_collider_point_velocity(

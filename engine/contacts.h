@@ -88,6 +88,15 @@ enum {
     ROW_UPPER_B = 32,
     ROW_PLAIN = 64 // solved without over-relaxation (contact_solver.c, SOR_MASS_RATIO)
 };
+
+// Under gravity, a pair one above the other (its normal, from b to a, within 60 degrees of
+// gravity): ROW_UPPER_A when a is above b, ROW_UPPER_B when b, a body, is above a; else 0 (and
+// always 0 without gravity, whose `down`, the world's, is then zero). The relax and the push move
+// only the upper body of such a pair.
+static inline uint32_t kyu_upper_flags(vec3s down, vec3s normal, int b_is_collider) {
+    float up = -glms_vec3_dot(normal, down); // > 0: a above b
+    return up > 0.5f ? ROW_UPPER_A : up < -0.5f && !b_is_collider ? ROW_UPPER_B : 0;
+}
 typedef struct solver_row {
     kyu_f3 n;          // unit, from b to a
     float jn;          // accumulated normal impulse

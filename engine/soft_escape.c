@@ -41,11 +41,7 @@ static void geometry_task(int begin, int end, int worker, void *ctx) {
             r->gap = kyu_contact_geometry(w, c, &c->normal);
             r->n = kyu_f3_of(c->normal);
             r->flags &= ~(uint32_t)(ROW_UPPER_A | ROW_UPPER_B);
-            if (w->gravity_on) { // a pair one above the other (normal within 60 degrees of gravity)
-                float up = -glms_vec3_dot(c->normal, w->down); // > 0: a above b
-                if (up > 0.5f) r->flags |= ROW_UPPER_A;
-                if (up < -0.5f && !kyu_is_collider(c->b)) r->flags |= ROW_UPPER_B;
-            }
+            r->flags |= kyu_upper_flags(w->down, c->normal, kyu_is_collider(c->b));
             if (kyu_is_collider(c->b) && !c->sensor)
                 r->vb = kyu_f3_of(kyu_collider_point_velocity(
                     &w->colliders.list[c->b & ~KYU_COLLIDER_BIT],
@@ -196,9 +192,9 @@ static void fill_push_row(const kyu_world *w, const contact *c, push_row *r) {
     float rad = col ? s->radius[c->a] : kyu_minf(s->radius[c->a], s->radius[c->b]);
     r->target =
         excess > 0.0f ? kyu_minf(PUSH_FRACTION * excess, KYU_SPECULATIVE_RATIO * rad) / dt : excess / dt;
-    float up = w->gravity_on ? -glms_vec3_dot(c->normal, w->down) : 0.0f; // > 0: a above b
-    r->ia = up < -0.5f && !col ? 0.0f : s->inv_mass[c->a];
-    r->ib = up > 0.5f || col ? 0.0f : s->inv_mass[c->b];
+    uint32_t upper = kyu_upper_flags(w->down, c->normal, col);
+    r->ia = upper == ROW_UPPER_B ? 0.0f : s->inv_mass[c->a];
+    r->ib = upper == ROW_UPPER_A || col ? 0.0f : s->inv_mass[c->b];
     if (c->sensor || (col && w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH))
         r->ia = r->ib = 0.0f; // a sensor pushes nothing; a mesh is left by the wall push
 }
