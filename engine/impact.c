@@ -94,9 +94,9 @@ static int too_slow(const kyu_world *w, uint32_t a, uint32_t b, float ev, float 
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
     float ev = kyu_pair_event_speed(w, a, b);
-    // A slow pair on a straight relative path: whatever the sweep finds would be dropped below
-    // (approach < ev, accel 0), so the sweep is skipped.
-    if (kyu_slow_straight_pair(w, a, b, tau, ev)) return 0;
+    // A pair on a straight relative path, slow or parting: whatever the sweep finds would be
+    // dropped below (approach < ev, accel 0), so the sweep is skipped.
+    if (kyu_sweep_needless(w, a, b, tau, ev)) return 0;
     kyu_sweep_contact ce;
     if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
     if (!(ce.accel < 0.0f) && (too_slow(w, a, b, ev, ce.approach, ce.t < tau ? tau : ce.t, -ce.gap) ||

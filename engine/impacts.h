@@ -75,7 +75,7 @@ vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
 void kyu_broadphase_box(const kyu_world *w, uint32_t i, float t, aabb *out);
 int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out);
-int kyu_slow_straight_pair(const kyu_world *w, uint32_t a, uint32_t b, float tau, float speed);
+int kyu_sweep_needless(const kyu_world *w, uint32_t a, uint32_t b, float tau, float speed);
 
 // impact.c
 int kyu_impacts_resolve(kyu_world *w);
