@@ -118,7 +118,11 @@ static void test_energy_audit_of_a_free_flight_keeps_the_energy(void) {
 // that which sank into overlaps beyond the slop (the push lifted 7.1 mJ where the moves sank 6.0,
 // and the energy rose by 1.2 mJ of 2.1 J). Once the solve took more passes for small beads
 // (2026-11-28) the bed reached that bound while it was still settling (2.8 mJ in its next 2 s),
-// so rest is now a second under it. What must hold: the energy moves by less than 1e-6 of itself
+// so rest is now a second under it. A bed can creep with less kinetic energy than that: once the
+// push took out the overlaps it used to make while the beads landed (2026-11-29), this one reached
+// the bound at step 43 and then sank by 0.18 mJ over its steps 103-150 without ever moving faster,
+// so rest is a second under the bound in which the energy also moves by less than 1e-6 of the
+// bed's. What must hold: the energy moves by less than 1e-6 of itself
 // (a bed that boils or climbs, as the escape of 2026-11-26 made one, moves joules), the push lifts
 // no more than 1.25 times what the bed sank, give or take that millionth, and the solves take
 // away, over the steps, at least what gravity gave (forces + solve + relax + wall push <= 0).
@@ -127,10 +131,18 @@ static void test_a_resting_bed_neither_boils_nor_climbs(void) {
         kyu_world *w = bead_box(360, workers);
         ENSURE(w);
         double e0 = energy(w);
-        int s = 0, quiet = 0; // steps in a row with the kinetic energy under the bound
+        // Steps in a row with the kinetic energy under the bound and the energy within it of what it
+        // was when the run began (`calm`).
+        int s = 0, quiet = 0;
+        double calm = 0;
         for (; s < 600; s++) {
             ENSURE(kyu_world_step(w) == KYU_OK);
-            quiet = kyu_world_kinetic_energy(w) < 1e-6 * fabs(e0) ? quiet + 1 : 0;
+            double e = energy(w);
+            if (!(kyu_world_kinetic_energy(w) < 1e-6 * fabs(e0)) ||
+                (quiet > 0 && !(fabs(e - calm) <= 1e-6 * fabs(e0))))
+                quiet = 0;
+            else if (quiet++ == 0)
+                calm = e;
             if (quiet == 60) break;
         }
         char what[300];
