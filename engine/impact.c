@@ -506,7 +506,7 @@ static void stop_where_they_are(kyu_world *w, float t) {
 typedef struct pair_slices {
     kyu_world *w;
     int slices, total;
-    int at[3 * KYU_MAX_SLICES + 1]; // run s holds pairs [at[s], at[s + 1]) of the list
+    int at[KYU_MAX_PAIR_SOURCES + 1]; // run s holds pairs [at[s], at[s + 1]) of the list
 } pair_slices;
 
 // The first impact of every candidate pair of a slice that has one, in pair order (any split of
@@ -540,7 +540,7 @@ static void first_impacts_task(int begin, int end, int worker, void *ctx) {
 static int first_impacts(kyu_world *w) {
     pair_slices x = {.w = w};
     int sources = kyu_pair_source_count(w);
-    KYU_ASSERT(sources <= 3 * KYU_MAX_SLICES);
+    KYU_ASSERT(sources <= KYU_MAX_PAIR_SOURCES);
     for (int s = 0; s < sources; s++) x.at[s + 1] = x.at[s] + kyu_pair_source(w, s).count;
     x.total = x.at[sources];
     int slices = x.slices = kyu_slice_count(x.total);

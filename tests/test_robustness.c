@@ -305,6 +305,35 @@ static kyu_world *landing_pile(void) {
     return w;
 }
 
+// One step whose candidate pairs fill every kind of source at once (kyu_pair_source): the fine
+// grid's slices (130,000 bodies at rest), the big bodies' (18,000 falling at 120 m/s: their boxes
+// span several cells), the pairs found one at a time and the colliders' (a floor). The
+// impacts made room for three kinds of KYU_MAX_SLICES sources: PILE of a million bodies stopped on
+// that internal check on a landing step (95,599 big bodies), 193 sources for 192.
+static void test_a_step_with_every_kind_of_pair_source_full(void) {
+    enum { SMALL = 130000, BIG = 18000 };
+    kyu_world_def wd = kyu_world_def_default();
+    wd.body_capacity = SMALL + BIG;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_collider_def cd = kyu_collider_def_default(); // the floor, under everything
+    cd.position = v3(0, -10, 0);
+    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    for (int i = 0; i < SMALL + BIG; i++) { // a lattice 1.5 m apart, 60 x 60 a layer
+        bd.position = v3(1.5f * (float)(i % 60), 1.5f * (float)(i / 3600), 1.5f * (float)(i / 60 % 60));
+        bd.velocity = i < BIG ? v3(0, -120, 0) : v3(0, 0, 0);
+        bd.gravity_scale = 0.0f;
+        if (i < BIG) bd.position.y += 200.0f; // the fast ones far above the rest: nothing meets
+        ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    }
+    ENSURE(kyu_world_step(w) == KYU_OK);
+    ENSURE(kyu_pair_source_count(w) > 3 * KYU_MAX_SLICES); // the step really had that many
+    ENSURE(kyu_world_step(w) == KYU_OK);
+    ENSURE_VALID(w);
+    kyu_world_destroy(w);
+}
+
 // Giving back the arrays a stage does not use (kyu_give_back: the idle half of the contact cache,
 // the solver's order and scratch, the impact heaps, the late-insert table) changes when memory is
 // resident, never a result: with every array given back (kyu_idle_bytes 0) the same scene steps to
@@ -1205,6 +1234,7 @@ static void test_every_accepted_mass_radius_and_inertia_scale_turns_and_loads(vo
 void suite_robustness(void) {
     RUN_TEST(test_random_api_sequences_keep_every_invariant);
     RUN_TEST(test_giving_back_idle_arrays_changes_no_result);
+    RUN_TEST(test_a_step_with_every_kind_of_pair_source_full);
     RUN_TEST(test_every_allocation_failure_leaves_the_world_as_promised);
     RUN_TEST(test_counting_allocator_gets_every_block_back_after_destroy);
     RUN_TEST(test_failing_allocator_makes_creation_fail_cleanly);
