@@ -49,6 +49,7 @@ void kyu_solver_free(solver_state *s) {
     kyu_free(s->body);
     kyu_free(s->push);
     kyu_free(s->near);
+    kyu_free(s->near_key);
     kyu_free(s->batch);
     kyu_free(s->lane);
     kyu_free(s->next);

@@ -160,6 +160,8 @@ typedef struct solver_state {
     int push_cap;
     push_row *near; // the push's rows of pairs it would close that are no contacts (soft_escape.c)
     int near_cap;
+    uint64_t *near_key; // their pairs (a << 32 | b), sorted: which pairs have one
+    int near_key_cap;
     int start[KYU_SOLVE_DOMAINS + 2];  // domain d: order[start[d] .. start[d+1])
     int layers[KYU_SOLVE_DOMAINS + 1]; // per domain: how many layers deep its contacts stack
     int passes;                        // this step's passes of the solve and the push (kyu_solver_passes)
