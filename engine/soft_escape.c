@@ -247,8 +247,8 @@ static void gaps_task(int begin, int end, int worker, void *ctx) {
 // row of the push too (its target lets it close what it has of a gap, as a contact's does), and the
 // passes run again with those rows after the others, until a round finds none (NEAR_ROUNDS at
 // most). The pours' deepest pair while landing is then 0.7-2.9% of r (1 cm) and 16-20% (5 mm),
-// and no pair is deeper than max_overlap says. Scenes whose push moves nothing that far (PILE's
-// balls) never look.
+// and no pair of theirs is deeper than max_overlap says (a deep column dropped at once still has
+// such pairs: docs/limits.md). Scenes whose push moves nothing that far (PILE's balls) never look.
 
 // The most a slice of the active bodies moves in the push, and the least margin among them.
 static void far_task(int begin, int end, int worker, void *ctx) {
@@ -373,7 +373,7 @@ static int find_near(push_pass *x) {
     return total;
 }
 
-// The push's passes: the contacts domain by domain, then the near rows one by one (few, rare).
+// The push's passes: the contacts domain by domain, then the near rows one by one (rare).
 static void push_passes(kyu_world *w, push_pass *x) {
     int base = w->solver.passes, most = kyu_most_passes(base);
     for (int pass = 1; pass <= most; pass++) {
@@ -408,10 +408,12 @@ int kyu_contacts_push_out(kyu_world *w) {
     push_passes(w, &x);
     for (int round = 0; round < NEAR_ROUNDS; round++) { // the pairs it would close that it did not know
         int more = find_near(&x);
-        if (more < 0) return -1;
         if (more == 0) break;
+        if (more < 0 || RESERVE(w->solver.near_key, w->solver.near_key_cap, x.near + more)) {
+            kyu_arena_reset(&w->step.arena); // out of memory: the step fails
+            return -1;
+        }
         x.near += more;
-        if (RESERVE(w->solver.near_key, w->solver.near_key_cap, x.near)) return -1;
         for (int k = 0; k < x.near; k++)
             w->solver.near_key[k] = (uint64_t)w->solver.near[k].a << 32 | w->solver.near[k].b;
         qsort(w->solver.near_key, (size_t)x.near, sizeof *w->solver.near_key, by_key);
