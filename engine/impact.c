@@ -312,13 +312,19 @@ static int impacts_at(const kyu_world *w, uint32_t i, float t) {
     return in_instant(w, t) && im->hit_t[i] == im->instant_t ? im->hits[i] : 0;
 }
 
+// Body i listed among the instant's bodies (the next collapse, or the refresh after one, takes it).
+static int list_in_instant(impact_state *im, uint32_t i) {
+    if (RESERVE(im->instant, im->instant_cap, im->instant_count + 1)) return -1;
+    im->instant[im->instant_count++] = i;
+    return 0;
+}
+
 // Body i takes an impact at time t: counted in its instant, and listed among the instant's bodies.
 static int count_impact(kyu_world *w, uint32_t i, float t) {
     impact_state *im = &w->impacts;
     if (!in_instant(w, t)) im->instant_t = t, im->instant_count = 0;
     if (im->hit_t[i] != im->instant_t || im->hits[i] >= COLLAPSED) {
-        if (RESERVE(im->instant, im->instant_cap, im->instant_count + 1)) return -1;
-        im->instant[im->instant_count++] = i;
+        if (list_in_instant(im, i)) return -1;
         im->hit_t[i] = im->instant_t, im->hits[i] = 0;
     }
     if (im->hits[i] < INSTANT_IMPACTS) im->hits[i]++;
@@ -418,9 +424,7 @@ static int collapse_body(kyu_world *w, uint32_t i, float t) {
                 // In an earlier collapse at this very time, so not in this one's list: listed now,
                 // or its queued impacts, stale by the version, would never be found again (a bead
                 // in a landing column fell on through the one below it, 89% of r deep).
-                impact_state *im = &w->impacts;
-                if (RESERVE(im->instant, im->instant_cap, im->instant_count + 1)) return -1;
-                im->instant[im->instant_count++] = j;
+                if (list_in_instant(&w->impacts, j)) return -1;
             }
         }
         stopped++;
