@@ -542,6 +542,25 @@ static void test_deep_bed_of_beads_holds_at_every_depth(void) {
     kyu_world_destroy(w);
 }
 
+// Beads of radius r on a floor plane, one above the other at heights y (their centres), awake for
+// good: NULL if the world cannot be made.
+static kyu_world *column_on_a_floor(float r, const float *y, int n, kyu_body_id *id) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.enable_sleep = false;
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    kyu_collider_def cd = kyu_collider_def_default();
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = r;
+    int ok = kyu_collider_create(w, &cd, NULL) == KYU_OK;
+    for (int i = 0; i < n && ok; i++) {
+        bd.position = v3(0, y[i], 0);
+        ok = kyu_body_create(w, &bd, &id[i]) == KYU_OK;
+    }
+    if (!ok) kyu_world_destroy(w);
+    return ok ? w : NULL;
+}
+
 // A column of three beads on a floor, the middle one sunk 30% of a radius into the bottom one: the
 // push at the start of the step lifts the middle bead out and the top one with it, never into it
 // (it pushed the middle bead a quarter radius into the top one, which was its next step's overlap:
@@ -550,20 +569,10 @@ static void test_the_push_lifts_a_column_without_sinking_it_into_itself(void) {
     const float radii[] = {0.01f, 0.5f};
     for (int k = 0; k < 2; k++) {
         float r = radii[k];
-        kyu_world_def wd = kyu_world_def_default();
-        wd.enable_sleep = false;
-        kyu_world *w = NULL;
-        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-        kyu_collider_def cd = kyu_collider_def_default();
-        ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
-        kyu_body_def bd = kyu_body_def_default();
-        bd.radius = r;
         kyu_body_id id[3];
         float y[3] = {r, r + 1.7f * r, r + 3.7f * r};
-        for (int i = 0; i < 3; i++) {
-            bd.position = v3(0, y[i], 0);
-            ENSURE(kyu_body_create(w, &bd, &id[i]) == KYU_OK);
-        }
+        kyu_world *w = column_on_a_floor(r, y, 3, id);
+        ENSURE(w != NULL);
         double worst_upper = 0, worst_lower = 0;
         for (int s = 0; s < 30; s++) {
             ENSURE(kyu_world_step(w) == KYU_OK);
@@ -594,21 +603,13 @@ static void test_the_push_lifts_a_column_without_sinking_it_into_itself(void) {
 // pair of every step.
 static void test_the_push_moves_no_body_into_one_it_does_not_touch(void) {
     const float r = 0.005f;
-    kyu_world_def wd = kyu_world_def_default();
-    wd.enable_sleep = false;
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-    kyu_collider_def cd = kyu_collider_def_default();
-    ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
-    kyu_body_def bd = kyu_body_def_default();
-    bd.radius = r;
     enum { N = 9 };
     kyu_body_id id[N];
-    for (int i = 0; i < N; i++) {
-        float y = r + 1.8f * r * (float)(i < N - 1 ? i : N - 2) + (i == N - 1 ? 2.6f * r : 0.0f);
-        bd.position = v3(0, y, 0);
-        ENSURE(kyu_body_create(w, &bd, &id[i]) == KYU_OK);
-    }
+    float y[N];
+    for (int i = 0; i < N; i++)
+        y[i] = r + 1.8f * r * (float)(i < N - 1 ? i : N - 2) + (i == N - 1 ? 2.6f * r : 0.0f);
+    kyu_world *w = column_on_a_floor(r, y, N, id);
+    ENSURE(w != NULL);
     double first = 0, worst = 0, unseen = 0;
     for (int s = 0; s < 10; s++) {
         ENSURE(kyu_world_step(w) == KYU_OK);
