@@ -28,8 +28,10 @@
 #define KYU_SPIN_ROOM 1.0e37f
 
 // The contact solves run in this many slabs of space at once (a fixed number, so the order of the
-// solve, and the answer, is the same for any worker count); pairs across slabs are solved after.
+// solve, and the answer, is the same for any worker count); pairs across slabs are solved after, in
+// KYU_SOLVE_GROUPS - KYU_SOLVE_DOMAINS more domains (solver_slabs.c). Even.
 #define KYU_SOLVE_DOMAINS 8
+#define KYU_SOLVE_GROUPS  (2 * KYU_SOLVE_DOMAINS)
 
 // How a stage of the step failed: every stage returns 0 or one of these.
 enum { KYU_FAIL_MEMORY = -1, KYU_FAIL_PAIRS = -2, KYU_FAIL_CONTACTS = -3 };

@@ -257,9 +257,9 @@ typedef struct row_pass {
     kyu_world *w;
     kyu_row_fn *fn; // NULL: the iterations' solve (the warm start when warm)
     int warm;
-    int check;                           // > 0: this pass (the check-th) asks which domains still close
-    float g_dt2;                         // |g| dt^2 (0 without gravity: no pass beyond the step's)
-    uint8_t open[KYU_SOLVE_DOMAINS + 1]; // per domain: a pair closes past its bound (check only)
+    int check;                      // > 0: this pass (the check-th) asks which domains still close
+    float g_dt2;                    // |g| dt^2 (0 without gravity: no pass beyond the step's)
+    uint8_t open[KYU_SOLVE_GROUPS]; // per domain: a pair closes past its bound (check only)
 } row_pass;
 
 // Whether a pair that closed at `closing` before its solve in pass p->check asks for another.
@@ -387,7 +387,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
         RESERVE(w->solver.body, w->solver.body_cap, (int)w->bodies.high + 1))
         return -1;
     w->solver.passes = w->stats.solver_passes = kyu_solver_passes(w);
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, fill_task, w);
+    kyu_parallel_for(w, KYU_SOLVE_GROUPS, 1, fill_task, w);
     kyu_solver_gather(w);
     // Warm start with last step's impulses (a resting pile starts from its answer), only after
     // every target is set: a target read after another contact's warm start would see a bounce.
@@ -403,7 +403,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
         kyu_solver_run(w, row_task, &p);
         if (pass < base) continue;
         int open = 0;
-        for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) open |= p.open[d];
+        for (int d = 0; d < KYU_SOLVE_GROUPS; d++) open |= p.open[d];
         if (!open) break;
     }
     w->stats.solver_passes = pass;

@@ -142,12 +142,13 @@ typedef struct push_row {
     uint32_t a, b; // body slots (b: KYU_ROW_STATIC for a collider)
 } push_row;
 
-// The contact solver's order (solver_slabs.c): contacts by slab of space, then the boundary.
+// The contact solver's order (solver_slabs.c): contacts by slab of space, then by the boundary
+// between slabs they cross (KYU_SOLVE_GROUPS domains).
 typedef struct solver_state {
     uint8_t *slab;  // per body: its domain (slab of space) in the contact solves
     uint8_t *light; // per body: 1 if a contact the solver holds joins it to a body twice its mass
                     //   or more (kyu_contacts_classify; read by fill_row)
-    int *order;     // contact indices by domain, then the boundary
+    int *order;     // contact indices by domain
     int order_cap;
     int *tmp; // scratch of the bottom-up order (heights and bands, then the order: twice the
               //   contacts)
@@ -162,17 +163,17 @@ typedef struct solver_state {
     int near_cap;
     uint64_t *near_key; // their pairs (a << 32 | b), sorted: which pairs have one
     int near_key_cap;
-    int start[KYU_SOLVE_DOMAINS + 2];  // domain d: order[start[d] .. start[d+1])
-    int layers[KYU_SOLVE_DOMAINS + 1]; // per domain: how many layers deep its contacts stack
-    int passes;                        // this step's passes of the solve and the push (kyu_solver_passes)
+    int start[KYU_SOLVE_GROUPS + 1]; // domain d: order[start[d] .. start[d+1])
+    int layers[KYU_SOLVE_GROUPS];    // per domain: how many layers deep its contacts stack
+    int passes;                      // this step's passes of the solve and the push (kyu_solver_passes)
     // The iterations' batches of four rows (solver_wide.c), while `batches` is set:
     wide_batch *batch; // domain d: batch[batch_start[d] .. batch_start[d+1])
     int batch_cap;
-    int batch_start[KYU_SOLVE_DOMAINS + 2];
+    int batch_start[KYU_SOLVE_GROUPS + 1];
     int batches;
-    int spinning[KYU_SOLVE_DOMAINS + 1]; // per domain: its held rows with spin terms (fill_row)
-    int row_by_row;                      // a test's switch: the iterations without batches (the same answer)
-    int32_t *lane; // scratch of the placing: four rows a batch, by the domain's first row
+    int spinning[KYU_SOLVE_GROUPS]; // per domain: its held rows with spin terms (fill_row)
+    int row_by_row;                 // a test's switch: the iterations without batches (the same answer)
+    int32_t *lane;                  // scratch of the placing: four rows a batch, by the domain's first row
     int lane_cap;
     int *next, next_cap; // scratch: the next batch that may have room
     int *last, last_cap; // scratch, per body slot: the batch that last holds one of its rows
@@ -230,9 +231,15 @@ float kyu_contact_mass(const kyu_world *w, const contact *c);        // 1 / (inv
 float kyu_contact_restitution(const kyu_world *w, const contact *c); // of the pair
 float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the pair
 
-// solver_slabs.c: the contacts split into domains of space (solver.order, solver.start)
+// solver_slabs.c: the contacts split into domains of space (solver.order, solver.start). The
+// domains: the KYU_SOLVE_DOMAINS slabs; from KYU_SOLVE_DOMAINS, the pairs across the boundaries
+// after slabs 0, 2, 4, ... (one domain each); from KYU_SOLVE_ROUND_TWO, across those after slabs 1,
+// 3, ...; last, KYU_SOLVE_FAR, the pairs across slabs farther apart (only slabs thinner than a pair
+// have them). The boundaries of a round share no slab, so no body either.
+#define KYU_SOLVE_ROUND_TWO (KYU_SOLVE_DOMAINS + KYU_SOLVE_DOMAINS / 2)
+#define KYU_SOLVE_FAR       (KYU_SOLVE_GROUPS - 1)
 int kyu_solver_partition(kyu_world *w);
-void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx); // task over domains, then the boundary
+void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx); // task over the domains, in rounds
 int kyu_solver_passes(const kyu_world *w); // the passes a step's solve and push take (solver_slabs.c)
 
 // contact_solver.c: which contacts are the solver's, the velocity solve, the bodies it holds

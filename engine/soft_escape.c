@@ -92,11 +92,11 @@ static void relax_one(kyu_world *w, solver_row *r) {
 // from 0 each step).
 typedef struct push_pass {
     kyu_world *w;
-    vec3s *vp;                        // per slot: the pseudo-velocity of the push
-    int check;                        // > 0: this pass (the check-th) asks which domains stay deep
-    float g_dt2;                      // |g| dt^2 (0 without gravity: no pass beyond the step's)
-    int moved[KYU_SOLVE_DOMAINS + 1]; // per domain: whether the pass changed a pseudo-impulse
-    int open[KYU_SOLVE_DOMAINS + 1];  // per domain: a pair would stay deeper than twice its slop
+    vec3s *vp;                   // per slot: the pseudo-velocity of the push
+    int check;                   // > 0: this pass (the check-th) asks which domains stay deep
+    float g_dt2;                 // |g| dt^2 (0 without gravity: no pass beyond the step's)
+    int moved[KYU_SOLVE_GROUPS]; // per domain: whether the pass changed a pseudo-impulse
+    int open[KYU_SOLVE_GROUPS];  // per domain: a pair would stay deeper than twice its slop
     // The pairs the push would close that are no contacts (find_near): per slice of the active
     // bodies, the most a body moves and the least margin; then how many rows, then where they go.
     int slices;
@@ -380,7 +380,7 @@ static void push_passes(kyu_world *w, push_pass *x) {
         x->check = pass >= base && x->g_dt2 > 0.0f ? pass : 0; // from the step's last pass on
         kyu_solver_run(w, push_task, x);
         int moved = 0, open = 0;
-        for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) moved |= x->moved[d], open |= x->open[d];
+        for (int d = 0; d < KYU_SOLVE_GROUPS; d++) moved |= x->moved[d], open |= x->open[d];
         for (int k = 0; k < x->near; k++) moved |= push_one(x, &w->solver.near[k], &open);
         if (!moved || (pass >= base && !open)) break;
     }
@@ -400,7 +400,7 @@ int kyu_contacts_push_out(kyu_world *w) {
     if (kyu_solver_partition(w) || RESERVE(w->solver.push, w->solver.push_cap, w->contacts.count + 1))
         return -1;
     w->solver.passes = kyu_solver_passes(w);
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, push_rows_task, w);
+    kyu_parallel_for(w, KYU_SOLVE_GROUPS, 1, push_rows_task, w);
     push_pass x = {.w = w};
     x.vp = kyu_arena_take(&w->step.arena, (size_t)w->bodies.high * sizeof *x.vp);
     kyu_parallel_for(w, w->step.active_count, 4096, zero_task, &x);
@@ -472,12 +472,12 @@ static int report_impacts(kyu_world *w) {
 // step's impacts left, a small part of what the solve did.
 int kyu_contacts_relax(kyu_world *w) {
     int iterations = w->solver.passes > 0 ? (w->solver.passes + 3) / 4 : 0;
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, geometry_task, w);
+    kyu_parallel_for(w, KYU_SOLVE_GROUPS, 1, geometry_task, w);
     kyu_solver_gather(w);
     for (int it = 0; it < iterations; it++) kyu_row_pass_run(w, relax_one);
     kyu_solver_scatter(w);
     kyu_audit_mark(w, KYU_AUDIT_RELAX);
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, give_back_task, w);
+    kyu_parallel_for(w, KYU_SOLVE_GROUPS, 1, give_back_task, w);
     kyu_solver_run(w, wall_task, w);
     kyu_audit_mark(w, KYU_AUDIT_WALL_PUSH);
     if (w->def.enable_impact_events && report_impacts(w)) return -1;

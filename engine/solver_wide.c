@@ -117,7 +117,7 @@ static int place_domain(kyu_world *w, int d) {
 
 typedef struct wide_prep {
     kyu_world *w;
-    int count[KYU_SOLVE_DOMAINS + 1];
+    int count[KYU_SOLVE_GROUPS];
 } wide_prep;
 
 static void place_task(int begin, int end, int worker, void *ctx) {
@@ -168,20 +168,18 @@ int kyu_wide_prepare(kyu_world *w) {
     // (PILE(10,000) of fixed rotation, 2% slower). And beyond WIDE_MOST_ROWS the batches (124
     // bytes a row, beside the rows' 128) are a second stream of memory each pass and each step's
     // fill: PILE(100,000), 270,000 rows, ran no faster with them and held 37 MB more.
-    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) spinning += so->spinning[d];
+    for (int d = 0; d < KYU_SOLVE_GROUPS; d++) spinning += so->spinning[d];
     if (2 * spinning < rows || rows > WIDE_MOST_ROWS) return 0;
     if (RESERVE(so->lane, so->lane_cap, 4 * rows + 4) || RESERVE(so->next, so->next_cap, rows + 1) ||
         RESERVE(so->last, so->last_cap, (int)w->bodies.high + 1))
         return -1;
     wide_prep x = {.w = w};
-    // Domains share no body, so they are placed at once; the boundary's rows, whose bodies are the
-    // domains', after them.
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS, 1, place_task, &x);
-    place_task(KYU_SOLVE_DOMAINS, KYU_SOLVE_DOMAINS + 1, 0, &x);
+    // The domains of a round share no body, so they are placed at once (kyu_solver_run's rounds).
+    kyu_solver_run(w, place_task, &x);
     so->batch_start[0] = 0;
-    for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) so->batch_start[d + 1] = so->batch_start[d] + x.count[d];
-    if (RESERVE(so->batch, so->batch_cap, so->batch_start[KYU_SOLVE_DOMAINS + 1] + 1)) return -1;
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, fill_task, w);
+    for (int d = 0; d < KYU_SOLVE_GROUPS; d++) so->batch_start[d + 1] = so->batch_start[d] + x.count[d];
+    if (RESERVE(so->batch, so->batch_cap, so->batch_start[KYU_SOLVE_GROUPS] + 1)) return -1;
+    kyu_parallel_for(w, KYU_SOLVE_GROUPS, 1, fill_task, w);
     so->batches = 1;
     return 0;
 }
@@ -346,7 +344,7 @@ static void give_back_task(int begin, int end, int worker, void *ctx) {
 
 void kyu_wide_finish(kyu_world *w) {
     if (!w->solver.batches) return;
-    kyu_parallel_for(w, KYU_SOLVE_DOMAINS + 1, 1, give_back_task, w);
+    kyu_parallel_for(w, KYU_SOLVE_GROUPS, 1, give_back_task, w);
     w->solver.batches = 0;
     // Idle until the next step's solve: given back if large.
     GIVE_BACK(w->solver.batch, w->solver.batch_cap);

@@ -469,6 +469,98 @@ static void test_solver_slabs_follow_the_bodies_order_in_memory(void) {
     kyu_world_destroy(w);
 }
 
+// Two layers of touching balls on a floor, nx x nz a layer (the upper one in the hollows of the
+// lower), stepped once; then the solver's domains made anew where the step left them.
+static kyu_world *layers_world(int nx, int nz) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    add_box(w, v3(-100, -1, -100), v3(100, 0, 100), 0.0f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    for (int ix = 0; ix < nx; ix++)
+        for (int iz = 0; iz < nz; iz++) {
+            add_still(w, v3((float)ix, 0.5f, (float)iz), 0.5f, 1, ~0u);
+            if (ix + 1 < nx && iz + 1 < nz)
+                add_still(w, v3((float)ix + 0.5f, 0.5f + 0.7072f, (float)iz + 0.5f), 0.5f, 1, ~0u);
+        }
+    if (kyu_world_step(w) != KYU_OK || kyu_solver_partition(w) != 0) {
+        kyu_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+// The slabs a contact of domain d may join: lo and hi (the same for a slab's own contacts; -1 for
+// the far pairs', which join slabs more than one apart).
+static void domain_slabs(int d, int *lo, int *hi) {
+    if (d < KYU_SOLVE_DOMAINS)
+        *lo = *hi = d;
+    else if (d < KYU_SOLVE_ROUND_TWO)
+        *lo = 2 * (d - KYU_SOLVE_DOMAINS), *hi = *lo + 1;
+    else if (d < KYU_SOLVE_FAR)
+        *lo = 2 * (d - KYU_SOLVE_ROUND_TWO) + 1, *hi = *lo + 1;
+    else
+        *lo = *hi = -1;
+}
+
+// Checks the domains of w's contacts: each contact in one, joining the slabs its domain says, and
+// no body in two domains of one round (the slabs, either round of boundaries), which the workers
+// solve at once. Counts each round's contacts into per_round[4].
+static void check_domains(const kyu_world *w, int per_round[4]) {
+    const solver_state *so = &w->solver;
+    ENSURE(so->start[0] == 0 && so->start[KYU_SOLVE_GROUPS] == w->contacts.count);
+    int n = w->contacts.count, high = (int)w->bodies.high;
+    char *seen = calloc((size_t)n + 1, 1);
+    int *owner = malloc(((size_t)high + 1) * sizeof *owner);
+    ENSURE(seen && owner);
+    const int round[] = {0, KYU_SOLVE_DOMAINS, KYU_SOLVE_ROUND_TWO, KYU_SOLVE_FAR, KYU_SOLVE_GROUPS};
+    for (int r = 0; r < 4; r++) {
+        per_round[r] = so->start[round[r + 1]] - so->start[round[r]];
+        for (int i = 0; i < high; i++) owner[i] = -1;
+        for (int d = round[r]; d < round[r + 1]; d++) {
+            int lo, hi;
+            domain_slabs(d, &lo, &hi);
+            for (int k = so->start[d]; k < so->start[d + 1]; k++) {
+                int ci = so->order[k];
+                ENSURE(ci >= 0 && ci < n && !seen[ci]);
+                seen[ci] = 1;
+                const contact *c = &w->contacts.list[ci];
+                int sa = so->slab[c->a], sb = kyu_is_collider(c->b) ? sa : so->slab[c->b];
+                if (lo < 0) {
+                    ENSURE(abs(sa - sb) > 1);
+                } else {
+                    ENSURE((sa == lo || sa == hi) && (sb == lo || sb == hi));
+                    ENSURE(lo == hi || sa != sb); // a slab's own pairs are its own
+                }
+                uint32_t body[2] = {c->a, c->b};
+                for (int e = 0; e < (kyu_is_collider(c->b) ? 1 : 2); e++) {
+                    ENSURE(owner[body[e]] < 0 || owner[body[e]] == d);
+                    owner[body[e]] = d;
+                }
+            }
+        }
+    }
+    for (int k = 0; k < n; k++) ENSURE(seen[k]);
+    free(seen), free(owner);
+}
+
+// The solves run the slabs at once, then the pairs across the boundaries between them in two
+// rounds of boundaries that share no body, then the pairs across farther slabs: a floor 40 balls
+// wide has pairs in both rounds and none far; a floor 4 balls wide, cut in 8 slabs thinner than a
+// ball, far pairs.
+static void test_the_solver_domains_solved_at_once_share_no_body(void) {
+    int per_round[4];
+    kyu_world *w = layers_world(40, 40);
+    ENSURE(w != NULL);
+    check_domains(w, per_round);
+    ENSURE(per_round[0] > 1000 && per_round[1] > 100 && per_round[2] > 100 && per_round[3] == 0);
+    kyu_world_destroy(w);
+    w = layers_world(4, 4);
+    ENSURE(w != NULL);
+    check_domains(w, per_round);
+    ENSURE(per_round[3] > 0 && per_round[1] > 0 && per_round[2] > 0);
+    kyu_world_destroy(w);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
@@ -482,4 +574,5 @@ void suite_grid(void) {
     RUN_TEST(test_balls_far_from_a_pile_leave_the_grid_dense_pairs_match_brute_force);
     RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
     RUN_TEST(test_solver_slabs_follow_the_bodies_order_in_memory);
+    RUN_TEST(test_the_solver_domains_solved_at_once_share_no_body);
 }

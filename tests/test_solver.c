@@ -169,11 +169,11 @@ static void test_a_batch_of_four_solves_random_rows_as_kyu_row_solve_does(void) 
         memcpy(so->body, sb, sizeof sb), memcpy(so->row, rows, sizeof rows);
         four.first = so->row;
         // Every row in domain 2 (the others empty), and the spinning count prepare reads.
-        for (int d = 0; d <= KYU_SOLVE_DOMAINS + 1; d++) so->start[d] = d <= 2 ? 0 : ROWS;
-        for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++) so->spinning[d] = d == 2 ? ROWS : 0;
+        for (int d = 0; d <= KYU_SOLVE_GROUPS; d++) so->start[d] = d <= 2 ? 0 : ROWS;
+        for (int d = 0; d < KYU_SOLVE_GROUPS; d++) so->spinning[d] = d == 2 ? ROWS : 0;
         if (kyu_wide_prepare(w) || !so->batches) failed = 2;
         for (int pass = 0; pass < 3 && !failed; pass++)
-            for (int d = 0; d <= KYU_SOLVE_DOMAINS; d++)
+            for (int d = 0; d < KYU_SOLVE_GROUPS; d++)
                 kyu_wide_pass(w, d, pass == 2 ? note_closing : NULL, &four);
         kyu_wide_finish(w);
         if (!failed && !same_bits(sb_rows, so->body, rows_one, so->row)) failed = 3;
