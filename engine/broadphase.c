@@ -965,6 +965,7 @@ static int query_small(kyu_world *w, uint32_t a, const aabb *box,
 }
 
 static int late_add_entry(grid *g, const int32_t c[3], uint32_t body);
+static int late_table_rebuild(grid *g, int needed);
 
 static int in_range(const int32_t c[3], const int32_t range[6]) {
     return c[0] >= range[0] && c[0] <= range[3] && c[1] >= range[1] && c[1] <= range[4] && c[2] >= range[2] &&
@@ -1698,6 +1699,16 @@ static int add_late_pair(kyu_world *w, uint32_t a, uint32_t b) {
     return 0;
 }
 
+// A late insert of body a asks the grid anew: a fresh stamp, on a and on its partners (they are
+// paired already: consider passes them at once, without walking a's list for each).
+static void stamp_partners(kyu_world *w, uint32_t a) {
+    grid *g = &w->grid;
+    next_stamp(w);
+    g->stamp[a] = g->stamp_now;
+    for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);)
+        if (!(it.partner & KYU_COLLIDER_BIT)) g->stamp[it.partner] = g->stamp_now;
+}
+
 static int consider(kyu_world *w, uint32_t a, uint32_t j) {
     grid *g = &w->grid;
     if (j == a || g->stamp[j] == g->stamp_now) return 0;
@@ -1706,8 +1717,11 @@ static int consider(kyu_world *w, uint32_t a, uint32_t j) {
     return add_late_pair(w, a, j);
 }
 
-static int late_table_grow(grid *g) {
-    if (table_reserve(&g->late_key, &g->late_head, &g->late_table_size, g->late_table_size)) return -1;
+static int late_table_grow(grid *g) { return late_table_rebuild(g, g->late_table_size); }
+
+// The late inserts' hash table with room for `needed` cells, every hashed late entry in it again.
+static int late_table_rebuild(grid *g, int needed) {
+    if (table_reserve(&g->late_key, &g->late_head, &g->late_table_size, needed)) return -1;
     for (int e = 0; e < g->late_count; e++) {
         if (g->dense && dense_index(g, g->late[e].c) >= 0) continue; // listed by the dense heads
         uint32_t h = kyu_cell_hash(g->late[e].c);
@@ -1799,8 +1813,7 @@ static int seam_late_pairs(kyu_world *w, uint32_t a) {
     cell_range(g, &own, lo, hi);
     int huge = cell_count(lo, hi) > MAX_CELLS_PER_BODY;
     for (int i = 1; i < n && !failed; i++) {
-        next_stamp(w);
-        g->stamp[a] = g->stamp_now;
+        stamp_partners(w, a);
         w->step.box[a] = images[i];
         if (huge) {
             for (int k = 0; k < w->step.active_count && !failed; k++)
@@ -1819,8 +1832,7 @@ static int seam_late_pairs(kyu_world *w, uint32_t a) {
 // multi-cell table so later queries meet it there.
 int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
     grid *g = &w->grid;
-    next_stamp(w);
-    g->stamp[a] = g->stamp_now;
+    stamp_partners(w, a);
     int32_t lo[3], hi[3];
     cell_range(g, &w->step.box[a], lo, hi);
     if (cell_count(lo, hi) > MAX_CELLS_PER_BODY) {
@@ -1847,6 +1859,13 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
 // multi-cell hash table again. A large one is given back meanwhile (the fast bodies of a landing
 // step asked for 16 MB of it in PILE(1,000,000), held through the contact search otherwise). Its
 // entries stay: the next build and the debug draw read them.
+// Late inserts again after kyu_broadphase_end_late_inserts (the push moving a body out of its box):
+// the table of hashed late entries made anew.
+int kyu_broadphase_resume_late_inserts(kyu_world *w) {
+    grid *g = &w->grid;
+    return late_table_rebuild(g, 256 + w->bodies.count / 16 + g->late_hashed);
+}
+
 void kyu_broadphase_end_late_inserts(kyu_world *w) {
     grid *g = &w->grid;
     int size = g->late_table_size, key_cap = size;

@@ -181,6 +181,7 @@ typedef struct pair_store {
 int kyu_broadphase_build(kyu_world *w);
 int kyu_broadphase_late_insert(kyu_world *w, uint32_t body);
 void kyu_broadphase_end_late_inserts(kyu_world *w);
+int kyu_broadphase_resume_late_inserts(kyu_world *w);
 void kyu_broadphase_mark_hit(kyu_world *w, uint32_t a, uint32_t b);
 void kyu_broadphase_trim(kyu_world *w);
 int kyu_pair_source_count(const kyu_world *w);

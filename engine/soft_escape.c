@@ -102,8 +102,9 @@ typedef struct push_pass {
     int slices;
     float far[KYU_MAX_SLICES], least_margin[KYU_MAX_SLICES];
     int count[KYU_MAX_SLICES];
-    float reach; // a body moved farther than this may close a pair that is no contact
-    int near;    // the rows in w->solver.near (from 0 each step)
+    float reach;                   // a body moved farther than this may close a pair that is no contact
+    int near;                      // the rows in w->solver.near (from 0 each step)
+    float deepest[KYU_MAX_SLICES]; // per slice: the deepest pair of a body moved far (far_depth_task)
 } push_pass;
 
 // Returns whether it changed the pair's pseudo-impulse; in a checking pass, sets *open when the
@@ -348,10 +349,8 @@ static void near_fill_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
-// The rows of the pairs the push would close that have none, in slot order (any worker count, the
-// same list), after the earlier rounds' (which keep their pseudo-impulses). Returns how many are
-// new, -1 out of memory.
-static int find_near(push_pass *x) {
+// Whether the push moves a body far enough to close a pair that is no contact (sets x->reach).
+static int moves_far(push_pass *x) {
     kyu_world *w = x->w;
     x->slices = kyu_slice_count(w->step.active_count);
     kyu_parallel_for(w, x->slices, 1, far_task, x);
@@ -359,7 +358,75 @@ static int find_near(push_pass *x) {
     for (int sl = 0; sl < x->slices; sl++)
         far = kyu_maxf(far, x->far[sl]), least = kyu_minf(least, x->least_margin[sl]);
     x->reach = 0.5f * least;
-    if (!(far * dt * dt > x->reach * x->reach)) return 0; // nothing moves far enough to close one
+    return far * dt * dt > x->reach * x->reach;
+}
+
+// Every body the push moves far whose sphere (grown by its margin) would leave the box the
+// broadphase paired it by: the box grows to take it in, with ROOM radii to spare for the later
+// rounds, and asks the grid again (a late insert, as an impact's turned path does), so what it may
+// be pushed into is its partner too. A tall pour landing (10,000 beads of 5 mm dropped at once) had
+// the push lift bodies up to 4 r into beads that were no candidate pairs: 1.5 r deep, where
+// max_overlap said 0.6. In slot order, on the calling thread. What it costs where many bodies are
+// pushed out of their boxes (a crowd created overlapping): docs/benchmarks.md, "The push's boxes".
+#define ROOM 0.25f
+static int boxes_follow(push_pass *x) {
+    kyu_world *w = x->w;
+    const body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt, reach2 = x->reach * x->reach;
+    int resumed = 0;
+    for (int k = 0; k < w->step.active_count; k++) {
+        uint32_t i = w->step.active[k];
+        if (!(glms_vec3_norm2(x->vp[i]) * dt * dt > reach2)) continue;
+        vec3s p = glms_vec3_add(s->pos[i], glms_vec3_scale(x->vp[i], dt));
+        float g = s->radius[i] + kyu_body_margin(w, i);
+        aabb *b = &w->step.box[i];
+        int inside = 1;
+        for (int d = 0; d < 3; d++) inside &= p.raw[d] - g >= b->lo[d] && p.raw[d] + g <= b->hi[d];
+        if (inside) continue;
+        if (!resumed && kyu_broadphase_resume_late_inserts(w)) return -1;
+        resumed = 1;
+        g += ROOM * s->radius[i];
+        for (int d = 0; d < 3; d++)
+            b->lo[d] = kyu_minf(b->lo[d], p.raw[d] - g), b->hi[d] = kyu_maxf(b->hi[d], p.raw[d] + g);
+        w->stats.late_inserts++;
+        if (kyu_broadphase_late_insert(w, i)) return -1;
+    }
+    if (resumed) kyu_broadphase_end_late_inserts(w);
+    return 0;
+}
+
+// After the move: the deepest pair, contact or not, of each body the push moved far (a pair the
+// rounds of near rows did not reach: max_overlap reads the contacts only).
+static void far_depth_task(int begin, int end, int worker, void *ctx) {
+    (void)worker;
+    push_pass *x = ctx;
+    const kyu_world *w = x->w;
+    const body_store *s = &w->bodies;
+    float dt = w->def.fixed_dt, reach2 = x->reach * x->reach;
+    for (int sl = begin; sl < end; sl++) {
+        float deepest = 0.0f;
+        for (int k = kyu_slice_start(w->step.active_count, x->slices, sl);
+             k < kyu_slice_start(w->step.active_count, x->slices, sl + 1); k++) {
+            uint32_t a = w->step.active[k];
+            if (!(glms_vec3_norm2(x->vp[a]) * dt * dt > reach2)) continue;
+            for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);) {
+                uint32_t b = it.partner;
+                if ((b & KYU_COLLIDER_BIT) || kyu_pair_is_sensor(w, a, b)) continue;
+                vec3s d = glms_vec3_sub(s->pos[a], kyu_periodic_image(&w->periodic, s->pos[a], s->pos[b]));
+                deepest = kyu_maxf(deepest, s->radius[a] + s->radius[b] - glms_vec3_norm(d));
+            }
+        }
+        x->deepest[sl] = deepest;
+    }
+}
+
+// The rows of the pairs the push would close that have none, in slot order (any worker count, the
+// same list), after the earlier rounds' (which keep their pseudo-impulses). Returns how many are
+// new, -1 out of memory.
+static int find_near(push_pass *x) {
+    kyu_world *w = x->w;
+    if (!moves_far(x)) return 0; // nothing moves far enough to close one
+    if (boxes_follow(x)) return -1;
     kyu_parallel_for(w, x->slices, 1, near_count_task, x);
     int total = 0;
     for (int sl = 0; sl < x->slices; sl++) {
@@ -419,13 +486,25 @@ int kyu_contacts_push_out(kyu_world *w) {
         qsort(w->solver.near_key, (size_t)x.near, sizeof *w->solver.near_key, by_key);
         push_passes(w, &x);
     }
+    // Where the last passes leave the bodies: a box left behind follows, and the pairs of the bodies
+    // moved far are measured after the move.
+    int far = x.near > 0 && moves_far(&x);
+    if (far && boxes_follow(&x)) {
+        kyu_arena_reset(&w->step.arena);
+        return -1;
+    }
     kyu_parallel_for(w, w->step.active_count, 4096, move_task, &x);
-    kyu_arena_reset(&w->step.arena);
     kyu_audit_mark(w, KYU_AUDIT_PUSH);
     kyu_solver_run(w, wall_task, w);
     kyu_audit_mark(w, KYU_AUDIT_WALL_PUSH);
     kyu_parallel_for(w, w->contacts.count, 4096, gaps_task, w);
     kyu_contacts_measure_overlap(w);
+    if (far) {
+        kyu_parallel_for(w, x.slices, 1, far_depth_task, &x);
+        for (int sl = 0; sl < x.slices; sl++)
+            w->stats.max_overlap = kyu_maxf(w->stats.max_overlap, x.deepest[sl]);
+    }
+    kyu_arena_reset(&w->step.arena);
     GIVE_BACK(w->solver.order, w->solver.order_cap);
     GIVE_BACK(w->solver.tmp, w->solver.tmp_cap);
     GIVE_BACK(w->solver.push, w->solver.push_cap);

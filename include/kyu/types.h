@@ -348,7 +348,7 @@ typedef struct kyu_step_stats {
     int candidate_pairs;    ///< broadphase pairs (swept AABBs overlap)
     int impacts;            ///< impacts resolved in time order
     int stale_events;       ///< queued impacts dropped because a body changed first
-    int late_inserts;       ///< bodies whose new sweep left their broadphase box mid-step
+    int late_inserts;       ///< bodies whose new sweep or push left their broadphase box mid-step
     int contacts;           ///< contacts kept at the end (body-body plus body-collider)
     int event_cap_hit;      ///< 1 when `max_events_per_step` stopped the impact loop
                             ///< (docs/design.md, "Impacts in time order")
