@@ -1855,10 +1855,6 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
     return 0;
 }
 
-// The impact stage is over: no late insert comes before the next build, which sizes and empties the
-// multi-cell hash table again. A large one is given back meanwhile (the fast bodies of a landing
-// step asked for 16 MB of it in PILE(1,000,000), held through the contact search otherwise). Its
-// entries stay: the next build and the debug draw read them.
 // Late inserts again after kyu_broadphase_end_late_inserts (the push moving a body out of its box):
 // the table of hashed late entries made anew.
 int kyu_broadphase_resume_late_inserts(kyu_world *w) {
@@ -1866,6 +1862,11 @@ int kyu_broadphase_resume_late_inserts(kyu_world *w) {
     return late_table_rebuild(g, 256 + w->bodies.count / 16 + g->late_hashed);
 }
 
+// The impact stage (or the push's late inserts) is over: none comes before the next build, which
+// sizes and empties the multi-cell hash table again, but the push's. A large table is given back
+// meanwhile (the fast bodies of a landing step asked for 16 MB of it in PILE(1,000,000), held
+// through the contact search otherwise). Its entries stay: the next build and the debug draw read
+// them.
 void kyu_broadphase_end_late_inserts(kyu_world *w) {
     grid *g = &w->grid;
     int size = g->late_table_size, key_cap = size;
