@@ -63,11 +63,11 @@ static void test_pile_is_bit_identical_for_1_2_3_and_8_workers(void) {
     for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0]);
 }
 
-// A pour of 2,000 beads of 1 cm (10 x 10 a layer, a jittered lattice, into a box 12 diameters wide)
-// for `steps` steps with this def: the state hash, and the most solve passes a step took.
-static uint64_t bead_pour_hash(kyu_world_def wd, int steps, int *most_passes) {
+// A pour of 2,000 beads of radius R (10 x 10 a layer, a jittered lattice, into a box 12 diameters
+// wide) for `steps` steps with this def: the state hash, and the most solve passes a step took.
+static uint64_t bead_pour_hash(kyu_world_def wd, float R, int steps, int *most_passes) {
     lcg = 777;
-    const float R = 0.01f, d = 2 * R, L = 12 * d, H = 60 * d;
+    const float d = 2 * R, L = 12 * d, H = 60 * d;
     kyu_world *w = NULL;
     if (kyu_world_create(&wd, &w) != KYU_OK) return 0;
     add_wall(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d));
@@ -106,10 +106,28 @@ static void test_a_bead_pour_taking_extra_passes_is_bit_identical_for_1_2_3_and_
         kyu_world_def wd = kyu_world_def_default();
         wd.worker_count = workers[i];
         wd.yield_when_busy = false;
-        h[i] = bead_pour_hash(wd, TEST_LENGTH(60, 30), &passes[i]);
+        h[i] = bead_pour_hash(wd, 0.01f, TEST_LENGTH(60, 30), &passes[i]);
         ENSURE(h[i] != 0);
     }
     ENSURE(passes[0] > kyu_world_def_default().solver_iterations); // the extra passes ran
+    for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0] && passes[i] == passes[0]);
+}
+
+// The same pour of 5 mm beads: landing, the push lifts columns out of the boxes the broadphase
+// paired their beads by, and those boxes grow and ask the grid again (serially, in slot order), and
+// the push measures the pairs of the bodies it moved far (in parallel slices): the answer is the
+// same for any worker count (and ThreadSanitizer watches it).
+static void test_a_small_bead_pour_whose_push_asks_the_grid_again_is_the_same_for_any_worker_count(void) {
+    const int workers[] = {1, 2, 3, 8};
+    uint64_t h[4];
+    int passes[4];
+    for (int i = 0; i < 4; i++) {
+        kyu_world_def wd = kyu_world_def_default();
+        wd.worker_count = workers[i];
+        wd.yield_when_busy = false;
+        h[i] = bead_pour_hash(wd, 0.005f, TEST_LENGTH(40, 24), &passes[i]);
+        ENSURE(h[i] != 0);
+    }
     for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0] && passes[i] == passes[0]);
 }
 
@@ -235,6 +253,7 @@ static void test_a_games_job_system_runs_the_work_and_changes_nothing(void) {
 void suite_threads(void) {
     RUN_TEST(test_pile_is_bit_identical_for_1_2_3_and_8_workers);
     RUN_TEST(test_a_bead_pour_taking_extra_passes_is_bit_identical_for_1_2_3_and_8_workers);
+    RUN_TEST(test_a_small_bead_pour_whose_push_asks_the_grid_again_is_the_same_for_any_worker_count);
     RUN_TEST(test_a_bed_of_mixed_sizes_is_the_same_for_any_worker_count_and_cell);
     RUN_TEST(test_a_games_job_system_runs_the_work_and_changes_nothing);
     RUN_TEST(test_workers_beside_a_busy_job_give_the_one_worker_answer);
