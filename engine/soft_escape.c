@@ -247,9 +247,16 @@ static void gaps_task(int begin, int end, int worker, void *ctx) {
 // a pair beyond its margin), and that the pseudo-velocities would close past its slop, becomes a
 // row of the push too (its target lets it close what it has of a gap, as a contact's does), and the
 // passes run again with those rows after the others, until a round finds none (NEAR_ROUNDS at
-// most). The pours' deepest pair while landing is then 0.7-2.9% of r (1 cm) and 16-20% (5 mm),
-// and no pair of theirs is deeper than max_overlap says (a deep column dropped at once still has
-// such pairs: docs/limits.md). Scenes whose push moves nothing that far (PILE's balls) never look.
+// most). The pours' deepest pair while landing is then 0.7-2.9% of r (1 cm) and 16-20% (5 mm).
+// What the rounds do not reach (a deep column dropped at once) max_overlap still sees: the push
+// measures every pair of the bodies it moved that far (far_depth_task). Scenes whose push moves
+// nothing that far (PILE's balls) never look.
+
+// Whether the push moves body i farther than x->reach (set by moves_far) this step.
+static int moved_far(const push_pass *x, uint32_t i) {
+    float dt = x->w->def.fixed_dt;
+    return glms_vec3_norm2(x->vp[i]) * dt * dt > x->reach * x->reach;
+}
 
 // The most a slice of the active bodies moves in the push, and the least margin among them.
 static void far_task(int begin, int end, int worker, void *ctx) {
@@ -298,15 +305,15 @@ static int by_key(const void *p, const void *q) {
 static int near_rows_of(const push_pass *x, uint32_t a, push_row *out) {
     const kyu_world *w = x->w;
     const body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt, reach2 = x->reach * x->reach;
-    int far_a = glms_vec3_norm2(x->vp[a]) * dt * dt > reach2, n = 0;
-    if (!far_a) return 0;
+    float dt = w->def.fixed_dt;
+    int n = 0;
+    if (!moved_far(x, a)) return 0;
     vec3s pa = glms_vec3_add(s->pos[a], glms_vec3_scale(x->vp[a], dt));
     for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);) {
         uint32_t b = it.partner;
         if (b & KYU_COLLIDER_BIT) continue; // the wall push leaves colliders
-        int far_b = glms_vec3_norm2(x->vp[b]) * dt * dt > reach2;
-        if ((far_b && b < a) || kyu_pair_is_sensor(w, a, b) || has_row(x, a < b ? a : b, a < b ? b : a))
+        if ((moved_far(x, b) && b < a) || kyu_pair_is_sensor(w, a, b) ||
+            has_row(x, a < b ? a : b, a < b ? b : a))
             continue;
         vec3s pb = glms_vec3_add(s->pos[b], glms_vec3_scale(x->vp[b], dt));
         vec3s d = glms_vec3_sub(pa, kyu_periodic_image(&w->periodic, pa, pb));
@@ -372,11 +379,11 @@ static int moves_far(push_pass *x) {
 static int boxes_follow(push_pass *x) {
     kyu_world *w = x->w;
     const body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt, reach2 = x->reach * x->reach;
+    float dt = w->def.fixed_dt;
     int resumed = 0;
     for (int k = 0; k < w->step.active_count; k++) {
         uint32_t i = w->step.active[k];
-        if (!(glms_vec3_norm2(x->vp[i]) * dt * dt > reach2)) continue;
+        if (!moved_far(x, i)) continue;
         vec3s p = glms_vec3_add(s->pos[i], glms_vec3_scale(x->vp[i], dt));
         float g = s->radius[i] + kyu_body_margin(w, i);
         aabb *b = &w->step.box[i];
@@ -402,13 +409,12 @@ static void far_depth_task(int begin, int end, int worker, void *ctx) {
     push_pass *x = ctx;
     const kyu_world *w = x->w;
     const body_store *s = &w->bodies;
-    float dt = w->def.fixed_dt, reach2 = x->reach * x->reach;
     for (int sl = begin; sl < end; sl++) {
         float deepest = 0.0f;
         for (int k = kyu_slice_start(w->step.active_count, x->slices, sl);
              k < kyu_slice_start(w->step.active_count, x->slices, sl + 1); k++) {
             uint32_t a = w->step.active[k];
-            if (!(glms_vec3_norm2(x->vp[a]) * dt * dt > reach2)) continue;
+            if (!moved_far(x, a)) continue;
             for (kyu_partner_iter it = kyu_partners(&w->pairs, a); kyu_next_partner(&w->pairs, &it);) {
                 uint32_t b = it.partner;
                 if ((b & KYU_COLLIDER_BIT) || kyu_pair_is_sensor(w, a, b)) continue;
