@@ -253,6 +253,15 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 // (the error falls by about 3% a pass), which is why the bound is by size and not for every pair.
 #define CLOSING_SLOPS 0.25f
 
+// A frictionless pair asks at any size, while it closes faster than FRICTIONLESS_CLOSING_SLOPS of
+// its slop in a step. Nothing holds a frictionless body in its pocket but the normal impulses of
+// its neighbours, so what the passes leave of gravity does not only sink a pair: it slides bodies
+// along their contacts, and the whole bed creeps, however large its bodies. physics-check
+// frictionless 5000 (0.5 m spheres, 8 passes a step) kept 2-10 J of motion after 40 s (6 seeds),
+// and the push lifted it by 630-1,090 J over its resting steps; with these passes (a deep bed takes
+// all 32 in every step) 0.04-1.8 J and 41-64 J, at 1.5 times the cost a step: docs/limits.md.
+#define FRICTIONLESS_CLOSING_SLOPS 0.01f
+
 typedef struct row_pass {
     kyu_world *w;
     kyu_row_fn *fn; // NULL: the iterations' solve (the warm start when warm)
@@ -266,6 +275,9 @@ typedef struct row_pass {
 static int still_closing(const row_pass *p, const solver_row *r, float closing) {
     const kyu_world *w = p->w;
     float slop = kyu_pair_slop(w, r->a, r->b == KYU_ROW_STATIC ? KYU_COLLIDER_BIT : r->b);
+    if (!(r->mu > 0.0f))
+        return closing * w->def.fixed_dt > FRICTIONLESS_CLOSING_SLOPS * slop &&
+               p->check < w->solver.passes * KYU_EXTRA_FACTOR;
     return closing * w->def.fixed_dt > CLOSING_SLOPS * slop &&
            kyu_may_ask_pass(p->check, w->solver.passes, p->g_dt2, slop);
 }

@@ -71,16 +71,19 @@ static inline kyu_collider_id add_box(kyu_world *w, vec3s lo, vec3s hi, float e,
     return id;
 }
 
-// An open box for a pour (restitution 0.2, friction 0.5): a floor with its top at y = 0, walls d
+// An open box for a pour (restitution 0.2, friction mu): a floor with its top at y = 0, walls d
 // thick and h high around a square of side L.
-static inline void open_box(kyu_world *w, float L, float d, float h) {
-    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, 0.5f, KYU_STATIC,
+static inline void open_box_of(kyu_world *w, float L, float d, float h, float mu) {
+    add_box(w, v3(-L / 2 - d, -d, -L / 2 - d), v3(L / 2 + d, 0, L / 2 + d), 0.2f, mu, KYU_STATIC,
             v3(0, 0, 0));
-    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, h, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, h, L / 2 + d), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2 - d, 0, -L / 2 - d), v3(-L / 2, h, L / 2 + d), 0.2f, mu, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(L / 2, 0, -L / 2 - d), v3(L / 2 + d, h, L / 2 + d), 0.2f, mu, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, -L / 2 - d), v3(L / 2, h, -L / 2), 0.2f, mu, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, h, L / 2 + d), 0.2f, mu, KYU_STATIC, v3(0, 0, 0));
 }
+
+// The same with friction 0.5.
+static inline void open_box(kyu_world *w, float L, float d, float h) { open_box_of(w, L, d, h, 0.5f); }
 
 // Every test file provides one suite function, listed in tests/main.c.
 void suite_geometry(void);

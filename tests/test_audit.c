@@ -173,8 +173,57 @@ static void test_a_resting_bed_neither_boils_nor_climbs(void) {
     }
 }
 
+// 400 frictionless spheres of 0.5 m (e 0.2, mu 0 on bodies and walls) dropped as a jittered
+// lattice of 16 layers into a box 6.5 m wide, as physics-check frictionless does. Nothing holds a
+// frictionless body in its pocket but its neighbours' normal impulses: with the step's 8 passes,
+// what they left of gravity slid the spheres along their contacts, the bed crept and sank, and the
+// push lifted it back, step after step. Over the steps at rest (kinetic energy under 1e-3 of its
+// peak) the push lifted it by 7.0-16.6 um a body a step (jitter seeds 1-8; this is seed 3, 11.3;
+// a sphere's slop is 2 mm). Since frictionless pairs ask for more passes (contact_solver.c):
+// 0.37-1.4 um, and 0.66-1.8 um in the quick runs, which stop at 8 s. What must hold: the push's
+// lift at rest, as a height a body a step, is under 3 um, and the bed sleeps within 30 s
+// (10.5-17.7 s for those seeds).
+static void test_a_frictionless_bed_is_not_shaken_by_its_push(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    const int k = 5, n = 400;
+    const float L = 1.1f * (float)k + 1.0f, H = 1.1f * 16.0f + 2.0f;
+    open_box_of(w, L, 1.0f, H, 0.0f);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 0.2f, bd.friction = 0.0f;
+    uint32_t seed = 3;
+    for (int i = 0; i < n; i++) {
+        float j[2];
+        for (int q = 0; q < 2; q++)
+            seed = seed * 1664525u + 1013904223u, j[q] = 0.04f * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        int layer = i / (k * k), c = i % (k * k);
+        bd.position = v3(-L / 2 + 0.55f + 1.1f * (float)(c % k) + j[0], 0.55f + 1.1f * (float)layer,
+                         -L / 2 + 0.55f + 1.1f * (float)(c / k) + j[1]);
+        ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    }
+    ENSURE(kyu_world_set_energy_audit(w, true) == KYU_OK);
+    int steps = TEST_LENGTH(1800, 480), s = 0, rest = 0;
+    double peak = 0, lift = 0;
+    for (; s < steps && kyu_world_sleeping_body_count(w) < n; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        double ke = kyu_world_kinetic_energy(w);
+        peak = fmax(peak, ke);
+        if (ke < 1e-3 * peak) rest++, lift += kyu_world_stats(w).energy_change[KYU_AUDIT_PUSH];
+    }
+    double per = rest > 0 ? lift / (9.81 * n * rest) : 0; // metres a body a step
+    char what[200];
+    snprintf(what, sizeof what,
+             "after %d steps (%d at rest, %d asleep): the push lifted %.3g um a body a step", s, rest,
+             kyu_world_sleeping_body_count(w), 1e6 * per);
+    if (rest == 0 || !(per < 3e-6) || (!test_quick() && kyu_world_sleeping_body_count(w) < n))
+        test_fail(__FILE__, __LINE__, what);
+    kyu_world_destroy(w);
+}
+
 void suite_audit(void) {
     RUN_TEST(test_energy_audit_adds_up_and_changes_nothing);
     RUN_TEST(test_energy_audit_of_a_free_flight_keeps_the_energy);
     RUN_TEST(test_a_resting_bed_neither_boils_nor_climbs);
+    RUN_TEST(test_a_frictionless_bed_is_not_shaken_by_its_push);
 }

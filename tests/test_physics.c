@@ -452,12 +452,7 @@ static kyu_world *make_pile(int n, kyu_body_id *ids, float *L_out) {
     int k = (int)ceil(sqrt(n / 10.0)), layers = (n + k * k - 1) / (k * k);
     float L = 1.1f * k + 1.0f, H = 1.1f * layers + 2;
     kyu_world *w = make_world(v3(0, -9.81f, 0));
-    add_box(w, v3(-L / 2 - 1, -1, -L / 2 - 1), v3(L / 2 + 1, 0, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC,
-            v3(0, 0, 0));
-    add_box(w, v3(-L / 2 - 1, 0, -L / 2 - 1), v3(-L / 2, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(L / 2, 0, -L / 2 - 1), v3(L / 2 + 1, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, -L / 2 - 1), v3(L / 2, H, -L / 2), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
-    add_box(w, v3(-L / 2, 0, L / 2), v3(L / 2, H, L / 2 + 1), 0.2f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    open_box(w, L, 1.0f, H);
     for (int i = 0; i < n; i++) {
         int layer = i / (k * k), j = i % (k * k), a = j % k, b = j / k;
         float x = -L / 2 + 0.55f + 1.1f * a + 0.04f * (float)(frand() - 0.5);
