@@ -17,9 +17,9 @@
 //
 // Every check prints one key=value line; `--workers W` sets the worker count. The environment
 // changes a setting: MU (the pour's friction), RR (its rolling resistance), HZ (steps a second),
-// NOSLEEP (never sleep), SECONDS_LIMIT (the sizes check's run, default 30 s), SEED (the jitter of
-// the pour's and the frictionless pile's starting positions; a pour's sleep time is chaotic: read
-// it over several seeds).
+// NOSLEEP (never sleep), SECONDS_LIMIT (the sizes check's run, default 30 s; the frictionless
+// pile's, default 40 s), SEED (the jitter of the pour's and the frictionless pile's starting
+// positions; a pour's sleep time is chaotic: read it over several seeds).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,7 +356,8 @@ static int frictionless(int n) {
     }
     int steps;
     float stat;
-    double wall = settle(w, 40.0, 0.0, &steps, &stat);
+    double limit = getenv("SECONDS_LIMIT") ? atof(getenv("SECONDS_LIMIT")) : 40.0;
+    double wall = settle(w, limit, 0.0, &steps, &stat);
     bed_stats b = measure(w, L);
     print_bed("frictionless", &b, steps * kyu_world_get_def(w).fixed_dt, steps, wall,
               kyu_world_sleeping_body_count(w) == kyu_world_body_count(w));
