@@ -253,13 +253,17 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 // (the error falls by about 3% a pass), which is why the bound is by size and not for every pair.
 #define CLOSING_SLOPS 0.25f
 
-// A frictionless pair asks at any size, while it closes faster than FRICTIONLESS_CLOSING_SLOPS of
-// its slop in a step. Nothing holds a frictionless body in its pocket but the normal impulses of
-// its neighbours, so what the passes leave of gravity does not only sink a pair: it slides bodies
-// along their contacts, and the whole bed creeps, however large its bodies. physics-check
-// frictionless 5000 (0.5 m spheres, 8 passes a step) kept 2-10 J of motion after 40 s (6 seeds),
-// and the push lifted it by 630-1,090 J over its resting steps; with these passes (a deep bed takes
-// all 32 in every step) 0.04-1.8 J and 41-64 J, at 1.5 times the cost a step: docs/limits.md.
+// In a stack of FRICTIONLESS_LAYERS layers or more (kyu_solver_passes counts them), a frictionless
+// pair asks at any size, while it closes faster than FRICTIONLESS_CLOSING_SLOPS of its slop in a
+// step. Nothing holds a frictionless body in its pocket but the normal impulses of its neighbours,
+// so what the passes leave of the weight above it does not only sink a pair: it slides bodies along
+// their contacts, and a deep bed creeps, however large its bodies. physics-check frictionless 5000
+// (0.5 m spheres, about 12 layers, 8 passes a step) kept 2.4-9.5 J of motion after 40 s (6 seeds),
+// and the push lifted it by 630-1,090 J over its resting steps; with these passes (it takes all 32
+// in every step) 0.45-2.6 J and 45-63 J, at 1.5 times the cost a step: docs/limits.md. A tray of
+// frictionless balls 2-6 layers deep took nearly as many without the depth bound, at 1.4 times the
+// cost, for nothing visible.
+#define FRICTIONLESS_LAYERS        8
 #define FRICTIONLESS_CLOSING_SLOPS 0.01f
 
 typedef struct row_pass {
@@ -268,6 +272,7 @@ typedef struct row_pass {
     int warm;
     int check;                      // > 0: this pass (the check-th) asks which domains still close
     float g_dt2;                    // |g| dt^2 (0 without gravity: no pass beyond the step's)
+    int deep;                       // a stack FRICTIONLESS_LAYERS deep or more: frictionless rows ask
     uint8_t open[KYU_SOLVE_GROUPS]; // per domain: a pair closes past its bound (check only)
 } row_pass;
 
@@ -275,7 +280,7 @@ typedef struct row_pass {
 static int still_closing(const row_pass *p, const solver_row *r, float closing) {
     const kyu_world *w = p->w;
     float slop = kyu_pair_slop(w, r->a, r->b == KYU_ROW_STATIC ? KYU_COLLIDER_BIT : r->b);
-    if (!(r->mu > 0.0f))
+    if (!(r->mu > 0.0f) && p->deep)
         return closing * w->def.fixed_dt > FRICTIONLESS_CLOSING_SLOPS * slop &&
                p->check < w->solver.passes * KYU_EXTRA_FACTOR;
     return closing * w->def.fixed_dt > CLOSING_SLOPS * slop &&
@@ -408,6 +413,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     p.warm = 0;
     if (!w->solver.row_by_row && kyu_wide_prepare(w)) return -1;
     p.g_dt2 = w->gravity_on ? glms_vec3_norm(w->def.gravity) * w->def.fixed_dt * w->def.fixed_dt : 0.0f;
+    for (int d = 0; d < KYU_SOLVE_GROUPS; d++) p.deep |= w->solver.layers[d] >= FRICTIONLESS_LAYERS;
     int base = w->solver.passes, most = kyu_most_passes(base), pass = 0;
     while (pass < most) {
         pass++;

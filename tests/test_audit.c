@@ -174,21 +174,22 @@ static void test_a_resting_bed_neither_boils_nor_climbs(void) {
 }
 
 // 400 frictionless spheres of 0.5 m (e 0.2, mu 0 on bodies and walls) dropped as a jittered
-// lattice of 16 layers into a box 6.5 m wide, as physics-check frictionless does. Nothing holds a
-// frictionless body in its pocket but its neighbours' normal impulses: with the step's 8 passes,
-// what they left of gravity slid the spheres along their contacts, the bed crept and sank, and the
-// push lifted it back, step after step. Over the steps at rest (kinetic energy under 1e-3 of its
-// peak) the push lifted it by 7.0-16.6 um a body a step (jitter seeds 1-8; this is seed 3, 11.3;
-// a sphere's slop is 2 mm). Since frictionless pairs ask for more passes (contact_solver.c):
-// 0.37-1.4 um, and 0.66-1.8 um in the quick runs, which stop at 8 s. What must hold: the push's
-// lift at rest, as a height a body a step, is under 3 um, and the bed sleeps within 30 s
-// (10.5-17.7 s for those seeds).
+// lattice of 25 layers of 4 x 4 into a box 5.4 m wide (a bed about 11 layers deep), as
+// physics-check frictionless does with wider layers. Nothing holds a frictionless body in its
+// pocket but its neighbours' normal impulses: with the step's 8 passes, what they left of gravity
+// slid the spheres along their contacts, the bed crept and sank, and the push lifted it back, step
+// after step. Over the steps at rest (kinetic energy under 1e-3 of its peak) the push lifted it by
+// 43-151 um a body a step (jitter seeds 1-8; this is seed 3, 74; a sphere's slop is 2 mm), 87-296
+// um in the quick runs, which stop at 8 s. Since frictionless pairs of a deep stack ask for more
+// passes (contact_solver.c): 1.4-6.0 um, and 2.4-6.3 um quick. What must hold: the push's lift at
+// rest, as a height a body a step, is under 15 um, and the bed sleeps within 30 s (8-17 s for those
+// seeds).
 static void test_a_frictionless_bed_is_not_shaken_by_its_push(void) {
     kyu_world_def wd = kyu_world_def_default();
     kyu_world *w = NULL;
     ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-    const int k = 5, n = 400;
-    const float L = 1.1f * (float)k + 1.0f, H = 1.1f * 16.0f + 2.0f;
+    const int k = 4, n = 400;
+    const float L = 1.1f * (float)k + 1.0f, H = 1.1f * 25.0f + 2.0f;
     open_box_of(w, L, 1.0f, H, 0.0f);
     kyu_body_def bd = kyu_body_def_default();
     bd.restitution = 0.2f, bd.friction = 0.0f;
@@ -216,7 +217,7 @@ static void test_a_frictionless_bed_is_not_shaken_by_its_push(void) {
     snprintf(what, sizeof what,
              "after %d steps (%d at rest, %d asleep): the push lifted %.3g um a body a step", s, rest,
              kyu_world_sleeping_body_count(w), 1e6 * per);
-    if (rest == 0 || !(per < 3e-6) || (!test_quick() && kyu_world_sleeping_body_count(w) < n))
+    if (rest == 0 || !(per < 15e-6) || (!test_quick() && kyu_world_sleeping_body_count(w) < n))
         test_fail(__FILE__, __LINE__, what);
     kyu_world_destroy(w);
 }
