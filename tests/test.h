@@ -85,6 +85,28 @@ static inline void open_box_of(kyu_world *w, float L, float d, float h, float mu
 // The same with friction 0.5.
 static inline void open_box(kyu_world *w, float L, float d, float h) { open_box_of(w, L, d, h, 0.5f); }
 
+// n frictionless spheres of 0.5 m (e 0.2, mu 0 on bodies and walls) as a lattice of k x k a layer,
+// 1.1 m apart and jittered by up to 2 cm (seed), in a box of side 1.1 k + 1 m, as physics-check
+// frictionless builds its pile. NULL if the world cannot be made.
+static inline kyu_world *frictionless_bed(kyu_world_def wd, int k, int n, uint32_t seed) {
+    kyu_world *w = NULL;
+    if (kyu_world_create(&wd, &w) != KYU_OK) return NULL;
+    const float L = 1.1f * (float)k + 1.0f, H = 1.1f * (float)((n + k * k - 1) / (k * k)) + 2.0f;
+    open_box_of(w, L, 1.0f, H, 0.0f);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.restitution = 0.2f, bd.friction = 0.0f;
+    for (int i = 0; i < n; i++) {
+        float j[2];
+        for (int q = 0; q < 2; q++)
+            seed = seed * 1664525u + 1013904223u, j[q] = 0.04f * ((float)(seed >> 8) / 16777216.0f - 0.5f);
+        int layer = i / (k * k), c = i % (k * k);
+        bd.position = v3(-L / 2 + 0.55f + 1.1f * (float)(c % k) + j[0], 0.55f + 1.1f * (float)layer,
+                         -L / 2 + 0.55f + 1.1f * (float)(c / k) + j[1]);
+        if (kyu_body_create(w, &bd, NULL) != KYU_OK) return kyu_world_destroy(w), NULL;
+    }
+    return w;
+}
+
 // Every test file provides one suite function, listed in tests/main.c.
 void suite_geometry(void);
 void suite_version(void);

@@ -185,24 +185,9 @@ static void test_a_resting_bed_neither_boils_nor_climbs(void) {
 // rest, as a height a body a step, is under 15 um, and the bed sleeps within 30 s (8-17 s for those
 // seeds).
 static void test_a_frictionless_bed_is_not_shaken_by_its_push(void) {
-    kyu_world_def wd = kyu_world_def_default();
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-    const int k = 4, n = 400;
-    const float L = 1.1f * (float)k + 1.0f, H = 1.1f * 25.0f + 2.0f;
-    open_box_of(w, L, 1.0f, H, 0.0f);
-    kyu_body_def bd = kyu_body_def_default();
-    bd.restitution = 0.2f, bd.friction = 0.0f;
-    uint32_t seed = 3;
-    for (int i = 0; i < n; i++) {
-        float j[2];
-        for (int q = 0; q < 2; q++)
-            seed = seed * 1664525u + 1013904223u, j[q] = 0.04f * ((float)(seed >> 8) / 16777216.0f - 0.5f);
-        int layer = i / (k * k), c = i % (k * k);
-        bd.position = v3(-L / 2 + 0.55f + 1.1f * (float)(c % k) + j[0], 0.55f + 1.1f * (float)layer,
-                         -L / 2 + 0.55f + 1.1f * (float)(c / k) + j[1]);
-        ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
-    }
+    const int n = 400;
+    kyu_world *w = frictionless_bed(kyu_world_def_default(), 4, n, 3);
+    ENSURE(w);
     ENSURE(kyu_world_set_energy_audit(w, true) == KYU_OK);
     int steps = TEST_LENGTH(1800, 480), s = 0, rest = 0;
     double peak = 0, lift = 0;

@@ -50,14 +50,20 @@ static uint64_t pile_hash(kyu_world_def wd, int n, int steps) {
     return h;
 }
 
+// The defaults with `workers` workers that split every phase, even 8 workers on 2 processors.
+static kyu_world_def split_def(int workers) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = workers;
+    wd.yield_when_busy = false;
+    return wd;
+}
+
 static void test_pile_is_bit_identical_for_1_2_3_and_8_workers(void) {
     const int workers[] = {1, 2, 3, 8};
     uint64_t h[4];
     for (int i = 0; i < 4; i++) {
-        kyu_world_def wd = kyu_world_def_default();
-        wd.worker_count = workers[i];
-        wd.yield_when_busy = false; // every phase split, even with 8 workers on 2 processors
-        h[i] = pile_hash(wd, 5000, TEST_LENGTH(600, 120)); // enough pairs and bodies for every phase to split
+        // enough pairs and bodies for every phase to split
+        h[i] = pile_hash(split_def(workers[i]), 5000, TEST_LENGTH(600, 120));
         ENSURE(h[i] != 0);
     }
     for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0]);
@@ -103,10 +109,7 @@ static void expect_bead_pour_same_for_any_worker_count(float R, int steps, int *
     uint64_t h[4];
     int passes[4];
     for (int i = 0; i < 4; i++) {
-        kyu_world_def wd = kyu_world_def_default();
-        wd.worker_count = workers[i];
-        wd.yield_when_busy = false;
-        h[i] = bead_pour_hash(wd, R, steps, &passes[i]);
+        h[i] = bead_pour_hash(split_def(workers[i]), R, steps, &passes[i]);
         ENSURE(h[i] != 0);
     }
     for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0] && passes[i] == passes[0]);
@@ -129,6 +132,29 @@ static void test_a_bead_pour_taking_extra_passes_is_bit_identical_for_1_2_3_and_
 static void test_a_small_bead_pour_whose_push_asks_the_grid_again_is_the_same_for_any_worker_count(void) {
     int passes;
     expect_bead_pour_same_for_any_worker_count(0.005f, TEST_LENGTH(40, 24), &passes);
+}
+
+// A deep frictionless bed (1,600 spheres of 0.5 m dropped as 25 layers of 8 x 8): from its 30th
+// step its frictionless pairs ask for the solve's extra passes (contact_solver.c), and from about
+// its 95th it holds over 4,096 contacts, so the solves' domains run on the workers. The same hash
+// and the same passes for any worker count. (The quick runs stop at 60 steps: serial solves.)
+static void test_a_frictionless_bed_taking_extra_passes_is_the_same_for_any_worker_count(void) {
+    const int workers[] = {1, 2, 3, 8}, steps = TEST_LENGTH(150, 60);
+    uint64_t h[4];
+    long passes[4];
+    for (int i = 0; i < 4; i++) {
+        kyu_world *w = frictionless_bed(split_def(workers[i]), 8, 1600, 3);
+        ENSURE(w);
+        passes[i] = 0;
+        for (int s = 0; s < steps; s++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            passes[i] += kyu_world_stats(w).solver_passes;
+        }
+        h[i] = kyu_world_state_hash(w);
+        kyu_world_destroy(w);
+    }
+    for (int i = 1; i < 4; i++) ENSURE(h[i] == h[0] && passes[i] == passes[0]);
+    ENSURE(passes[0] > (long)steps * kyu_world_def_default().solver_iterations); // the extra passes ran
 }
 
 // A bed of 1,500 spheres of radii 5 mm to 5 cm (lognormal, inserted at once into a box over a floor,
@@ -167,9 +193,8 @@ static void test_a_bed_of_mixed_sizes_is_the_same_for_any_worker_count_and_cell(
     const float cells[] = {0.0f, 0.0f, 0.0f, 0.012f, 0.012f, 0.05f, 0.13f}; // 0.012: six slices of levels
     uint64_t h[7];
     for (int i = 0; i < 7; i++) {
-        kyu_world_def wd = kyu_world_def_default();
-        wd.worker_count = workers[i], wd.cell_size = cells[i];
-        wd.yield_when_busy = false;
+        kyu_world_def wd = split_def(workers[i]);
+        wd.cell_size = cells[i];
         h[i] = sizes_hash(wd, TEST_LENGTH(90, 30));
         ENSURE(h[i] != 0);
     }
@@ -254,6 +279,7 @@ void suite_threads(void) {
     RUN_TEST(test_pile_is_bit_identical_for_1_2_3_and_8_workers);
     RUN_TEST(test_a_bead_pour_taking_extra_passes_is_bit_identical_for_1_2_3_and_8_workers);
     RUN_TEST(test_a_small_bead_pour_whose_push_asks_the_grid_again_is_the_same_for_any_worker_count);
+    RUN_TEST(test_a_frictionless_bed_taking_extra_passes_is_the_same_for_any_worker_count);
     RUN_TEST(test_a_bed_of_mixed_sizes_is_the_same_for_any_worker_count_and_cell);
     RUN_TEST(test_a_games_job_system_runs_the_work_and_changes_nothing);
     RUN_TEST(test_workers_beside_a_busy_job_give_the_one_worker_answer);
