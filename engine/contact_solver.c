@@ -280,9 +280,8 @@ typedef struct row_pass {
 static int still_closing(const row_pass *p, const solver_row *r, float closing) {
     const kyu_world *w = p->w;
     float slop = kyu_pair_slop(w, r->a, r->b == KYU_ROW_STATIC ? KYU_COLLIDER_BIT : r->b);
-    if (!(r->mu > 0.0f) && p->deep)
-        return closing * w->def.fixed_dt > FRICTIONLESS_CLOSING_SLOPS * slop &&
-               p->check < w->solver.passes * KYU_EXTRA_FACTOR;
+    if (!(r->mu > 0.0f) && p->deep) // up to kyu_most_passes, as every pair
+        return closing * w->def.fixed_dt > FRICTIONLESS_CLOSING_SLOPS * slop;
     return closing * w->def.fixed_dt > CLOSING_SLOPS * slop &&
            kyu_may_ask_pass(p->check, w->solver.passes, p->g_dt2, slop);
 }
@@ -413,7 +412,7 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     p.warm = 0;
     if (!w->solver.row_by_row && kyu_wide_prepare(w)) return -1;
     p.g_dt2 = w->gravity_on ? glms_vec3_norm(w->def.gravity) * w->def.fixed_dt * w->def.fixed_dt : 0.0f;
-    for (int d = 0; d < KYU_SOLVE_GROUPS; d++) p.deep |= w->solver.layers[d] >= FRICTIONLESS_LAYERS;
+    p.deep = kyu_solver_depth(w) >= FRICTIONLESS_LAYERS;
     int base = w->solver.passes, most = kyu_most_passes(base), pass = 0;
     while (pass < most) {
         pass++;

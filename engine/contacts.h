@@ -241,6 +241,7 @@ float kyu_contact_friction(const kyu_world *w, const contact *c);    // of the p
 int kyu_solver_partition(kyu_world *w);
 void kyu_solver_run(kyu_world *w, kyu_task_fn *task, void *ctx); // task over the domains, in rounds
 int kyu_solver_passes(const kyu_world *w); // the passes a step's solve and push take (solver_slabs.c)
+int kyu_solver_depth(const kyu_world *w);  // the deepest stack's layers, under gravity (solver_slabs.c)
 
 // contact_solver.c: which contacts are the solver's, the velocity solve, the bodies it holds
 int kyu_contacts_classify(kyu_world *w);

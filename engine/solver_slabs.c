@@ -237,6 +237,14 @@ int kyu_solver_partition(kyu_world *w) {
     return 0;
 }
 
+// The layers of the deepest stack of contacts, over the domains (height_order_task counts them).
+int kyu_solver_depth(const kyu_world *w) {
+    int layers = 0;
+    for (int d = 0; d < KYU_SOLVE_GROUPS; d++)
+        layers = w->solver.layers[d] > layers ? w->solver.layers[d] : layers;
+    return layers;
+}
+
 // The passes of the solve and the push: solver_iterations, but at least one for every
 // LAYERS_PER_PASS layers of the deepest stack of contacts (height_order_task counts a domain's
 // layers). The passes carry a bed's weight down about that many layers each: with 8, a bed of 33
@@ -248,10 +256,8 @@ int kyu_solver_partition(kyu_world *w) {
 #define LAYERS_PER_PASS 5
 #define MOST_PASSES     64
 int kyu_solver_passes(const kyu_world *w) {
-    int passes = w->def.solver_iterations, layers = 0;
+    int passes = w->def.solver_iterations, layers = kyu_solver_depth(w);
     if (passes == 0 || !w->gravity_on) return passes;
-    for (int d = 0; d < KYU_SOLVE_GROUPS; d++)
-        layers = w->solver.layers[d] > layers ? w->solver.layers[d] : layers;
     int need = (layers + LAYERS_PER_PASS - 1) / LAYERS_PER_PASS;
     need = need < MOST_PASSES ? need : MOST_PASSES;
     return need > passes ? need : passes;
