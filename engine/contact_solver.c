@@ -240,18 +240,23 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 }
 
 // The passes go on past the step's passes (kyu_solver_passes) while a contact still closes faster
-// than CLOSING_SLOPS of its slop in a step, for up to EXTRA_FACTOR times as many, but only a pair
-// for which the solve's error matters: what a pass leaves is a fraction of the step's gravity,
-// g dt, and it sinks a pair by that fraction of g dt^2, which is a few thousandths of a 0.5 m
-// ball's radius at 60 Hz but a quarter of a 1 cm bead's. So a pair may ask for
+// than CLOSING_SLOPS of its slop in a step, for up to KYU_EXTRA_FACTOR times as many, but only a
+// pair for which the solve's error matters: what a pass leaves is a fraction of the step's
+// gravity, g dt, and it sinks a pair by that fraction of g dt^2, which is a few thousandths of a
+// 0.5 m ball's radius at 60 Hz but a quarter of a 1 cm bead's. So a pair may ask for
 // (g dt^2 / (KYU_STIFF_SLOPS slop)) times the passes, 1 to KYU_EXTRA_FACTOR: none more for a ball
-// of 10 cm or more at 60 Hz, 4x for beads of 2 cm or less (kyu_may_ask_pass; the push asks the
+// of 9 cm or more at 60 Hz, 8x for beads of 1 cm or less (kyu_may_ask_pass; the push asks the
 // same). A 1 cm pour at 60 Hz with 8 passes crept for 6 s after landing and packed to 0.648 (past
-// random close packing: the creep shook it down) where every larger size packed to 0.58-0.59; with
-// these it packs to 0.585 and sleeps 2 s after landing, and a pass count that stops when the
-// contacts hold costs less than one that always runs 32. A heap of spinning balls converges slowly
-// (the error falls by about 3% a pass), which is why the bound is by size and not for every pair.
-#define CLOSING_SLOPS 0.25f
+// random close packing: the creep shook it down) where every larger size packed to 0.58-0.59. With
+// a quarter of the slop and 4x it packed to 0.58, but still crept (2,000 beads lost 2-3 J of
+// potential energy a second after landing), and a bead that crept off its perch woke the bed: 11
+// pours of 96 (physics-check pour 0.01, seeds 1-96) were awake more than 3 s after landing. With a
+// twentieth and 8x: none (the latest 2.7 s, the median 1.3 s against 1.9), packing 0.567, creep 0.7
+// J a second, at 1.35x the cost a body-step while the bed settles and about the same to sleep. A
+// pass count that stops when the contacts hold costs less than one that always runs 64. A heap of
+// spinning balls converges slowly (the error falls by about 3% a pass), which is why the bound is
+// by size and not for every pair.
+#define CLOSING_SLOPS 0.05f
 
 // In a stack of FRICTIONLESS_LAYERS layers or more (kyu_solver_passes counts them), a frictionless
 // pair asks at any size, while it closes faster than FRICTIONLESS_CLOSING_SLOPS of its slop in a
@@ -262,9 +267,11 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 // and the push lifted it by 630-1,090 J over its resting steps; with these passes (it takes all 32
 // in every step) 0.45-2.6 J and 45-63 J, at 1.5 times the cost a step: docs/limits.md. A tray of
 // frictionless balls 2-6 layers deep took nearly as many without the depth bound, at 1.4 times the
-// cost, for nothing visible.
+// cost, for nothing visible. These ask for up to FRICTIONLESS_EXTRA_FACTOR times the passes (a bead's
+// pair may also ask as above).
 #define FRICTIONLESS_LAYERS        8
 #define FRICTIONLESS_CLOSING_SLOPS 0.01f
+#define FRICTIONLESS_EXTRA_FACTOR  4
 
 typedef struct row_pass {
     kyu_world *w;
@@ -280,10 +287,11 @@ typedef struct row_pass {
 static int still_closing(const row_pass *p, const solver_row *r, float closing) {
     const kyu_world *w = p->w;
     float slop = kyu_pair_slop(w, r->a, r->b == KYU_ROW_STATIC ? KYU_COLLIDER_BIT : r->b);
-    if (!(r->mu > 0.0f) && p->deep) // up to kyu_most_passes, as every pair
-        return closing * w->def.fixed_dt > FRICTIONLESS_CLOSING_SLOPS * slop;
-    return closing * w->def.fixed_dt > CLOSING_SLOPS * slop &&
-           kyu_may_ask_pass(p->check, w->solver.passes, p->g_dt2, slop);
+    float closes = closing * w->def.fixed_dt; // in this step, if no later pass stopped it
+    if (closes > CLOSING_SLOPS * slop && kyu_may_ask_pass(p->check, w->solver.passes, p->g_dt2, slop))
+        return 1;
+    return !(r->mu > 0.0f) && p->deep && p->check < FRICTIONLESS_EXTRA_FACTOR * w->solver.passes &&
+           closes > FRICTIONLESS_CLOSING_SLOPS * slop;
 }
 
 static int closing_seen(void *ctx, const solver_row *r, float closing) {

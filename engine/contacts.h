@@ -190,10 +190,11 @@ typedef struct contact_slices {
 
 // The solve's and the push's passes beyond the step's own (contact_solver.c says why): a pair of
 // slop `slop` may ask for g dt^2 / (KYU_STIFF_SLOPS slop) times them, 1 to KYU_EXTRA_FACTOR (none
-// more for a ball of 10 cm or more at 60 Hz, 4x for a bead of 2 cm or less), and no pass beyond
-// KYU_MOST_SOLVE_PASSES is for that (a deeper stack's own passes may be more).
+// more for a ball of 9 cm or more at 60 Hz, 1.7x for 5 cm, 4x for 2 cm, 8x for a bead of 1 cm or
+// less), and no pass beyond KYU_MOST_SOLVE_PASSES is for that (a deeper stack's own passes may be
+// more).
 #define KYU_STIFF_SLOPS       8.0f
-#define KYU_EXTRA_FACTOR      4
+#define KYU_EXTRA_FACTOR      8
 #define KYU_MOST_SOLVE_PASSES 64
 static inline int kyu_may_ask_pass(int pass, int base, float g_dt2, float slop) {
     float factor = kyu_minf(kyu_maxf(g_dt2 / (KYU_STIFF_SLOPS * slop), 1.0f), (float)KYU_EXTRA_FACTOR);

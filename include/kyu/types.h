@@ -360,7 +360,7 @@ typedef struct kyu_step_stats {
                             ///< processes kept the workers from their processors (yield_when_busy)
     int solver_passes;      ///< passes of the velocity solve: solver_iterations, or one for every 5
                             ///< layers of the deepest stack of contacts when that is more (the push's
-                            ///< passes), and up to 4x that while small bodies' contacts still close
+                            ///< passes), and up to 8x that while small bodies' contacts still close
                             ///< past their slop (docs/design.md, "Contacts kept between steps")
     // Wall-clock milliseconds of the step's stages (a monotonic clock; for profiling, not results).
     float ms_solve;      ///< ms: forces, sweeps and the kept contacts' velocity solve
