@@ -252,7 +252,7 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 // potential energy a second after landing), and a bead that crept off its perch woke the bed: 11
 // pours of 96 (physics-check pour 0.01, seeds 1-96) were awake more than 3 s after landing. With a
 // twentieth and 8x: none (the latest 2.7 s, the median 1.3 s against 1.9), packing 0.567, creep 0.7
-// J a second, at 1.35x the cost a body-step while the bed settles and about the same to sleep. A
+// J a second, at 1.33x the cost a body-step while the bed settles and about the same to sleep. A
 // pass count that stops when the contacts hold costs less than one that always runs 64. A heap of
 // spinning balls converges slowly (the error falls by about 3% a pass), which is why the bound is
 // by size and not for every pair.
@@ -267,8 +267,8 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 // and the push lifted it by 630-1,090 J over its resting steps; with these passes (it takes all 32
 // in every step) 0.45-2.6 J and 45-63 J, at 1.5 times the cost a step: docs/limits.md. A tray of
 // frictionless balls 2-6 layers deep took nearly as many without the depth bound, at 1.4 times the
-// cost, for nothing visible. These ask for up to FRICTIONLESS_EXTRA_FACTOR times the passes (a bead's
-// pair may also ask as above).
+// cost, for nothing visible. These ask for up to FRICTIONLESS_EXTRA_FACTOR times the passes (a
+// bead's pair may also ask as above).
 #define FRICTIONLESS_LAYERS        8
 #define FRICTIONLESS_CLOSING_SLOPS 0.01f
 #define FRICTIONLESS_EXTRA_FACTOR  4
