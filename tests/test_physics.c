@@ -397,25 +397,25 @@ static void test_a_pour_of_beads_is_asleep_within_3_s_of_landing(void) {
     static kyu_body_id ids[2000];
     const uint32_t seeds[4] = {7, 26, 1, 2};
     const float r = 0.01f;
-    const double fall = sqrt(2 * 1.3 * 2 * r * 20 / 9.81); // the top layer's (pour_lattice's 20 layers)
+    const int n = 2000, layers = (n + 99) / 100;               // pour_lattice's 100 a layer
+    const double fall = sqrt(2 * 1.3 * 2 * r * layers / 9.81); // the top layer's
     for (int k = 0; k < TEST_LENGTH(4, 1); k++) {
         kyu_world_def wd = kyu_world_def_default();
-        wd.body_capacity = 2000;
+        wd.body_capacity = n;
         kyu_world *w = NULL;
         ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
-        pour_lattice(w, ids, 2000, r, seeds[k]);
+        pour_lattice(w, ids, n, r, seeds[k]);
         float deepest = 0.0f;
         int s = 0;
-        for (; s < (int)((fall + 3.0) * 60) && kyu_world_sleeping_body_count(w) < 2000; s++) {
+        for (; s < (int)((fall + 3.0) * 60) && kyu_world_sleeping_body_count(w) < n; s++) {
             ENSURE(kyu_world_step(w) == KYU_OK);
             if ((s + 1) / 60.0 >= fall) deepest = fmaxf(deepest, kyu_world_stats(w).max_overlap);
         }
         char what[160];
-        snprintf(what, sizeof what,
-                 "seed %u: %d of 2000 asleep %.2f s after the fall, the deepest pair %.4f r", seeds[k],
-                 kyu_world_sleeping_body_count(w), s / 60.0 - fall, (double)(deepest / r));
+        snprintf(what, sizeof what, "seed %u: %d of %d asleep %.2f s after the fall, the deepest pair %.4f r",
+                 seeds[k], kyu_world_sleeping_body_count(w), n, s / 60.0 - fall, (double)(deepest / r));
         fprintf(stderr, "    %s\n", what);
-        if (kyu_world_sleeping_body_count(w) != 2000 || !(deepest <= 0.01f * r))
+        if (kyu_world_sleeping_body_count(w) != n || !(deepest <= 0.01f * r))
             test_fail(__FILE__, __LINE__, what);
         kyu_world_destroy(w);
         if (test_current_failed) return;
