@@ -15,8 +15,7 @@ void kyu_contacts_sort(contact *c, int n) {
 }
 
 // The new contact list (contacts_new, n long) becomes the cache. The old buffer is idle until the
-// next contact search reserves it again: a large one is given back meanwhile, so the two halves are
-// both resident only while the search fills one from the other.
+// next contact search fills it again: it keeps its room (see trim_scratch in world.c).
 void kyu_contacts_swap(kyu_world *w, int n) {
     contact *t = w->contacts.list;
     w->contacts.list = w->contacts.next;
@@ -25,7 +24,6 @@ void kyu_contacts_swap(kyu_world *w, int n) {
     w->contacts.cap = w->contacts.next_cap;
     w->contacts.next_cap = cap;
     w->contacts.count = n;
-    GIVE_BACK(w->contacts.next, w->contacts.next_cap);
 }
 
 void kyu_contacts_free(contact_store *c) {

@@ -264,6 +264,7 @@ typedef int kyu_closing_fn(void *ctx, const solver_row *r, float closing);
 // until it returns 1, which the pass returns.
 int kyu_wide_pass(kyu_world *w, int d, kyu_closing_fn *closing_fn, void *ctx);
 void kyu_wide_finish(kyu_world *w);                  // the impulses back into the rows
+void kyu_wide_trim(kyu_world *w, int rows);          // the batches' room, for that many rows at most
 void kyu_row_pass_run(kyu_world *w, kyu_row_fn *fn); // fn over every row, domain by domain
 
 // soft_escape.c: after the impacts, the relax and the push out of overlaps

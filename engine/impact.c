@@ -641,11 +641,7 @@ int kyu_impacts_resolve(kyu_world *w) {
     int failed = resolve_in_order(w);
     kyu_arena_reset(&w->step.arena);
     w->impacts.version = NULL, w->impacts.limit_t = NULL, w->impacts.hit_t = NULL;
-    // Idle until the next step's impacts: the queue's heaps (empty now) and the late-insert table.
-    GIVE_BACK(w->impacts.later.ev, w->impacts.later.cap);
-    GIVE_BACK(w->impacts.now.ev, w->impacts.now.cap);
-    GIVE_BACK(w->contacts.owned, w->contacts.owned_cap); // kyu_contacts_solver_owns is done with it
-    kyu_broadphase_end_late_inserts(w);
+    kyu_broadphase_end_late_inserts(w); // its table, large only in a landing step, is given back
     return failed;
 }
 

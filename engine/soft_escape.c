@@ -511,11 +511,6 @@ int kyu_contacts_push_out(kyu_world *w) {
             w->stats.max_overlap = kyu_maxf(w->stats.max_overlap, x.deepest[sl]);
     }
     kyu_arena_reset(&w->step.arena);
-    GIVE_BACK(w->solver.order, w->solver.order_cap);
-    GIVE_BACK(w->solver.tmp, w->solver.tmp_cap);
-    GIVE_BACK(w->solver.push, w->solver.push_cap);
-    GIVE_BACK(w->solver.near, w->solver.near_cap);
-    GIVE_BACK(w->solver.near_key, w->solver.near_key_cap);
     return 0;
 }
 
@@ -566,11 +561,5 @@ int kyu_contacts_relax(kyu_world *w) {
     kyu_solver_run(w, wall_task, w);
     kyu_audit_mark(w, KYU_AUDIT_WALL_PUSH);
     if (w->def.enable_impact_events && report_impacts(w)) return -1;
-    // The solver's order and its scratch are idle until the next step: given back if large.
-    GIVE_BACK(w->contacts.meet, w->contacts.meet_cap);
-    GIVE_BACK(w->solver.order, w->solver.order_cap);
-    GIVE_BACK(w->solver.tmp, w->solver.tmp_cap);
-    GIVE_BACK(w->solver.row, w->solver.row_cap);
-    GIVE_BACK(w->solver.body, w->solver.body_cap);
     return 0;
 }

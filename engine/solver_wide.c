@@ -346,10 +346,12 @@ void kyu_wide_finish(kyu_world *w) {
     if (!w->solver.batches) return;
     kyu_parallel_for(w, KYU_SOLVE_GROUPS, 1, give_back_task, w);
     w->solver.batches = 0;
-    // Idle until the next step's solve: given back if large.
-    GIVE_BACK(w->solver.batch, w->solver.batch_cap);
-    GIVE_BACK(w->solver.lane, w->solver.lane_cap);
-    GIVE_BACK(w->solver.next, w->solver.next_cap);
+}
+
+void kyu_wide_trim(kyu_world *w, int rows) {
+    SHRINK(w->solver.batch, w->solver.batch_cap, rows + KYU_SOLVE_GROUPS); // a batch holds a row or more
+    SHRINK(w->solver.lane, w->solver.lane_cap, 4 * rows + 4);
+    SHRINK(w->solver.next, w->solver.next_cap, rows + 1);
 }
 
 #else // row by row (kyu_row_solve) where there are no vector extensions
@@ -363,5 +365,6 @@ int kyu_wide_pass(kyu_world *w, int d, kyu_closing_fn *closing_fn, void *ctx) {
     return 0;
 }
 void kyu_wide_finish(kyu_world *w) { (void)w; }
+void kyu_wide_trim(kyu_world *w, int rows) { (void)w, (void)rows; }
 
 #endif

@@ -263,6 +263,10 @@ static double now_ms(void) { return kyu_os_seconds() * 1e3; }
 // give most of it back (kyu_shrink), so a pile that has gone to sleep does not keep the room it
 // needed awake. Not after every step: the late lists and the heap swing from step to step and grow
 // inside the serial impact loop, and shrinking them each time cost 0.5 ms of a PILE 100k step.
+// Between those steps the stages' arrays keep their room while idle (the contact cache's second
+// half, the solver's order, rows and scratch, the queue's heaps): given back after every step and
+// taken again by the next (2026-11-26 to 11-29), their page faults cost a quarter of an awake PILE
+// step at 100,000 and at 1,000,000 bodies (docs/benchmarks.md, "Idle arrays keep their room").
 static void trim_scratch(kyu_world *w) {
     kyu_broadphase_trim(w);
     for (int c = 0; c < w->impacts.chunk_cap; c++)
@@ -270,8 +274,17 @@ static void trim_scratch(kyu_world *w) {
     SHRINK(w->impacts.later.ev, w->impacts.later.cap,
            w->impacts.later.peak); // empty now: measured by the most they held
     SHRINK(w->impacts.now.ev, w->impacts.now.cap, w->impacts.now.peak);
-    SHRINK(w->solver.order, w->solver.order_cap, w->contacts.count + 1);
-    SHRINK(w->contacts.owned, w->contacts.owned_cap, w->contacts.count + 1);
+    int rows = w->contacts.count + 1; // the most any of these holds a contact
+    SHRINK(w->contacts.next, w->contacts.next_cap, rows);
+    SHRINK(w->contacts.owned, w->contacts.owned_cap, rows);
+    SHRINK(w->contacts.meet, w->contacts.meet_cap, rows);
+    SHRINK(w->solver.order, w->solver.order_cap, rows);
+    SHRINK(w->solver.tmp, w->solver.tmp_cap, 2 * rows);
+    SHRINK(w->solver.row, w->solver.row_cap, rows);
+    SHRINK(w->solver.push, w->solver.push_cap, rows);
+    SHRINK(w->solver.near, w->solver.near_cap, rows);
+    SHRINK(w->solver.near_key, w->solver.near_key_cap, rows);
+    kyu_wide_trim(w, rows);
 }
 
 // KYU_VALIDATE builds (the sanitizer builds) check the world's invariants after every stage of the
