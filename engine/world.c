@@ -265,8 +265,9 @@ static double now_ms(void) { return kyu_os_seconds() * 1e3; }
 // inside the serial impact loop, and shrinking them each time cost 0.5 ms of a PILE 100k step.
 // Between those steps the stages' arrays keep their room while idle (the contact cache's second
 // half, the solver's order, rows and scratch, the queue's heaps): given back after every step and
-// taken again by the next (2026-11-26 to 11-29), their page faults cost a quarter of an awake PILE
-// step at 100,000 and at 1,000,000 bodies (docs/benchmarks.md, "Idle arrays keep their room").
+// taken again by the next (2026-11-26 to 11-29), their page faults cost a third of an awake PILE
+// step at 100,000 bodies and a quarter at 1,000,000 (docs/benchmarks.md, "Idle arrays keep their
+// room").
 static void trim_scratch(kyu_world *w) {
     kyu_broadphase_trim(w);
     for (int c = 0; c < w->impacts.chunk_cap; c++)
