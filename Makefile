@@ -17,10 +17,11 @@ $(error include/kyu/base.h: KYU_VERSION_MAJOR, _MINOR and _PATCH not found (read
 endif
 
 # cglm is the library's one dependency: tools/deps.sh finds it (or installs it when run as root on
-# Debian). `make test` run as root first installs every package the tool tests need (tools/packages;
-# KYU_NO_DEPS=1 leaves them alone), here, before mk/*.mk below look for the tools' libraries.
+# Debian). `make test` (or test-tools) run as root first installs every package the tool tests need
+# (tools/packages; KYU_NO_DEPS=1 leaves them alone), here, before mk/*.mk below look for the tools'
+# libraries.
 # `make deps` installs every package of tools/packages (CI's tools too), or says how without root.
-DEPS_FOR := $(if $(and $(filter test,$(MAKECMDGOALS)),$(if $(TESTS),,yes)),test,build)
+DEPS_FOR := $(if $(or $(filter test-tools,$(MAKECMDGOALS)),$(and $(filter test,$(MAKECMDGOALS)),$(if $(TESTS),,yes))),test,build)
 CGLM_CFLAGS := $(shell sh tools/deps.sh $(DEPS_FOR) || echo KYU_DEPS_FAILED)
 ifneq ($(filter KYU_DEPS_FAILED,$(CGLM_CFLAGS)),)
 $(error cglm is missing (see the line above))
@@ -61,7 +62,7 @@ TEST_SRC := $(wildcard tests/*.c)
 SAMPLES  := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 HEADERS  := $(wildcard include/kyu/*.h)
 
-.PHONY: all lib test samples bench install clean run tools/bench deps
+.PHONY: all lib test test-tools samples bench install clean run tools/bench deps
 all: lib tools/bench samples $(BUILD)/tools/physics-check $(BUILD)/tools/floor
 lib: $(BUILD)/libkyu.a $(BUILD)/libkyu.so
 
@@ -131,6 +132,10 @@ ifneq ($(TESTS),)
 else
 	BUILD=$(BUILD) CC="$(CC)" LDSAN="$(LDSAN)" sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
 endif
+
+# The tool tests alone (CI's gcc ASan build: its unit tests run under clang's strict sanitizers).
+test-tools: $(TOOL_TEST_DEPS)
+	BUILD=$(BUILD) CC="$(CC)" LDSAN="$(LDSAN)" sh tests/run-all.sh - $(TOOL_TESTS)
 
 deps:
 	@sh tools/deps.sh install

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# `make test`: runs the unit tests, then each tool test script given (BUILD is exported to them).
+# `make test`: runs the unit tests (none when the first argument is -), then each tool test script
+# given (BUILD is exported to them).
 # Every part ends with a line "N passed, N failed[, N skipped]"; this adds them up into the closing
 # line and exits non-zero when anything failed (or a part died before its closing line). Above it,
 # each skipped test is named with its part and why ("skip NAME: WHY" lines of the tool tests, which
@@ -28,7 +29,7 @@ run_part() {
     fi
     rm -f "$out"
 }
-run_part "$units"
+[ "$units" = - ] || run_part "$units" # -: the tool tests alone (make test-tools)
 for script in "$@"; do
     echo "== $script"
     run_part sh "$script"
