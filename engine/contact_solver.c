@@ -267,17 +267,24 @@ static inline void prefetch_bodies(const solver_body *sb, const solver_row *rows
 // and the push lifted it by 630-1,090 J over its resting steps; with these passes (it takes all 32
 // in every step) 0.45-2.6 J and 45-63 J, at 1.5 times the cost a step: docs/limits.md. A tray of
 // frictionless balls 2-6 layers deep took nearly as many without the depth bound, at 1.4 times the
-// cost, for nothing visible. These ask for up to FRICTIONLESS_EXTRA_FACTOR times the passes (a
-// bead's pair may also ask as above).
+// cost, for nothing visible. These ask for up to FRICTIONLESS_EXTRA_FACTOR times the passes, and a
+// bead's as many times more as its own rule gives it above (1 to KYU_EXTRA_FACTOR: up to 32x for
+// beads of 1 cm at 60 Hz, FRICTIONLESS_MOST_PASSES at most; no more than 4x for balls of 9 cm or
+// more). Bound at 64 passes as every pair is, 400 frictionless beads of 1-5 cm poured into a box 4
+// beads wide, a bed 24 beads deep, never came to rest: what the passes left of its weight sank it
+// a few percent of r every step and the push lifted it back (awake after 30 s); with these, asleep
+// 4-7 s after the drop (2026-11-29, late; tests/test_rest.c).
 #define FRICTIONLESS_LAYERS        8
 #define FRICTIONLESS_CLOSING_SLOPS 0.01f
 #define FRICTIONLESS_EXTRA_FACTOR  4
+#define FRICTIONLESS_MOST_PASSES   256
 
 typedef struct row_pass {
     kyu_world *w;
     kyu_row_fn *fn; // NULL: the iterations' solve (the warm start when warm)
     int warm;
     int check;                      // > 0: this pass (the check-th) asks which domains still close
+    int most;                       // only a deep bed's frictionless pairs ask past this pass
     float g_dt2;                    // |g| dt^2 (0 without gravity: no pass beyond the step's)
     int deep;                       // a stack FRICTIONLESS_LAYERS deep or more: frictionless rows ask
     uint8_t open[KYU_SOLVE_GROUPS]; // per domain: a pair closes past its bound (check only)
@@ -288,10 +295,11 @@ static int still_closing(const row_pass *p, const solver_row *r, float closing) 
     const kyu_world *w = p->w;
     float slop = kyu_pair_slop(w, r->a, r->b == KYU_ROW_STATIC ? KYU_COLLIDER_BIT : r->b);
     float closes = closing * w->def.fixed_dt; // in this step, if no later pass stopped it
-    if (closes > CLOSING_SLOPS * slop && kyu_may_ask_pass(p->check, w->solver.passes, p->g_dt2, slop))
+    if (closes > CLOSING_SLOPS * slop && p->check < p->most &&
+        kyu_may_ask_pass(p->check, w->solver.passes, p->g_dt2, slop))
         return 1;
-    return !(r->mu > 0.0f) && p->deep && p->check < FRICTIONLESS_EXTRA_FACTOR * w->solver.passes &&
-           closes > FRICTIONLESS_CLOSING_SLOPS * slop;
+    return !(r->mu > 0.0f) && p->deep && closes > FRICTIONLESS_CLOSING_SLOPS * slop &&
+           kyu_may_ask_pass(p->check, FRICTIONLESS_EXTRA_FACTOR * w->solver.passes, p->g_dt2, slop);
 }
 
 static int closing_seen(void *ctx, const solver_row *r, float closing) {
@@ -422,6 +430,12 @@ int kyu_contacts_solve_velocities(kyu_world *w) {
     p.g_dt2 = w->gravity_on ? glms_vec3_norm(w->def.gravity) * w->def.fixed_dt * w->def.fixed_dt : 0.0f;
     p.deep = kyu_solver_depth(w) >= FRICTIONLESS_LAYERS;
     int base = w->solver.passes, most = kyu_most_passes(base), pass = 0;
+    p.most = most;
+    if (p.deep && p.g_dt2 > 0.0f) {
+        int frictionless = FRICTIONLESS_EXTRA_FACTOR * KYU_EXTRA_FACTOR * base;
+        if (frictionless > FRICTIONLESS_MOST_PASSES) frictionless = FRICTIONLESS_MOST_PASSES;
+        if (frictionless > most) most = frictionless;
+    }
     while (pass < most) {
         pass++;
         p.check = pass >= base && p.g_dt2 > 0.0f ? pass : 0; // from the step's last pass on
