@@ -361,9 +361,9 @@ typedef struct kyu_step_stats {
     int solver_passes;      ///< passes of the velocity solve: solver_iterations, or one for every 5
                             ///< layers of the deepest stack of contacts when that is more (the push's
                             ///< passes), and up to 8x that while small bodies' contacts still close
-                            ///< past their slop (docs/design.md, "Contacts kept between steps"); in a
-                            ///< frictionless bed 8 layers deep, up to 4x for balls and up to 256 passes
-                            ///< for beads of 1 cm (docs/limits.md)
+                            ///< past their slop (docs/design.md, "Contacts kept between steps");
+                            ///< in a frictionless bed 8 layers deep, up to 4x for balls and up
+                            ///< to 256 passes for beads of 1 cm (docs/limits.md)
     // Wall-clock milliseconds of the step's stages (a monotonic clock; for profiling, not results).
     float ms_solve;      ///< ms: forces, sweeps and the kept contacts' velocity solve
     float ms_broadphase; ///< ms: the broadphase
