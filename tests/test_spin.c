@@ -349,6 +349,39 @@ static void test_rolling_resistance_makes_a_heap(void) {
     ENSURE(smooth < 0.04f && on < 30); // no heap: they rolled off
 }
 
+// A ball resting on another, 5 degrees off the vertical, on a floor, mu 0.5: the top ball's weight
+// and the normal force pass through its centre, so only friction has a moment about it and must be
+// 0 where it stands. A ball that can roll has no rest there (tan 5 degrees needs friction) and
+// falls off; one that cannot turn is held by friction up to tan theta = mu. So a column of spinning
+// balls topples, as PILE's do (docs/benchmarks.md, "Spin on the same heap"), and a column of balls
+// of fixed rotation stands.
+static float top_of_a_ball_on_a_ball(float r, bool fixed) {
+    kyu_world *w = world_at(1.0f / 60.0f, v3(0, -(float)G, 0));
+    plane(w, v3(0, 1, 0), 0.5f);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = r, bd.mass = 1000.0f * 4.0f / 3.0f * 3.14159265f * r * r * r, bd.friction = 0.5f;
+    bd.fixed_rotation = fixed;
+    bd.position = v3(0, r, 0);
+    kyu_body_create(w, &bd, NULL);
+    const float tilt = 5.0f * 3.14159265f / 180.0f;
+    bd.position = v3(2 * r * sinf(tilt), r + 2 * r * cosf(tilt), 0);
+    kyu_body_id top = KYU_NULL_BODY;
+    kyu_body_create(w, &bd, &top);
+    for (int i = 0; i < 240; i++) kyu_world_step(w);
+    float y = pos(w, top).y;
+    kyu_world_destroy(w);
+    return y;
+}
+
+static void test_a_ball_on_a_ball_stands_only_if_they_cannot_roll(void) {
+    const float radii[] = {0.01f, 0.5f};
+    for (int k = 0; k < 2; k++) {
+        float r = radii[k];
+        ENSURE(top_of_a_ball_on_a_ball(r, true) > 2.95f * r);  // stands, 4 s later (2.992 r)
+        ENSURE(top_of_a_ball_on_a_ball(r, false) < 1.05f * r); // on the floor
+    }
+}
+
 // ---- moving surfaces ----------------------------------------------------------------------------
 
 // A kinematic turntable (a flat box turning about the vertical at W). A ball of fixed rotation
@@ -642,6 +675,7 @@ void suite_spin(void) {
     RUN_TEST(test_rough_gas_keeps_energy_and_reaches_equipartition);
     RUN_TEST(test_free_gas_keeps_angular_momentum);
     RUN_TEST(test_rolling_resistance_makes_a_heap);
+    RUN_TEST(test_a_ball_on_a_ball_stands_only_if_they_cannot_roll);
     RUN_TEST(test_turntable_carries_and_turns_a_ball);
     RUN_TEST(test_conveyor_belt_brings_a_ball_to_rolling);
     RUN_TEST(test_collider_spin_setters_and_bulk_rotations);

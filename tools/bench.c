@@ -19,6 +19,11 @@
 //                and z, the floor kept and the four walls gone (neither is a scene of
 //                docs/benchmarks.md: what periodic boundaries cost beside the walls, and a dense
 //                bed across the seams whose hash every platform must agree on)
+//       --from-heap  pile: first HEAP_STEPS steps of the spinning pile, untimed (its columns topple
+//                into a heap), then the same bodies where they are, moving as they move, in a new
+//                world: spinning, or with --fixed-rotation not (their spin dropped), timed from there.
+//                Spin's own cost on the same geometry; the plain pile compares a heap with columns
+//                that stand only when the balls cannot roll (docs/benchmarks.md)
 //
 // Besides the time: max_overlap is the deepest overlap after the last step, deepest_overlap the
 // deepest after any step (kyu_step_stats.max_overlap, metres).
@@ -88,6 +93,7 @@ typedef struct options {
     int no_yield;       // --no-yield: workers never step aside for busy processors (yield_when_busy off)
     float cell_size;    // --cell M: the broadphase cell (0: kyu chooses)
     int periodic;       // --periodic: GAS in a periodic box, without its walls
+    int from_heap;      // --from-heap: PILE timed from the heap its spinning columns toppled into
 } options;
 
 typedef struct result {
@@ -224,29 +230,65 @@ static void pile_container(kyu_world *w, double L, double H, float e, float mu) 
     add_wall(w, (vec3s){{-o, 0, h}}, (vec3s){{o, top, o}}, e, mu);   // +z
 }
 
-static result run_pile(const options *o) {
-    const float e = 0.2f, mu = 0.5f;
-    int n = o->n, k = pile_k(n), layers = (n + k * k - 1) / (k * k);
-    double L = 1.1 * k + 1.0, H = 1.1 * layers + 2;
-    kyu_world_def wd = scene_world_def(o, n, (vec3s){{0, -9.81f, 0}});
-    if (o->periodic) { // the box's sides joined: a bed without walls, its columns leaning across the seams
-        wd.periodic.axis[0] = wd.periodic.axis[2] = true;
-        wd.periodic.lower = (vec3s){{(float)(-L / 2), 0, (float)(-L / 2)}};
-        wd.periodic.upper = (vec3s){{(float)(L / 2), (float)H, (float)(L / 2)}};
+// --from-heap: how long the spinning pile runs before the timed run starts from its state.
+#define HEAP_STEPS 150
+
+// The world's bodies where they are, moving as they move, in a new world with the same container:
+// spinning, or with fixed rotation (their spin dropped). The old world is destroyed.
+static kyu_world *restart_from(kyu_world *w, const kyu_world_def *wd, const kyu_body_def *proto,
+                               void (*container)(kyu_world *, const options *, double, double),
+                               const options *o, double L, double H) {
+    int live;
+    kyu_body_id *ids = live_bodies(w, &live);
+    kyu_body_def *defs = malloc(sizeof *defs * (size_t)(live > 0 ? live : 1));
+    if (defs == NULL) check(w, KYU_ERR_OUT_OF_MEMORY, "malloc");
+    for (int i = 0; i < live; i++) {
+        defs[i] = *proto;
+        CHECK(w, kyu_body_get_position(w, ids[i], &defs[i].position));
+        CHECK(w, kyu_body_get_velocity(w, ids[i], &defs[i].velocity));
+        CHECK(w, kyu_body_get_rotation(w, ids[i], &defs[i].rotation));
+        if (!proto->fixed_rotation)
+            CHECK(w, kyu_body_get_angular_velocity(w, ids[i], &defs[i].angular_velocity));
     }
-    kyu_world *w = make_world(&wd);
+    kyu_world_destroy(w);
+    w = make_world(wd);
+    container(w, o, L, H);
+    for (int i = 0; i < live; i++) CHECK(w, kyu_body_create(w, &defs[i], NULL));
+    free(defs);
+    free(ids);
+    return w;
+}
+
+static void pile_walls(kyu_world *w, const options *o, double L, double H) {
+    const float e = 0.2f, mu = 0.5f;
     if (o->periodic)
         add_wall(w, (vec3s){{(float)(-L / 2 - 1), -1, (float)(-L / 2 - 1)}},
                  (vec3s){{(float)(L / 2 + 1), 0, (float)(L / 2 + 1)}}, e, mu); // the floor alone
     else
         pile_container(w, L, H, e, mu);
+}
+
+static result run_pile(const options *o) {
+    const float e = 0.2f, mu = 0.5f;
+    int n = o->n, k = pile_k(n), layers = (n + k * k - 1) / (k * k);
+    double L = 1.1 * k + 1.0, H = 1.1 * layers + 2;
+    kyu_world_def wd = scene_world_def(o, n, (vec3s){{0, -9.81f, 0}});
+    kyu_world_def awake = wd; // --from-heap: the heap forms awake, whatever the timed run asks
+    awake.enable_sleep = false;
+    if (o->periodic) { // the box's sides joined: a bed without walls, its columns leaning across the seams
+        wd.periodic.axis[0] = wd.periodic.axis[2] = true;
+        wd.periodic.lower = (vec3s){{(float)(-L / 2), 0, (float)(-L / 2)}};
+        wd.periodic.upper = (vec3s){{(float)(L / 2), (float)H, (float)(L / 2)}};
+    }
+    kyu_world *w = make_world(o->from_heap ? &awake : &wd);
+    pile_walls(w, o, L, H);
 
     kyu_body_def proto = kyu_body_def_default();
     proto.radius = 0.5f;
     proto.mass = 1.0f;
     proto.restitution = e;
     proto.friction = mu;
-    proto.fixed_rotation = o->fixed_rotation;
+    proto.fixed_rotation = o->fixed_rotation && !o->from_heap;
     lcg_state = 12345;
     for (int i = 0; i < n; i++) {
         int layer = i / (k * k), j = i % (k * k), a = j % k, b = j / k;
@@ -255,6 +297,11 @@ static result run_pile(const options *o) {
         double y = 0.5 + 0.05 + 1.1 * layer;
         double z = -L / 2 + 0.5 + 0.05 + 1.1 * b + 0.04 * (frand() - 0.5);
         add_sphere(w, &proto, (vec3s){{(float)x, (float)y, (float)z}}, (vec3s){{0, 0, 0}});
+    }
+    if (o->from_heap) {
+        for (int s = 0; s < HEAP_STEPS; s++) CHECK(w, kyu_world_step(w));
+        proto.fixed_rotation = o->fixed_rotation;
+        w = restart_from(w, &wd, &proto, pile_walls, o, L, H);
     }
 
     result r = {.n = n};
@@ -419,6 +466,7 @@ static void emit_head(emitter *e, const options *o, int n, int steps) {
     emit_int(e, "steps", steps);
     emit_int(e, "sleep", !o->no_sleep);
     emit_int(e, "spin", !o->fixed_rotation);
+    if (o->from_heap) emit_int(e, "from_heap", HEAP_STEPS); // the untimed steps before the timed run
 }
 
 static void print_result(const options *o, const result *r) {
@@ -483,7 +531,7 @@ static void print_median(const options *o, const result *runs) {
 
 static void usage_to(FILE *f) {
     fprintf(f, "usage: bench pile|gas|bullets [N] [WORKERS] [--steps S] [--repeat K] [--json] [--no-sleep] "
-               "[--fixed-rotation] [--phases] [--busy] [--no-yield] [--cell M] [--periodic]\n"
+               "[--fixed-rotation] [--phases] [--busy] [--no-yield] [--cell M] [--periodic] [--from-heap]\n"
                "  N: sphere count, e.g. 1000 or 1k, 10k, 100k (bullets ignores it)\n");
 }
 
@@ -530,6 +578,8 @@ static options parse_args(int argc, char **argv) {
             o.no_yield = 1;
         else if (strcmp(a, "--periodic") == 0)
             o.periodic = 1;
+        else if (strcmp(a, "--from-heap") == 0)
+            o.from_heap = 1;
         else if (strcmp(a, "--steps") == 0 && i + 1 < argc)
             o.steps = parse_count(argv[++i], 1 << 30);
         else if (strcmp(a, "--repeat") == 0 && i + 1 < argc)
@@ -567,6 +617,7 @@ static options parse_args(int argc, char **argv) {
     }
     if (o.periodic && o.scene == SCENE_BULLETS)
         bad("--periodic is for the gas and the pile", scene_name(o.scene));
+    if (o.from_heap && o.scene != SCENE_PILE) bad("--from-heap is for the pile", scene_name(o.scene));
     return o;
 }
 
