@@ -94,6 +94,19 @@ static float solve_target(const kyu_world *w, float gap) {
 // again: friction mixes the two sides' values, or asks the user's callback) and last step's
 // impulses. A contact with a collider carries the collider's velocity at the contact point (the
 // body's position does not change during a solve).
+// A turning collider's surface approaches by more than its linear velocity, and its sweeps see only
+// that (the impact queue's, and the classification's): a pair its surface meets within the step
+// faster than an impact's speed would pass the queue by and be stopped here, its restitution lost (a
+// pinball flipper carried the ball at its own speed). So such a pair bounces in the solve: its
+// target is the separating speed e u that a wall moving at the surface's velocity gives the queue.
+static float turning_target(const kyu_world *w, const contact *c, const solver_row *r) {
+    vec3s va = w->bodies.vel[c->a];
+    float u = -((va.x - r->vb.x) * r->n.x + (va.y - r->vb.y) * r->n.y + (va.z - r->vb.z) * r->n.z);
+    if (!(u > r->ev) || c->gap > u * w->def.fixed_dt) return r->target;
+    if (w->gravity_on && r->e * u <= w->def.restitution_threshold) return r->target;
+    return r->e * u;
+}
+
 static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
     const body_store *s = &w->bodies;
     memset(r, 0, sizeof *r);
@@ -120,6 +133,7 @@ static void fill_row(const kyu_world *w, const contact *c, solver_row *r) {
         r->vb = kyu_f3_of(kyu_collider_point_velocity(
             cb, glms_vec3_sub(s->pos[c->a], glms_vec3_scale(c->normal, s->radius[c->a])), c->normal));
         r->wb = kyu_f3_of(cb->angular_velocity);
+        if (glms_vec3_norm2(cb->angular_velocity) > 0.0f) r->target = turning_target(w, c, r);
     }
     // Last step's friction impulse, in the tangent plane of this step's normal: a rolling pair's
     // normal turns, and the part of the old impulse along the new normal would push or pull
@@ -471,6 +485,16 @@ void kyu_contacts_mark_supported(kyu_world *w) {
 // time and speed).
 #define NOT_HELD (1ull << 63) // in contacts.owned: the solver does not hold the pair (a < 2^31)
 
+// How fast the surface of the collider c->b, turning, meets body c->a (no slower than `meet`).
+static float turning_meet(const kyu_world *w, const contact *c, float meet) {
+    const collider *cb = &w->colliders.list[c->b & ~KYU_COLLIDER_BIT];
+    if (!(glms_vec3_norm2(cb->angular_velocity) > 0.0f)) return meet;
+    const body_store *s = &w->bodies;
+    vec3s point = glms_vec3_sub(s->pos[c->a], glms_vec3_scale(c->normal, s->radius[c->a]));
+    vec3s surface = kyu_collider_point_velocity(cb, point, c->normal);
+    return kyu_maxf(meet, -glms_vec3_dot(glms_vec3_sub(s->vel[c->a], surface), c->normal));
+}
+
 static void classify_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     contact_slices *x = ctx;
@@ -493,6 +517,10 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
             // A pair the solver takes that meets faster than the restitution threshold is an impact
             // to games (a sound, damage) all the same: reported after the relax, with its impulse.
             c->mark = !c->skip && meet > w->def.restitution_threshold ? SOLVER_IMPACT : 0;
+            // A turning collider's surface may meet the pair faster than its linear velocity says:
+            // the solve bounces it (turning_target), and games hear it at the surface's speed.
+            if (!c->skip && kyu_is_collider(c->b)) meet = turning_meet(w, c, meet);
+            if (!c->skip && meet > w->def.restitution_threshold) c->mark = SOLVER_IMPACT;
             w->contacts.meet[i] = meet;
             w->contacts.owned[i] = kyu_contact_key(c) | (c->skip ? NOT_HELD : 0);
             if (c->skip) c->jn = 0.0f, c->jt = c->jr = glms_vec3_zero();
