@@ -100,6 +100,10 @@ static float solve_target(const kyu_world *w, float gap) {
 // pinball flipper carried the ball at its own speed). So such a pair bounces in the solve: its
 // target is the separating speed e u that a wall moving at the surface's velocity gives the queue.
 static float turning_target(const kyu_world *w, const contact *c, const solver_row *r) {
+    // Only where they meet: not a pair the surface pressed last step (a ball it carries or squeezes
+    // against a wall would be thrown again every step) nor one deeper than its slop (a turn past a
+    // ball's radius leaves it inside, where the normal is a guess).
+    if (c->jn > 0.0f || c->gap < -kyu_pair_slop(w, c->a, c->b)) return r->target;
     vec3s va = w->bodies.vel[c->a];
     float u = -((va.x - r->vb.x) * r->n.x + (va.y - r->vb.y) * r->n.y + (va.z - r->vb.z) * r->n.z);
     if (!(u > r->ev) || c->gap > u * w->def.fixed_dt) return r->target;
