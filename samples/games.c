@@ -12,7 +12,9 @@
 //      damping slows it exponentially; then it falls asleep;
 //   3. sleep. A body with allow_sleep false keeps every body it touches awake (they are one island);
 //   4. a player pushed by a force every frame (kyu_body_apply_force), its impact on a wall found
-//      among the impact events with kyu_body_id_equal.
+//      among the impact events with kyu_body_id_equal;
+//   5. a pinball flipper (a kinematic capsule turning about its pivot) throws a ball at rest at
+//      (1 + e) times its surface's speed where it meets it.
 //
 // One kyu_world_update per 1/60 s frame, as a game calls it. It exits non-zero when a number is
 // not what the physics says, so `make test` runs it as a check (tests/tools/games.sh).
@@ -249,11 +251,63 @@ static void player(void) {
     kyu_world_destroy(w);
 }
 
+// ---- 5. a pinball flipper ------------------------------------------------------------------------
+
+// A flipper is a kinematic capsule turning about its position, the pivot (capsule_a = 0). Its
+// surface throws what it meets as a wall moving at the surface's velocity does: a ball at rest that
+// it meets at a lever l from the pivot leaves along the normal at (1 + e) w l. Its sweeps do not see
+// the turn, so the tip's travel in a step, w L dt, is kept under the ball's radius: 240 Hz.
+static void flipper(void) {
+    const float L = 0.07f, rc = 0.008f, rb = 0.0135f, spin = 20.0f, e = 0.5f, m = 0.08f;
+    const float x0 = 0.05f, z0 = -0.0315f; // the ball, 1 cm in front of the flipper's side
+    printf("5. A pinball flipper (%.0f mm, %.0f rad/s, e %.1f, 240 Hz) hits a ball at rest in front of it:\n",
+           (double)(1000.0f * L), (double)spin, (double)e);
+    kyu_world_def wd = kyu_world_def_default();
+    wd.fixed_dt = 1.0f / 240.0f, wd.enable_impact_events = true;
+    kyu_world *w = NULL;
+    check(NULL, kyu_world_create(&wd, &w), "kyu_world_create");
+    kyu_collider_def table = kyu_collider_def_default(); // the plane y = 0
+    check(w, kyu_collider_create(w, &table, NULL), "the table");
+    kyu_collider_def fd = kyu_collider_def_default();
+    fd.type = KYU_SHAPE_CAPSULE, fd.motion = KYU_KINEMATIC, fd.position = (vec3s){{0, rb, 0}};
+    fd.capsule_a = (vec3s){{0, 0, 0}}, fd.capsule_b = (vec3s){{L, 0, 0}}, fd.radius = rc;
+    fd.angular_velocity = (vec3s){{0, spin, 0}}; // about +y: its tip swings from +x towards -z
+    fd.restitution = e, fd.friction = 0;         // a pair's friction: the geometric mean, 0
+    kyu_collider_id flip;
+    check(w, kyu_collider_create(w, &fd, &flip), "the flipper");
+    kyu_body_def bd = kyu_body_def_default();
+    bd.radius = rb, bd.mass = m, bd.restitution = e, bd.position = (vec3s){{x0, rb, z0}};
+    kyu_body_id b;
+    check(w, kyu_body_create(w, &bd, &b), "the ball");
+    float u = -1, impulse = 0, turned = 0;
+    for (int frame = 0; frame < 30; frame++) {
+        check(w, kyu_world_update(w, DT, NULL), "kyu_world_update");
+        turned += spin * DT;
+        if (turned > 0.8f) check(w, kyu_collider_set_angular_velocity(w, flip, (vec3s){{0, 0, 0}}), "stop");
+        int n = 0;
+        const kyu_impact_event *ev = kyu_world_impact_events(w, &n);
+        for (int k = 0; k < n; k++)
+            if (kyu_collider_id_equal(ev[k].collider, flip) && u < 0)
+                u = ev[k].approach_speed, impulse = ev[k].normal_impulse;
+    }
+    // Where they meet: the flipper at angle a has the ball's centre rc + rb from its line.
+    double d = rc + rb, reach = hypot(x0, z0), a = acos(d / reach) - atan2(x0, -z0);
+    double lever = x0 * cos(a) - z0 * sin(a), surface = spin * lever;
+    printf("  it met the ball %.1f mm out at %.3f m/s and threw it at %.3f m/s (theory: %.1f mm, %.3f m/s, "
+           "(1 + e) w l = %.3f m/s)\n",
+           1000.0 * (u / spin), (double)u, (double)(impulse / m), 1000.0 * lever, surface, (1 + e) * surface);
+    expect(u > 0 && fabs(u - surface) < 0.03 * surface, "the flipper's surface speed at the hit");
+    expect(fabs(impulse / m - (1 + e) * surface) < 0.04 * (1 + e) * surface,
+           "the flipper's throw, (1 + e) w l");
+    kyu_world_destroy(w);
+}
+
 int main(void) {
     platform();
     floor_roll();
     never_sleeps();
     player();
+    flipper();
     if (failures) printf("games: %d numbers not as expected\n", failures);
     return failures ? 1 : 0;
 }

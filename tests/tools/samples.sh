@@ -28,7 +28,8 @@ for s in $list; do
         echo "$out" | grep -q 'default (it spins) *rolls at 0.286 m/s' &&
             echo "$out" | grep -q 'fixed_rotation *rides at 1.000 m/s' &&
             echo "$out" | grep -q 'row A 0 of 5 asleep, row B 5 of 5 asleep' &&
-            ok "samples/games.c: the spinning ball rolls off at 2/7 u, fixed rotation rides, one wakeful ball keeps its row awake" ||
+            echo "$out" | grep -q 'met the ball 56.2 mm out at 1.125 m/s and threw it at 1.707 m/s' &&
+            ok "samples/games.c: the spinning ball rolls off at 2/7 u, fixed rotation rides, one wakeful ball keeps its row awake, the flipper throws at 1.707 m/s" ||
             no "samples/games.c output" "$(echo "$out" | head -n 4 | tr '\n' ' ')"
     fi
 done
