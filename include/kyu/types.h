@@ -291,8 +291,9 @@ typedef struct kyu_collider_def {
                               ///< the end of the step, so keep the turn's travel |w| d dt at its
                               ///< farthest point d below the radius of what it touches (a shape
                               ///< turning within itself, a disc about its axis, a drum, is exact).
-                              ///< What its surface meets faster than an impact bounces off it
-                              ///< with restitution (a flipper throws a ball at (1 + e) w d)
+                              ///< Within that bound what its surface meets faster than an
+                              ///< impact bounces off it with restitution (a flipper throws a
+                              ///< ball at (1 + e) w d); past it, it is stopped and carried
     vec3s surface_velocity;   ///< m/s, world frame: its surface moves at this velocity (a conveyor
                               ///< belt) without the collider moving; acts through friction
     uint32_t material;        ///< your id for the mix callbacks (kyu_mix_fn), default 0
