@@ -531,11 +531,10 @@ static void classify_task(int begin, int end, int worker, void *ctx) {
                  !(w->gravity_on && kyu_contact_restitution(w, c) * meet <= w->def.restitution_threshold));
             // A pair the solver takes that meets faster than the restitution threshold is an impact
             // to games (a sound, damage) all the same: reported after the relax, with its impulse.
-            c->mark = !c->skip && meet > w->def.restitution_threshold ? SOLVER_IMPACT : 0;
             // A turning collider's surface may meet the pair faster than its linear velocity says:
             // the solve bounces it (turning_target), and games hear it at the surface's speed.
             if (!c->skip && kyu_is_collider(c->b)) meet = turning_meet(w, c, meet);
-            if (!c->skip && meet > w->def.restitution_threshold) c->mark = SOLVER_IMPACT;
+            c->mark = !c->skip && meet > w->def.restitution_threshold ? SOLVER_IMPACT : 0;
             w->contacts.meet[i] = meet;
             w->contacts.owned[i] = kyu_contact_key(c) | (c->skip ? NOT_HELD : 0);
             if (c->skip) c->jn = 0.0f, c->jt = c->jr = glms_vec3_zero();

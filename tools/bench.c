@@ -233,10 +233,18 @@ static void pile_container(kyu_world *w, double L, double H, float e, float mu) 
 // --from-heap: how long the spinning pile runs before the timed run starts from its state.
 #define HEAP_STEPS 150
 
-// The world's bodies where they are, moving as they move, in a new world with the same container:
+static void pile_walls(kyu_world *w, const options *o, double L, double H) {
+    const float e = 0.2f, mu = 0.5f;
+    if (o->periodic)
+        add_wall(w, (vec3s){{(float)(-L / 2 - 1), -1, (float)(-L / 2 - 1)}},
+                 (vec3s){{(float)(L / 2 + 1), 0, (float)(L / 2 + 1)}}, e, mu); // the floor alone
+    else
+        pile_container(w, L, H, e, mu);
+}
+
+// The world's bodies where they are, moving as they move, in a new world with PILE's walls:
 // spinning, or with fixed rotation (their spin dropped). The old world is destroyed.
 static kyu_world *restart_from(kyu_world *w, const kyu_world_def *wd, const kyu_body_def *proto,
-                               void (*container)(kyu_world *, const options *, double, double),
                                const options *o, double L, double H) {
     int live;
     kyu_body_id *ids = live_bodies(w, &live);
@@ -252,20 +260,11 @@ static kyu_world *restart_from(kyu_world *w, const kyu_world_def *wd, const kyu_
     }
     kyu_world_destroy(w);
     w = make_world(wd);
-    container(w, o, L, H);
+    pile_walls(w, o, L, H);
     for (int i = 0; i < live; i++) CHECK(w, kyu_body_create(w, &defs[i], NULL));
     free(defs);
     free(ids);
     return w;
-}
-
-static void pile_walls(kyu_world *w, const options *o, double L, double H) {
-    const float e = 0.2f, mu = 0.5f;
-    if (o->periodic)
-        add_wall(w, (vec3s){{(float)(-L / 2 - 1), -1, (float)(-L / 2 - 1)}},
-                 (vec3s){{(float)(L / 2 + 1), 0, (float)(L / 2 + 1)}}, e, mu); // the floor alone
-    else
-        pile_container(w, L, H, e, mu);
 }
 
 static result run_pile(const options *o) {
@@ -301,7 +300,7 @@ static result run_pile(const options *o) {
     if (o->from_heap) {
         for (int s = 0; s < HEAP_STEPS; s++) CHECK(w, kyu_world_step(w));
         proto.fixed_rotation = o->fixed_rotation;
-        w = restart_from(w, &wd, &proto, pile_walls, o, L, H);
+        w = restart_from(w, &wd, &proto, o, L, H);
     }
 
     result r = {.n = n};
