@@ -561,29 +561,16 @@ int kyu_contacts_classify(kyu_world *w) {
     return 0;
 }
 
-// Whether pair (a, b) (either order; b may be a collider) is one the solver holds this step,
-// meeting along `normal` (from b to a): a slow approach it leaves is the solver's to mend, not an
-// impact.
-// A mesh's contact holds one triangle's plane (its nearest), so an approach to another plane of
-// the mesh is not the solver's: a bead sliding down a faceted bowl meets the next facet, and left
-// to the solver it went on through it (0.3 m/s along the wall of a bowl 2 cm wide, tilted 10
-// degrees: a bead of 1 mm was a radius deep by the end of the step, and the mesh's push-out, which
-// leaves a triangle by the side its centre is on, put it outside).
-#define SAME_PLANE_COS 0.9999f // 0.8 degrees: the triangles of a flat floor, split, are one plane
-int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b, vec3s normal) {
+// Whether pair (a, b) (either order; b may be a collider) is one the solver holds this step: a
+// slow approach it leaves is the solver's to mend, not an impact.
+int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b) {
     if (!(b & KYU_COLLIDER_BIT) && b < a) {
         uint32_t t = a;
         a = b, b = t;
-        normal = glms_vec3_negate(normal);
     }
     const uint64_t *owned = w->contacts.owned;
     for (int k = w->contacts.run[a]; k >= 0 && k < w->contacts.count && (owned[k] & ~NOT_HELD) >> 32 == a;
          k++)
-        if ((uint32_t)owned[k] == b) {
-            if (owned[k] & NOT_HELD) return 0;
-            if (!(b & KYU_COLLIDER_BIT) || w->colliders.list[b & ~KYU_COLLIDER_BIT].type != KYU_SHAPE_MESH)
-                return 1;
-            return glms_vec3_dot(w->contacts.list[k].normal, normal) >= SAME_PLANE_COS;
-        }
+        if ((uint32_t)owned[k] == b) return !(owned[k] & NOT_HELD);
     return 0;
 }

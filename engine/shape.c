@@ -410,9 +410,6 @@ typedef struct mesh_next_ctx {
     float best_s, best_gap, best_approach;
     vec3s best_n;
     int best_tri;
-    const collider *c;
-    kyu_mesh_keep_fn *keep;
-    void *keep_ctx;
 } mesh_next_ctx;
 
 static vec3s path_at(const mesh_next_ctx *x, float s) {
@@ -453,20 +450,16 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
     if (internal_contact(m, t, path_at(x, s), n)) return;              // a neighbour's face owns it
     if (g <= x->slop && approach <= x->threshold && !pressing) return; // resting on it: the solver's
     if (x->best_tri >= 0 && (s > x->best_s || (s == x->best_s && t > x->best_tri))) return;
-    if (x->keep && !x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach)) return;
     x->best_s = s, x->best_n = n, x->best_gap = g, x->best_approach = approach, x->best_tri = t;
 }
 
 // The next impact of a sphere with a mesh standing at `center`: relative path q0 + dv s + da s^2/2
 // for s in [0, S]. Returns 0 for none; else the time s, the world normal, the gap now at that
-// triangle and the closing speed, of the earliest triangle `keep` (if given) keeps: a triangle the
-// caller lets go (the one a resting body slides on) does not hide a later one it runs into.
+// triangle and the closing speed.
 int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, vec3s da, float r, float S,
-                          float slop, float threshold, kyu_mesh_keep_fn *keep, void *keep_ctx, float *s,
-                          vec3s *normal, float *gap, float *approach) {
+                          float slop, float threshold, float *s, vec3s *normal, float *gap, float *approach) {
     mesh_next_ctx x;
     memset(&x, 0, sizeof x);
-    x.c = c, x.keep = keep, x.keep_ctx = keep_ctx;
     x.q0 = to_local(c, center, q0), x.dv = dir_local(c, dv), x.da = dir_local(c, da);
     x.chord = glms_vec3_add(glms_vec3_scale(x.dv, S), glms_vec3_scale(x.da, 0.5f * S * S));
     x.r = r, x.S = S, x.dev = 0.125f * glms_vec3_norm(x.da) * S * S;
