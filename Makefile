@@ -63,7 +63,7 @@ SAMPLES  := $(patsubst samples/%.c,$(BUILD)/samples/%,$(wildcard samples/*.c))
 HEADERS  := $(wildcard include/kyu/*.h)
 
 # `make` alone builds on every processor (-j N, unless the command line gives -j): a fresh build of
-# everything took 70 s on one core of a 2-core machine, 36 s on both.
+# everything took 70 s on one core of a 2-core machine, 38 s on both.
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
 endif
