@@ -206,16 +206,22 @@ static uint64_t sizes_hash(kyu_world_def wd, int steps) {
 // answer is the same for any worker count, and for any cell (the chosen one, or cells that put
 // nearly every body on a level or nearly none).
 static void test_a_bed_of_mixed_sizes_is_the_same_for_any_worker_count_and_cell(void) {
+#ifdef UNDER_TSAN // the worlds of several workers alone (ThreadSanitizer watches their threads)
+    const int workers[] = {2, 3, 3};
+    const float cells[] = {0.0f, 0.0f, 0.012f};
+#else
     const int workers[] = {1, 2, 3, 1, 3, 1, 1};
     const float cells[] = {0.0f, 0.0f, 0.0f, 0.012f, 0.012f, 0.05f, 0.13f}; // 0.012: six slices of levels
+#endif
+    const int worlds = (int)(sizeof workers / sizeof workers[0]);
     uint64_t h[7];
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < worlds; i++) {
         kyu_world_def wd = split_def(workers[i]);
         wd.cell_size = cells[i];
         h[i] = sizes_hash(wd, TEST_LENGTH(90, 30));
         ENSURE(h[i] != 0);
     }
-    for (int i = 1; i < 7; i++) ENSURE(h[i] == h[0]);
+    for (int i = 1; i < worlds; i++) ENSURE(h[i] == h[0]);
 }
 
 // Another job on the machine: a thread that spins until told to stop.
