@@ -78,8 +78,12 @@ float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, floa
 kyu_hit kyu_shape_sweep(const collider *c, vec3s center, vec3s q0, vec3s dq, float r);
 void kyu_shape_local_bounds(const collider *c, aabb *b);
 void kyu_shape_world_bounds(const collider *c, vec3s center, aabb *out);
+// Whether a triangle's contact (at path time s, the world normal, the gap now, the closing speed,
+// met on the triangle's face or not) is one the caller counts (kyu_mesh_next_contact).
+typedef int kyu_mesh_keep_fn(void *ctx, float s, vec3s normal, float gap, float approach, int face);
 int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, vec3s da, float r, float S,
-                          float slop, float threshold, float *s, vec3s *normal, float *gap, float *approach);
+                          float slop, float threshold, kyu_mesh_keep_fn *keep, void *keep_ctx, float *s,
+                          vec3s *normal, float *gap, float *approach, int *face);
 vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop);
 
 // spin.c

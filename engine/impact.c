@@ -85,29 +85,41 @@ static int too_slow(const kyu_world *w, uint32_t a, uint32_t b, float ev, float 
 // The next impact of body a with partner b after time tau, if any. A pair the solver holds this
 // step is its own while it approaches no faster than a resting pair (the rest speed): the solve
 // let it close its gap and no more, so until an impact changes a body its path stays on the far
-// side of the plane the contact's normal puts between them, which a convex shape does not cross (a
-// mesh is not one: its body may meet another of its triangles). The rule holds after an impact
-// too: such a pair is then left to the relax, at up to the rest speed, which for beads under about
-// 1 cm of radius is more than their event speed (a 5 mm bead's pair may close up to half its
-// radius in a step). Asking that no impact changed either body (2026-11-29) took a 5 mm pour's
-// deepest pair while landing from 16-20% of r to 1.6-5.2% in five seeds of six, but to 42% in the
-// sixth, where the extra impacts reached the collapse's bound (docs/benchmarks.md, "The push holds
-// the pairs it would close"). Any other pair is an impact when it approaches faster than its event
-// speed (below it, it closes at most that speed times what is left of the step before the relax
-// stops it and the next step's solve holds it) and is not an inelastic stop too shallow to matter
-// (above), or when gravity presses it together (a body falling, not held, onto what it touches
-// lands, and must not sink).
+// side of the plane the contact's normal puts between them, which a convex shape does not cross.
+// A mesh is not one: its contact holds the plane of one triangle, so a face of it met on another
+// plane is not the solver's (kyu_contacts_solver_owns), and when the sweep's earliest triangle is
+// let go (the one a body slides on) it offers the earliest face met after it (engine/shape.c),
+// which the solver would otherwise let the body pass through. The rule holds
+// after an impact too: such a pair is then left to the relax, at up to the rest speed, which for
+// beads under about 1 cm of radius is more than their event speed (a 5 mm bead's pair may close
+// up to half its radius in a step; a mesh's, at most a quarter, below). Asking that no impact
+// changed either body (2026-11-29) took a 5 mm pour's deepest pair while landing from 16-20% of r
+// to 1.6-5.2% in five seeds of six, but to 42% in the sixth, where the extra impacts reached the
+// collapse's bound (docs/benchmarks.md, "The push holds the pairs it would close"). Any other pair
+// is an impact when it approaches faster than its event speed (below it, it closes at most that
+// speed times what is left of the step before the relax stops it and the next step's solve holds
+// it) and is not an inelastic stop too shallow to matter (above), or when gravity presses it
+// together (a body falling, not held, onto what it touches lands, and must not sink).
+static int is_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, const kyu_sweep_contact *ce) {
+    if (ce->accel < 0.0f) return 1;
+    float t = ce->t < tau ? tau : ce->t;
+    if (too_slow(w, a, b, kyu_pair_event_speed(w, a, b), ce->approach, t, -ce->gap)) return 0;
+    if (!(ce->approach <= w->rest_speed) || !kyu_contacts_solver_owns(w, a, b, ce->face ? &ce->normal : NULL))
+        return 1;
+    // A mesh is a surface, not a solid: a body a radius into it is past its plane, and the push-out
+    // leaves it by the side its centre is on. So the solver keeps a mesh's slow approach only if
+    // it closes at most a quarter radius in what is left of the step (the event speed's bound).
+    return (b & KYU_COLLIDER_BIT) && w->colliders.list[b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH &&
+           ce->approach * (1.0f - t) * w->def.fixed_dt > KYU_SPECULATIVE_RATIO * w->bodies.radius[a];
+}
+
 static int next_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, impact_event *out) {
     if (kyu_pair_is_sensor(w, a, b)) return 0; // a sensor only reports overlaps
-    float ev = kyu_pair_event_speed(w, a, b);
     // A pair on a straight relative path, slow or parting: whatever the sweep finds would be
-    // dropped below (approach < ev, accel 0), so the sweep is skipped.
-    if (kyu_sweep_needless(w, a, b, tau, ev)) return 0;
+    // dropped (approach < ev, accel 0), so the sweep is skipped.
+    if (kyu_sweep_needless(w, a, b, tau, kyu_pair_event_speed(w, a, b))) return 0;
     kyu_sweep_contact ce;
-    if (!kyu_next_contact(w, a, b, tau, &ce)) return 0;
-    if (!(ce.accel < 0.0f) && (too_slow(w, a, b, ev, ce.approach, ce.t < tau ? tau : ce.t, -ce.gap) ||
-                               (ce.approach <= w->rest_speed && kyu_contacts_solver_owns(w, a, b))))
-        return 0;
+    if (!kyu_next_contact(w, a, b, tau, is_impact, &ce)) return 0;
     out->t = ce.t < tau ? tau : ce.t;
     out->a = a;
     out->b = b;

@@ -18,6 +18,7 @@ typedef struct kyu_sweep_contact {
     float gap;      // signed gap now (at the time asked about)
     float approach; // closing speed along the normal at contact (> 0 approaching)
     float accel;    // relative acceleration along the normal (< 0: pressing together)
+    int face;       // a mesh's triangle met on its face (not at an edge or a corner)
 } kyu_sweep_contact;
 
 typedef struct impact_event {
@@ -74,7 +75,11 @@ vec3s kyu_pos_at(const kyu_world *w, uint32_t i, float t);
 vec3s kyu_vel_at(const kyu_world *w, uint32_t i, float t);
 void kyu_path_box(const kyu_world *w, uint32_t i, float t, aabb *out);
 void kyu_broadphase_box(const kyu_world *w, uint32_t i, float t, aabb *out);
-int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out);
+// Whether the caller counts a contact the sweep found after time tau (next_impact's rules).
+typedef int kyu_contact_keep_fn(const kyu_world *w, uint32_t a, uint32_t b, float tau,
+                                const kyu_sweep_contact *c);
+int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_contact_keep_fn *keep,
+                     kyu_sweep_contact *out);
 int kyu_sweep_needless(const kyu_world *w, uint32_t a, uint32_t b, float tau, float speed);
 
 // impact.c

@@ -409,7 +409,13 @@ typedef struct mesh_next_ctx {
     float r, S, dev, slop, threshold;
     float best_s, best_gap, best_approach;
     vec3s best_n;
-    int best_tri;
+    int best_tri, best_face;
+    float face_s, face_gap, face_approach; // the earliest face contact `keep` keeps
+    vec3s face_n;
+    int face_tri;
+    const collider *c;
+    kyu_mesh_keep_fn *keep;
+    void *keep_ctx;
 } mesh_next_ctx;
 
 static vec3s path_at(const mesh_next_ctx *x, float s) {
@@ -449,21 +455,36 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
     if (!(approach > 0.0f) && !(g <= 0.0f && pressing)) return;        // leaving this triangle
     if (internal_contact(m, t, path_at(x, s), n)) return;              // a neighbour's face owns it
     if (g <= x->slop && approach <= x->threshold && !pressing) return; // resting on it: the solver's
+    vec3s fn = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
+    float fl = glms_vec3_norm(fn);
+    int face = fl > 0.0f && fabsf(glms_vec3_dot(n, fn)) >= 0.99999f * fl; // (a degenerate one has none)
+    if (x->keep && face && (x->face_tri < 0 || s < x->face_s || (s == x->face_s && t < x->face_tri)) &&
+        x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, 1))
+        x->face_s = s, x->face_n = n, x->face_gap = g, x->face_approach = approach, x->face_tri = t;
     if (x->best_tri >= 0 && (s > x->best_s || (s == x->best_s && t > x->best_tri))) return;
-    x->best_s = s, x->best_n = n, x->best_gap = g, x->best_approach = approach, x->best_tri = t;
+    x->best_s = s, x->best_n = n, x->best_gap = g, x->best_approach = approach, x->best_tri = t,
+    x->best_face = face;
 }
 
 // The next impact of a sphere with a mesh standing at `center`: relative path q0 + dv s + da s^2/2
 // for s in [0, S]. Returns 0 for none; else the time s, the world normal, the gap now at that
-// triangle and the closing speed.
+// triangle, the closing speed and whether it is met on its face: of the earliest triangle, if
+// `keep` (if given) counts it, or else of the earliest met on its face that `keep` counts. The
+// triangle a body slides on, which the caller lets go, so does not hide the next facet of a curved
+// mesh (1 mm beads poured into a faceted bowl went through it: 35 of 150). Contacts at an edge or
+// a corner behind it are not offered: a marble rolling over fine facets meets such contacts of
+// the triangles around the one it rolls on, and counting them made it hop (it came back to 5-50%
+// of its height after a half swing, against 91%).
 int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, vec3s da, float r, float S,
-                          float slop, float threshold, float *s, vec3s *normal, float *gap, float *approach) {
+                          float slop, float threshold, kyu_mesh_keep_fn *keep, void *keep_ctx, float *s,
+                          vec3s *normal, float *gap, float *approach, int *face) {
     mesh_next_ctx x;
     memset(&x, 0, sizeof x);
+    x.c = c, x.keep = keep, x.keep_ctx = keep_ctx;
     x.q0 = to_local(c, center, q0), x.dv = dir_local(c, dv), x.da = dir_local(c, da);
     x.chord = glms_vec3_add(glms_vec3_scale(x.dv, S), glms_vec3_scale(x.da, 0.5f * S * S));
     x.r = r, x.S = S, x.dev = 0.125f * glms_vec3_norm(x.da) * S * S;
-    x.slop = slop, x.threshold = threshold, x.best_tri = -1;
+    x.slop = slop, x.threshold = threshold, x.best_tri = -1, x.face_tri = -1;
     aabb q;
     vec3s q1 = glms_vec3_add(x.q0, x.chord);
     for (int k = 0; k < 3; k++) {
@@ -472,10 +493,15 @@ int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, v
     }
     bvh_query(c->mesh, &q, mesh_next_visit, &x);
     if (x.best_tri < 0) return 0;
-    *s = x.best_s;
-    *normal = dir_world(c, x.best_n);
-    *gap = x.best_gap;
-    *approach = x.best_approach;
+    if (!x.keep || x.best_tri == x.face_tri ||
+        x.keep(x.keep_ctx, x.best_s, dir_world(c, x.best_n), x.best_gap, x.best_approach, x.best_face)) {
+        *s = x.best_s, *normal = dir_world(c, x.best_n), *gap = x.best_gap, *approach = x.best_approach;
+        *face = x.best_face;
+        return 1;
+    }
+    if (x.face_tri < 0) return 0; // the earliest was let go, and no face is met after it
+    *s = x.face_s, *normal = dir_world(c, x.face_n), *gap = x.face_gap, *approach = x.face_approach;
+    *face = 1;
     return 1;
 }
 

@@ -204,7 +204,31 @@ int kyu_sweep_needless(const kyu_world *w, uint32_t a, uint32_t b, float tau, fl
     return glms_vec3_dot(d, dv) >= 0.0f;
 }
 
-int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_sweep_contact *out) {
+// A mesh's triangles, each asked of the caller's rules as the sweep finds it.
+typedef struct mesh_keep {
+    const kyu_world *w;
+    uint32_t a, b;
+    float tau, S;
+    vec3s da;
+    kyu_contact_keep_fn *keep;
+} mesh_keep;
+
+static float step_time(float tau, float s, float S) {
+    float t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
+    return t > 1.0f ? 1.0f : t;
+}
+
+static int keep_triangle(void *ctx, float s, vec3s normal, float gap, float approach, int face) {
+    const mesh_keep *k = ctx;
+    kyu_sweep_contact c = {step_time(k->tau, s, k->S),   normal, gap, approach,
+                           glms_vec3_dot(k->da, normal), face};
+    return k->keep(k->w, k->a, k->b, k->tau, &c);
+}
+
+// The first contact of body a with partner b after tau along their paths that `keep` counts (of a
+// mesh, the earliest of its triangles' that it counts; of any other shape, the one contact).
+int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_contact_keep_fn *keep,
+                     kyu_sweep_contact *out) {
     float S = (1.0f - tau) * w->def.fixed_dt;
     partner o = partner_at(w, b, tau);
     vec3s pa = kyu_pos_at(w, a, tau), va = kyu_vel_at(w, a, tau);
@@ -213,24 +237,24 @@ int kyu_next_contact(const kyu_world *w, uint32_t a, uint32_t b, float tau, kyu_
     vec3s q0 = pa, dv = glms_vec3_sub(va, o.v), da = glms_vec3_sub(w->step.accel[a], o.acc);
     if (o.col && o.col->type == KYU_SHAPE_MESH) { // triangle by triangle: see engine/shape.c
         float s;
+        mesh_keep k = {w, a, b, tau, S, da, keep};
         if (!kyu_mesh_next_contact(o.col, o.p, q0, dv, da, w->bodies.radius[a], S, kyu_body_slop(w, a),
-                                   kyu_pair_event_speed(w, a, b), &s, &out->normal, &out->gap,
-                                   &out->approach))
+                                   kyu_pair_event_speed(w, a, b), keep ? keep_triangle : NULL, &k, &s,
+                                   &out->normal, &out->gap, &out->approach, &out->face))
             return 0;
-        out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
-        if (out->t > 1.0f) out->t = 1.0f;
+        out->t = step_time(tau, s, S);
         out->accel = glms_vec3_dot(da, out->normal);
         return 1;
     }
+    out->face = 0;
     float s = first_contact(&o, q0, dv, da, w->bodies.radius[a], S, &out->gap);
     if (s < 0.0f) return 0;
     vec3s n;
     vec3s q = glms_vec3_add(q0, glms_vec3_add(glms_vec3_scale(dv, s), glms_vec3_scale(da, 0.5f * s * s)));
     gap_to(&o, q, w->bodies.radius[a], w->bodies.radius[a], &n);
-    out->t = S > 0.0f ? tau + (1.0f - tau) * (s / S) : tau;
-    if (out->t > 1.0f) out->t = 1.0f;
+    out->t = step_time(tau, s, S);
     out->normal = n;
     out->approach = -glms_vec3_dot(glms_vec3_add(dv, glms_vec3_scale(da, s)), n);
     out->accel = glms_vec3_dot(da, n);
-    return 1;
+    return !keep || keep(w, a, b, tau, out);
 }

@@ -116,7 +116,7 @@ static void test_next_contact_near_grazing_matches_oracle(void) {
         long double first, least = oracle(m, dv, da, S, R, &first);
         if (fabsl(least - R) < 2e-3L * R || dist_at(m, dv, da, 0) < (1 + 2e-3L) * R) continue; // see above
         kyu_sweep_contact ce;
-        int got = kyu_next_contact(w, 0, 1, 0.0f, &ce), curved = c % 2 == 0;
+        int got = kyu_next_contact(w, 0, 1, 0.0f, NULL, &ce), curved = c % 2 == 0;
         long double t = got ? (long double)ce.t * S : -1;
         if (least < R) { // a contact: never missed, never late; a straight path's time is exact
             hits++;
@@ -193,7 +193,7 @@ static void test_slow_straight_pairs_meet_slower_than_rest(void) {
         slow++;
         fast_said_slow += !same || glms_vec3_norm(dv) >= rest;
         kyu_sweep_contact ce;
-        if (!kyu_next_contact(w, 0, b, tau, &ce)) continue;
+        if (!kyu_next_contact(w, 0, b, tau, NULL, &ce)) continue;
         slow_met++;
         wrong += !(ce.approach <= rest) || ce.accel < 0.0f;
     }
@@ -254,7 +254,7 @@ static void test_parting_straight_pairs_meet_nothing_ahead(void) {
             wrong_oracle += least < d0 - 1e-6L * (d0 + 1);
             touching += d0 <= R;
             kyu_sweep_contact ce;
-            if (kyu_next_contact(w, 0, 1, tau, &ce))
+            if (kyu_next_contact(w, 0, 1, tau, NULL, &ce))
                 wrong_sweep += !(ce.approach <= 1e-5f * (u + 1.0f)) || ce.accel != 0.0f;
         }
         kyu_world_destroy(w);
