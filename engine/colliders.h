@@ -71,6 +71,7 @@ void kyu_colliders_free(collider_store *c);
 
 // shape.c: every shape but the plane, solved in the collider's frame
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
+float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, float dt, vec3s *normal);
 int kyu_collider_touches_box(const collider *c, const aabb *box);
 kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt);
 void kyu_mesh_destroy(kyu_mesh *m);
@@ -84,7 +85,7 @@ typedef int kyu_mesh_keep_fn(void *ctx, float s, vec3s normal, float gap, float 
 int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, vec3s da, float r, float S,
                           float slop, float threshold, kyu_mesh_keep_fn *keep, void *keep_ctx, float *s,
                           vec3s *normal, float *gap, float *approach, int *face);
-vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop);
+vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop, vec3s side);
 
 // spin.c
 versors kyu_quat_turn(versors q, vec3s angular_velocity, float seconds); // turned, unit

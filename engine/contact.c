@@ -27,7 +27,7 @@ float kyu_contact_geometry(const kyu_world *w, const contact *c, vec3s *n) {
     vec3s pa = s->pos[c->a];
     if (kyu_is_collider(c->b)) {
         const collider *col = &w->colliders.list[c->b & ~KYU_COLLIDER_BIT];
-        float gap = kyu_collider_distance(col, pa, s->radius[c->a], 0.0f, w->def.fixed_dt, n);
+        float gap = kyu_collider_distance_from(col, pa, s->radius[c->a], c->normal, w->def.fixed_dt, n);
         if (col->type == KYU_SHAPE_BOX && gap < -s->radius[c->a] && glms_vec3_norm2(c->normal) > 0.5f) {
             *n = c->normal;
             gap = box_gap_along(&col->box, pa, s->radius[c->a], *n);

@@ -228,8 +228,31 @@ static void bvh_query(const kyu_mesh *m, const aabb *q, void (*visit)(const kyu_
 
 // ---- distance -----------------------------------------------------------------------------------
 
+// A sphere that a contact kept on one side of a mesh (`side`, its last normal, local) and whose
+// centre is now just behind a face of the mesh turned that way has crossed the face (its
+// neighbours pushed it through): its gap is measured to the side it came from, so the push takes
+// it back there. The face must turn within 45 degrees of `side`, the centre project inside it and
+// lie at most half a radius behind it (a body pressed against the underside of a parallel face, a
+// lid, is a radius behind that and stays where it is). Returns whether the rule applies, with the
+// gap and the face's normal.
+static int crossed_face(const kyu_mesh *m, int t, vec3s p, float r, vec3s side, vec3s n, float *d,
+                        vec3s *fn_out) {
+    if (glms_vec3_dot(n, side) >= 0.0f) return 0;
+    kyu_triangle tri = triangle_of(m, t);
+    vec3s fn = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
+    float len = glms_vec3_norm(fn);
+    if (!(len > 0.0f)) return 0;
+    fn = glms_vec3_scale(fn, (glms_vec3_dot(fn, side) < 0.0f ? -1.0f : 1.0f) / len);
+    if (glms_vec3_dot(fn, side) < 0.70710678f || !projects_inside(m, t, p)) return 0;
+    float behind = glms_vec3_dot(glms_vec3_sub(p, tri.a), fn);
+    if (behind > 0.0f || behind < -0.5f * r) return 0;
+    *d = behind - r;
+    *fn_out = fn;
+    return 1;
+}
+
 typedef struct dist_ctx {
-    vec3s p, normal;
+    vec3s p, normal, side; // side: zero, or the side a kept contact holds the sphere on (crossed_face)
     float r, best;
     int best_tri;
 } dist_ctx;
@@ -239,12 +262,14 @@ static void dist_visit(const kyu_mesh *m, int t, void *arg) {
     kyu_triangle tri = triangle_of(m, t);
     vec3s n;
     float d = kyu_distance_sphere_triangle(x->p, x->r, &tri, &n, NULL);
+    if (d < 0.0f) crossed_face(m, t, x->p, x->r, x->side, n, &d, &n);
     if (d < x->best || (d == x->best && t < x->best_tri)) x->best = d, x->best_tri = t, x->normal = n;
 }
 
 // Signed gap from a sphere (local centre p, radius r) to the shape, and the normal (local), for
-// non-plane shapes. A mesh reports at most `range` (nothing nearer than that: the gap is at least it).
-static float local_distance(const collider *c, vec3s p, float r, float range, vec3s *n) {
+// non-plane shapes. A mesh reports at most `range` (nothing nearer than that: the gap is at least it),
+// and measures a face the sphere crossed to `side` (crossed_face; zero: none).
+static float local_distance(const collider *c, vec3s p, float r, float range, vec3s side, vec3s *n) {
     switch (c->type) {
     case KYU_SHAPE_BOX: {
         kyu_box b = c->box;
@@ -261,7 +286,7 @@ static float local_distance(const collider *c, vec3s p, float r, float range, ve
         return kyu_distance_sphere_hull(p, r, &h, n, NULL);
     }
     case KYU_SHAPE_MESH: {
-        dist_ctx x = {p, {{0.0f, 1.0f, 0.0f}}, r, range, -1};
+        dist_ctx x = {p, {{0.0f, 1.0f, 0.0f}}, side, r, range, -1};
         aabb q;
         for (int k = 0; k < 3; k++) q.lo[k] = p.raw[k] - r - range, q.hi[k] = p.raw[k] + r + range;
         bvh_query(c->mesh, &q, dist_visit, &x);
@@ -274,16 +299,21 @@ static float local_distance(const collider *c, vec3s p, float r, float range, ve
     }
 }
 
-float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal) {
+static float sided_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s side,
+                            vec3s *normal) {
     if (c->type == KYU_SHAPE_BOX) { // boxes handle their rotation themselves (the public routine)
         kyu_box b = c->box;
         b.center = center;
         return kyu_distance_sphere_box(p, r, &b, normal, NULL);
     }
     vec3s n;
-    float d = local_distance(c, to_local(c, center, p), r, range, &n);
+    float d = local_distance(c, to_local(c, center, p), r, range, dir_local(c, side), &n);
     *normal = dir_world(c, n);
     return d;
+}
+
+float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal) {
+    return sided_distance(c, center, p, r, range, glms_vec3_zero(), normal);
 }
 
 // ---- sweep --------------------------------------------------------------------------------------
@@ -506,7 +536,7 @@ int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, v
 }
 
 typedef struct push_ctx {
-    vec3s p;
+    vec3s p, side;
     float r, slop;
 } push_ctx;
 
@@ -515,14 +545,16 @@ static void push_visit(const kyu_mesh *m, int t, void *arg) {
     kyu_triangle tri = triangle_of(m, t);
     vec3s n;
     float d = kyu_distance_sphere_triangle(x->p, x->r, &tri, &n, NULL);
-    if (d < -x->slop && !internal_contact(m, t, x->p, n))
+    if (d < -x->slop &&
+        (crossed_face(m, t, x->p, x->r, x->side, n, &d, &n) || !internal_contact(m, t, x->p, n)))
         x->p = glms_vec3_add(x->p, glms_vec3_scale(n, -d - x->slop));
 }
 
 // Escape from a mesh: out of every triangle the sphere overlaps beyond the slop (a corner has
-// several), not just the nearest. Returns the new centre.
-vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop) {
-    push_ctx x = {to_local(c, center, p), r, slop};
+// several), not just the nearest, each by the side the centre is on, or by `side` (the contact's
+// last normal) for a face the sphere crossed (crossed_face). Returns the new centre.
+vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop, vec3s side) {
+    push_ctx x = {to_local(c, center, p), dir_local(c, side), r, slop};
     aabb q;
     for (int pass = 0; pass < 2; pass++) {
         for (int k = 0; k < 3; k++) q.lo[k] = x.p.raw[k] - r, q.hi[k] = x.p.raw[k] + r;
@@ -542,6 +574,13 @@ float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float 
         return glms_vec3_dot(c->normal, p) - c->offset - glms_vec3_dot(c->normal, moved) - r;
     }
     return kyu_shape_distance(c, glms_vec3_add(c->box.center, moved), p, r, r, normal);
+}
+
+// The same at the start of the step for a contact whose last normal was `side` (zero: none): a mesh
+// measures a face the sphere crossed to that side (crossed_face).
+float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, float dt, vec3s *normal) {
+    if (c->type != KYU_SHAPE_MESH) return kyu_collider_distance(c, p, r, 0.0f, dt, normal);
+    return sided_distance(c, c->box.center, p, r, r, side, normal);
 }
 
 // Whether the collider's bounds over this step (kyu_colliders_update_bounds) meet a box.

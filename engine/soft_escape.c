@@ -181,7 +181,7 @@ static void wall_task(int begin, int end, int worker, void *ctx) {
             const collider *col = &w->colliders.list[c->b & ~KYU_COLLIDER_BIT];
             if (col->type == KYU_SHAPE_MESH) {
                 s->pos[c->a] = kyu_mesh_push_out(col, col->box.center, s->pos[c->a], s->radius[c->a],
-                                                 kyu_body_slop(w, c->a));
+                                                 kyu_body_slop(w, c->a), c->normal);
                 continue;
             }
             vec3s n = c->normal;
