@@ -175,10 +175,23 @@ static kyu_triangle triangle_of(const kyu_mesh *m, int t) {
                           m->verts[m->tris[3 * t + 2]]};
 }
 
+// A triangle's face normal, (b - a) x (c - a): not unit (its length is twice the area; zero for a
+// degenerate triangle).
+static vec3s face_normal(const kyu_triangle *tri) {
+    return glms_vec3_cross(glms_vec3_sub(tri->b, tri->a), glms_vec3_sub(tri->c, tri->a));
+}
+
+// Whether a contact along unit normal n is on the face whose face_normal is fn (not at an edge or
+// a corner; a degenerate triangle has no face).
+static int met_on_face(vec3s fn, vec3s n) {
+    float len = glms_vec3_norm(fn);
+    return len > 0.0f && fabsf(glms_vec3_dot(n, fn)) >= 0.99999f * len;
+}
+
 // Whether p projects onto triangle t's plane inside it (a small tolerance: on an edge counts).
 static int projects_inside(const kyu_mesh *m, int t, vec3s p) {
     kyu_triangle tri = triangle_of(m, t);
-    vec3s n = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
+    vec3s n = face_normal(&tri);
     float nn = glms_vec3_norm2(n), eps = 1e-6f * nn;
     if (!(nn > 0.0f)) return 0;
     const vec3s *v[3] = {&tri.a, &tri.b, &tri.c};
@@ -194,9 +207,8 @@ static int projects_inside(const kyu_mesh *m, int t, vec3s p) {
 // seams of a flat tiled floor. Face contacts (normal = face normal) always count.
 static int internal_contact(const kyu_mesh *m, int t, vec3s p, vec3s normal) {
     kyu_triangle tri = triangle_of(m, t);
-    vec3s fn = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
-    float len = glms_vec3_norm(fn);
-    if (!(len > 0.0f) || fabsf(glms_vec3_dot(normal, fn)) >= 0.99999f * len) return 0;
+    vec3s fn = face_normal(&tri);
+    if (!(glms_vec3_norm2(fn) > 0.0f) || met_on_face(fn, normal)) return 0;
     for (int k = 0; k < 3; k++) {
         int u = m->across[3 * t + k];
         if (u >= 0 && projects_inside(m, u, p)) return 1;
@@ -239,7 +251,7 @@ static int crossed_face(const kyu_mesh *m, int t, vec3s p, float r, vec3s side, 
                         vec3s *fn_out) {
     if (glms_vec3_dot(n, side) >= 0.0f) return 0;
     kyu_triangle tri = triangle_of(m, t);
-    vec3s fn = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
+    vec3s fn = face_normal(&tri);
     float len = glms_vec3_norm(fn);
     if (!(len > 0.0f)) return 0;
     fn = glms_vec3_scale(fn, (glms_vec3_dot(fn, side) < 0.0f ? -1.0f : 1.0f) / len);
@@ -485,9 +497,7 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
     if (!(approach > 0.0f) && !(g <= 0.0f && pressing)) return;        // leaving this triangle
     if (internal_contact(m, t, path_at(x, s), n)) return;              // a neighbour's face owns it
     if (g <= x->slop && approach <= x->threshold && !pressing) return; // resting on it: the solver's
-    vec3s fn = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
-    float fl = glms_vec3_norm(fn);
-    int face = fl > 0.0f && fabsf(glms_vec3_dot(n, fn)) >= 0.99999f * fl; // (a degenerate one has none)
+    int face = met_on_face(face_normal(&tri), n);
     if (x->keep && face && (x->face_tri < 0 || s < x->face_s || (s == x->face_s && t < x->face_tri)) &&
         x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, 1))
         x->face_s = s, x->face_n = n, x->face_gap = g, x->face_approach = approach, x->face_tri = t;
