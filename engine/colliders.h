@@ -86,6 +86,8 @@ int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, v
                           float slop, float threshold, kyu_mesh_keep_fn *keep, void *keep_ctx, float *s,
                           vec3s *normal, float *gap, float *approach, int *face);
 vec3s kyu_mesh_push_out(const collider *c, vec3s center, vec3s p, float r, float slop, vec3s side);
+vec3s kyu_mesh_push_back(const collider *c, vec3s center, vec3s p0, vec3s p1, float r, float slop,
+                         const vec3s *held);
 
 // spin.c
 versors kyu_quat_turn(versors q, vec3s angular_velocity, float seconds); // turned, unit
