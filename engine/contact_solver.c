@@ -570,6 +570,18 @@ int kyu_contacts_classify(kyu_world *w) {
 // the step a radius past the facet's plane, and the push-out, which leaves a triangle by the side
 // its centre is on, put it outside).
 #define SAME_PLANE_COS 0.9999f // 0.8 degrees: the triangles of a flat floor, split, are one plane
+
+// Whether body a has a contact with collider b, held or not, along `normal` (a mesh's: on that
+// plane): the relax stops what still closes on it at the end of the step.
+int kyu_contacts_hold_plane(const kyu_world *w, uint32_t a, uint32_t b, vec3s normal) {
+    const uint64_t *owned = w->contacts.owned;
+    for (int k = w->contacts.run[a]; k >= 0 && k < w->contacts.count && (owned[k] & ~NOT_HELD) >> 32 == a;
+         k++)
+        if ((uint32_t)owned[k] == b)
+            return glms_vec3_dot(w->contacts.list[k].normal, normal) >= SAME_PLANE_COS;
+    return 0;
+}
+
 int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b, const vec3s *face) {
     if (!(b & KYU_COLLIDER_BIT) && b < a) {
         uint32_t t = a;

@@ -247,6 +247,7 @@ int kyu_solver_depth(const kyu_world *w);  // the deepest stack's layers, under 
 // contact_solver.c: which contacts are the solver's, the velocity solve, the bodies it holds
 int kyu_contacts_classify(kyu_world *w);
 int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b, const vec3s *face);
+int kyu_contacts_hold_plane(const kyu_world *w, uint32_t a, uint32_t b, vec3s normal);
 int kyu_contacts_solve_velocities(kyu_world *w);
 void kyu_contacts_mark_supported(kyu_world *w);
 void kyu_contact_spin_limits(const kyu_world *w, const contact *c, float *roll, float *twist);

@@ -18,8 +18,12 @@ typedef struct kyu_sweep_contact {
     float gap;      // signed gap now (at the time asked about)
     float approach; // closing speed along the normal at contact (> 0 approaching)
     float accel;    // relative acceleration along the normal (< 0: pressing together)
-    int face;       // a mesh's triangle met on its face (not at an edge or a corner)
+    int face;       // a mesh's triangle: KYU_MET_ON_FACE (not at an edge or a corner), KYU_MET_AT_REST
 } kyu_sweep_contact;
+// kyu_sweep_contact.face: met on the triangle's face; met a micrometre above it at rest or rising
+// slower than gravity brings it back (it presses there: engine/shape.c, mesh_next_visit).
+#define KYU_MET_ON_FACE 1
+#define KYU_MET_AT_REST 2
 
 typedef struct impact_event {
     float t;

@@ -454,7 +454,7 @@ typedef struct mesh_next_ctx {
     int best_tri, best_face;
     float face_s, face_gap, face_approach; // the earliest face contact `keep` keeps
     vec3s face_n;
-    int face_tri;
+    int face_tri, face_flags;
     const collider *c;
     kyu_mesh_keep_fn *keep;
     void *keep_ctx;
@@ -494,7 +494,7 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
         kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL);
     }
     float approach = -glms_vec3_dot(glms_vec3_add(x->dv, glms_vec3_scale(x->da, s)), n);
-    int pressing = glms_vec3_dot(x->da, n) < 0.0f; // acceleration pushes it into the face
+    int pressing = glms_vec3_dot(x->da, n) < 0.0f, at_rest = 0; // acceleration pushes it into the face
     if (!touching && !(approach > 0.0f) && pressing) {
         // Met within the advancement's tolerance (a micrometre) at rest or rising slower than
         // gravity pulls it back: it presses now or when its parabola brings it back. (Taken for
@@ -506,15 +506,18 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
         s += back;
         kyu_distance_sphere_triangle(path_at(x, s), x->r, &tri, &n, NULL);
         approach = -glms_vec3_dot(glms_vec3_add(x->dv, glms_vec3_scale(x->da, s)), n);
-        touching = 1; // it presses there (at rest on it: now)
+        touching = at_rest = 1; // it presses there (at rest on it: now)
     }
     if (!(approach > 0.0f) && !(touching && pressing)) return;         // leaving this triangle
     if (internal_contact(m, t, path_at(x, s), n)) return;              // a neighbour's face owns it
     if (g <= x->slop && approach <= x->threshold && !pressing) return; // resting on it: the solver's
-    int face = met_on_face(face_normal(&tri), n);
-    if (x->keep && face && (x->face_tri < 0 || s < x->face_s || (s == x->face_s && t < x->face_tri)) &&
-        x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, 1))
-        x->face_s = s, x->face_n = n, x->face_gap = g, x->face_approach = approach, x->face_tri = t;
+    int face = (met_on_face(face_normal(&tri), n) ? KYU_MET_ON_FACE : 0) | (at_rest ? KYU_MET_AT_REST : 0);
+    if (at_rest && x->keep && !x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, face)) return;
+    if (x->keep && (face & KYU_MET_ON_FACE) &&
+        (x->face_tri < 0 || s < x->face_s || (s == x->face_s && t < x->face_tri)) &&
+        x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, face))
+        x->face_s = s, x->face_n = n, x->face_gap = g, x->face_approach = approach, x->face_tri = t,
+        x->face_flags = face;
     if (x->best_tri >= 0 && (s > x->best_s || (s == x->best_s && t > x->best_tri))) return;
     x->best_s = s, x->best_n = n, x->best_gap = g, x->best_approach = approach, x->best_tri = t,
     x->best_face = face;
@@ -555,7 +558,7 @@ int kyu_mesh_next_contact(const collider *c, vec3s center, vec3s q0, vec3s dv, v
     }
     if (x.face_tri < 0) return 0; // the earliest was let go, and no face is met after it
     *s = x.face_s, *normal = dir_world(c, x.face_n), *gap = x.face_gap, *approach = x.face_approach;
-    *face = 1;
+    *face = x.face_flags;
     return 1;
 }
 

@@ -149,10 +149,11 @@ static void push_task(int begin, int end, int worker, void *ctx) {
 // though its velocity is: an island must not fall asleep with an overlap it is still taking out (it
 // would keep it while it sleeps).
 // A body the push moves (straight, unswept) from p0 to p1 past a mesh: back through every face its
-// centre crossed (kyu_mesh_push_back), and out of a mesh it has no contact with by the side its
-// centre is on (the wall push below leaves contacts only). Without this, a 2 mm bead in a mesh
-// box's corner, pushed by its pairs more than a radius in a step as a column landed, was put into
-// the wall with no contact to push it out, and the next step's push carried it through.
+// centre crossed (kyu_mesh_push_back). Without this, a 2 mm bead in a mesh box's corner, pushed by
+// its pairs more than a radius in a step as a column landed, was put into the wall (no contact
+// with it, so no wall push) and the next step's push carried it through. (Pushing such a body out
+// of a mesh it has no contact with at once, too, shoved corner beads into their neighbours: the
+// deepest pair of 1 cm beads in a one-mesh box 11% -> 25% of r.)
 static vec3s past_meshes(const kyu_world *w, uint32_t i, vec3s p0, vec3s p1) {
     float r = w->bodies.radius[i], slop = kyu_body_slop(w, i);
     for (kyu_partner_iter it = kyu_partners(&w->pairs, i); kyu_next_partner(&w->pairs, &it);) {
@@ -164,7 +165,6 @@ static vec3s past_meshes(const kyu_world *w, uint32_t i, vec3s p0, vec3s p1) {
         for (int o = kyu_contacts_first_of(w, i); o < w->contacts.count && w->contacts.list[o].a == i; o++)
             if (w->contacts.list[o].b == b) held = &w->contacts.list[o];
         p1 = kyu_mesh_push_back(col, col->box.center, p0, p1, r, slop, held ? &held->normal : NULL);
-        if (!held) p1 = kyu_mesh_push_out(col, col->box.center, p1, r, slop, glms_vec3_zero());
     }
     return p1;
 }

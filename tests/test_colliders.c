@@ -304,10 +304,9 @@ static void test_a_marble_rolls_across_a_faceted_mesh_bowl_and_up_the_other_side
 // them outside (2 mm: 14 of 2,000; now a face that a contact held a body in front of is left by
 // that side); the push carried a bead in a corner (held by its contact with the other wall) into a
 // wall it had no contact with, or through it (a 2 mm bead 1.05 radii in one step, 1.1 the next:
-// now the push takes a body back through the faces its centre crossed and out of a mesh it has no
-// contact with); and a 1 mm bead resting in a corner on the floor a micrometre above it, not held
-// by it, was taken for leaving the floor and fell through it (3-15 of 2,000 in every drop of 1 mm
-// beads, one mesh or five).
+// now the push takes a body back through the faces its centre crossed); and a 1 mm bead resting in a corner
+// on the floor a micrometre above it, not held by it, was taken for leaving the floor and fell through it
+// (3-15 of 2,000 in every drop of 1 mm beads, one mesh or five).
 static int beads_outside_a_mesh_box(float r, int separate, uint32_t seed, int steps) {
     const float d = 2.0f * r, L = 24.0f * r, H = 160.0f * r;
     vec3s P[8];
