@@ -103,7 +103,8 @@ static int too_slow(const kyu_world *w, uint32_t a, uint32_t b, float ev, float 
 static int is_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, const kyu_sweep_contact *ce) {
     // A body at rest a micrometre above a mesh's face (or rising slower than gravity brings it back)
     // presses on it: it lands, unless it has a contact on that plane, which the relax stops there
-    // (landing every step instead, the beads of 1 cm in a box of a mesh a wall slept a fifth later).
+    // (as before 2026-11-30: only a body whose one contact with the mesh holds another plane, a
+    // bead in a corner held by the wall, lands on the floor now, where it used to fall through).
     if (ce->face & KYU_MET_AT_REST) return !kyu_contacts_hold_plane(w, a, b, ce->normal);
     if (ce->accel < 0.0f) return 1;
     const vec3s *face = (ce->face & KYU_MET_ON_FACE) ? &ce->normal : NULL;
