@@ -106,6 +106,13 @@ int kyu_contacts_first_of(const kyu_world *w, uint32_t a) {
     return lo;
 }
 
+// The contact of pair (a, b) (a < b, or b a collider), or NULL.
+const contact *kyu_contact_of(const kyu_world *w, uint32_t a, uint32_t b) {
+    for (int o = kyu_contacts_first_of(w, a); o < w->contacts.count && w->contacts.list[o].a == a; o++)
+        if (w->contacts.list[o].b == b) return &w->contacts.list[o];
+    return NULL;
+}
+
 // Pass one: the partners of active body k that come after it (higher slots, then colliders), each
 // flagged kept and touching or not beside its adjacency entry; how many are kept. Each entry is a's
 // own (the other body's copy of the pair is in the other's list), so slices never share one.

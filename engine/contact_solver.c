@@ -571,15 +571,20 @@ int kyu_contacts_classify(kyu_world *w) {
 // its centre is on, put it outside).
 #define SAME_PLANE_COS 0.9999f // 0.8 degrees: the triangles of a flat floor, split, are one plane
 
-// Whether body a has a contact with collider b, held or not, along `normal` (a mesh's: on that
-// plane): the relax stops what still closes on it at the end of the step.
-int kyu_contacts_hold_plane(const kyu_world *w, uint32_t a, uint32_t b, vec3s normal) {
+// Where pair (a, b) (a < b, or b a collider) is in the classified contacts, or -1.
+static int owned_at(const kyu_world *w, uint32_t a, uint32_t b) {
     const uint64_t *owned = w->contacts.owned;
     for (int k = w->contacts.run[a]; k >= 0 && k < w->contacts.count && (owned[k] & ~NOT_HELD) >> 32 == a;
          k++)
-        if ((uint32_t)owned[k] == b)
-            return glms_vec3_dot(w->contacts.list[k].normal, normal) >= SAME_PLANE_COS;
-    return 0;
+        if ((uint32_t)owned[k] == b) return k;
+    return -1;
+}
+
+// Whether body a has a contact with collider b, held or not, along `normal` (a mesh's: on that
+// plane): the relax stops what still closes on it at the end of the step.
+int kyu_contacts_hold_plane(const kyu_world *w, uint32_t a, uint32_t b, vec3s normal) {
+    int k = owned_at(w, a, b);
+    return k >= 0 && glms_vec3_dot(w->contacts.list[k].normal, normal) >= SAME_PLANE_COS;
 }
 
 int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b, const vec3s *face) {
@@ -587,13 +592,8 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b, const v
         uint32_t t = a;
         a = b, b = t;
     }
-    const uint64_t *owned = w->contacts.owned;
-    for (int k = w->contacts.run[a]; k >= 0 && k < w->contacts.count && (owned[k] & ~NOT_HELD) >> 32 == a;
-         k++)
-        if ((uint32_t)owned[k] == b) {
-            if (owned[k] & NOT_HELD) return 0;
-            if (!face || !(b & KYU_COLLIDER_BIT)) return 1; // (only a mesh's triangle has a face)
-            return glms_vec3_dot(w->contacts.list[k].normal, *face) >= SAME_PLANE_COS;
-        }
-    return 0;
+    int k = owned_at(w, a, b);
+    if (k < 0 || (w->contacts.owned[k] & NOT_HELD)) return 0;
+    if (!face || !(b & KYU_COLLIDER_BIT)) return 1; // (only a mesh's triangle has a face)
+    return glms_vec3_dot(w->contacts.list[k].normal, *face) >= SAME_PLANE_COS;
 }

@@ -223,6 +223,8 @@ int kyu_contact_live(const kyu_world *w, const contact *c);
 float kyu_contact_geometry(const kyu_world *w, const contact *c, vec3s *n); // gap; normal, b to a
 float kyu_contact_gap(const kyu_world *w, const contact *c, vec3s *normal);
 int kyu_contacts_first_of(const kyu_world *w, uint32_t a); // body a's run starts here (or after it)
+// Pair (a, b)'s contact (a < b, or b a collider), or NULL.
+const contact *kyu_contact_of(const kyu_world *w, uint32_t a, uint32_t b);
 int kyu_contacts_purge(kyu_world *w);
 int kyu_contacts_add_fresh(kyu_world *w);
 void kyu_contacts_measure_overlap(kyu_world *w); // the step's max_overlap, contacts.excess

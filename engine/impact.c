@@ -114,17 +114,14 @@ static int is_impact(const kyu_world *w, uint32_t a, uint32_t b, float tau, cons
     // The solver keeps a slow approach only if it closes at most a quarter of the smaller radius in
     // what is left of the step (the event speed's bound): a mesh's always (a surface, not a solid:
     // a body a radius into it is past its plane, and the push-out leaves it by the side its centre
-    // is on), two bodies' once an impact has changed one of them this step (a 2 mm bead struck
-    // mid-step at 0.07 m/s into the neighbour it touched ran 0.7 r into it before the relax: in a
-    // turning drum, pairs 40-57% of r deep). Asked of every pair, it made 5 mm beads poured into a
-    // box settle later (10 drops: 35% more CPU, one awake after 10 s).
-    float r = w->bodies.radius[a];
-    if (!(b & KYU_COLLIDER_BIT)) {
-        if (w->impacts.version[a] == 0 && w->impacts.version[b] == 0) return 0;
-        r = kyu_minf(r, w->bodies.radius[b]);
-    } else if (w->colliders.list[b & ~KYU_COLLIDER_BIT].type != KYU_SHAPE_MESH) {
-        if (w->impacts.version[a] == 0) return 0;
-    }
+    // is on), any other pair's once an impact has changed one of its bodies this step (a 2 mm bead
+    // struck mid-step at 0.07 m/s into the neighbour it touched ran 0.7 r into it before the relax:
+    // in a turning drum, pairs 40-57% of r deep). Asked of every pair, it made 5 mm beads poured
+    // into a box settle later (10 drops: 35% more CPU, one awake after 10 s).
+    int wall = (b & KYU_COLLIDER_BIT) != 0;
+    int mesh = wall && w->colliders.list[b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH;
+    if (!mesh && w->impacts.version[a] == 0 && (wall || w->impacts.version[b] == 0)) return 0;
+    float r = wall ? w->bodies.radius[a] : kyu_minf(w->bodies.radius[a], w->bodies.radius[b]);
     return ce->approach * (1.0f - t) * w->def.fixed_dt > KYU_SPECULATIVE_RATIO * r;
 }
 

@@ -512,10 +512,12 @@ static void mesh_next_visit(const kyu_mesh *m, int t, void *arg) {
     if (internal_contact(m, t, path_at(x, s), n)) return;              // a neighbour's face owns it
     if (g <= x->slop && approach <= x->threshold && !pressing) return; // resting on it: the solver's
     int face = (met_on_face(face_normal(&tri), n) ? KYU_MET_ON_FACE : 0) | (at_rest ? KYU_MET_AT_REST : 0);
-    if (at_rest && x->keep && !x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, face)) return;
+    // An at-rest hit the rules let go is none (the relax holds it), as when it was taken for leaving.
+    int kept = at_rest && x->keep ? x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, face) : -1;
+    if (kept == 0) return;
     if (x->keep && (face & KYU_MET_ON_FACE) &&
         (x->face_tri < 0 || s < x->face_s || (s == x->face_s && t < x->face_tri)) &&
-        x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, face))
+        (kept == 1 || x->keep(x->keep_ctx, s, dir_world(x->c, n), g, approach, face)))
         x->face_s = s, x->face_n = n, x->face_gap = g, x->face_approach = approach, x->face_tri = t,
         x->face_flags = face;
     if (x->best_tri >= 0 && (s > x->best_s || (s == x->best_s && t > x->best_tri))) return;

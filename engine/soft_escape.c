@@ -143,11 +143,6 @@ static void push_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
-// The bodies moved by their pseudo-velocities. The contact list holds every pair within its margin
-// of the positions the push starts from (found just before it), and find_near the pairs beyond it
-// that the push would close. One pushed faster than a tenth of the sleep speed is not at rest,
-// though its velocity is: an island must not fall asleep with an overlap it is still taking out (it
-// would keep it while it sleeps).
 // A body the push moves (straight, unswept) from p0 to p1 past a mesh: back through every face its
 // centre crossed (kyu_mesh_push_back). Without this, a 2 mm bead in a mesh box's corner, pushed by
 // its pairs more than a radius in a step as a column landed, was put into the wall (no contact
@@ -161,14 +156,17 @@ static vec3s past_meshes(const kyu_world *w, uint32_t i, vec3s p0, vec3s p1) {
         if (!(b & KYU_COLLIDER_BIT) || kyu_pair_is_sensor(w, i, b)) continue;
         const collider *col = &w->colliders.list[b & ~KYU_COLLIDER_BIT];
         if (col->type != KYU_SHAPE_MESH) continue;
-        const contact *held = NULL;
-        for (int o = kyu_contacts_first_of(w, i); o < w->contacts.count && w->contacts.list[o].a == i; o++)
-            if (w->contacts.list[o].b == b) held = &w->contacts.list[o];
+        const contact *held = kyu_contact_of(w, i, b);
         p1 = kyu_mesh_push_back(col, col->box.center, p0, p1, r, slop, held ? &held->normal : NULL);
     }
     return p1;
 }
 
+// The bodies moved by their pseudo-velocities. The contact list holds every pair within its margin
+// of the positions the push starts from (found just before it), and find_near the pairs beyond it
+// that the push would close. One pushed faster than a tenth of the sleep speed is not at rest,
+// though its velocity is: an island must not fall asleep with an overlap it is still taking out (it
+// would keep it while it sleeps).
 static void move_task(int begin, int end, int worker, void *ctx) {
     (void)worker;
     push_pass *x = ctx;
@@ -303,8 +301,7 @@ static void far_task(int begin, int end, int worker, void *ctx) {
 // of them, and a scan of those for every pair took half its time).
 static int has_row(const push_pass *x, uint32_t a, uint32_t b) {
     const kyu_world *w = x->w;
-    for (int o = kyu_contacts_first_of(w, a); o < w->contacts.count && w->contacts.list[o].a == a; o++)
-        if (w->contacts.list[o].b == b) return 1;
+    if (kyu_contact_of(w, a, b)) return 1;
     uint64_t key = (uint64_t)a << 32 | b;
     int lo = 0, hi = x->near;
     while (lo < hi) {
