@@ -61,6 +61,10 @@ static int failv(ctx *c, const char *path, const char *fmt, va_list ap) {
         say(c->err, c->errlen, "%s: key `%s`: %s", c->file, path, msg);
     else
         say(c->err, c->errlen, "%s: %s", c->file, msg);
+    // One line, whatever the scene named: a file name with a newline in it (or assimp's message
+    // about it) made the error several lines (found by the fuzzer, tests/fuzz-regressions/).
+    for (char *p = c->err; *p != '\0'; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     return -1;
 }
 
