@@ -143,7 +143,7 @@ else
 	BUILD=$(BUILD) CC="$(CC)" LDSAN="$(LDSAN)" sh tests/run-all.sh ./$(BUILD)/tests/run_tests $(TOOL_TESTS)
 endif
 
-# The tool tests alone (CI's gcc ASan build: its unit tests run under clang's strict sanitizers).
+# The tool tests alone.
 test-tools: $(TOOL_TEST_DEPS)
 	BUILD=$(BUILD) CC="$(CC)" LDSAN="$(LDSAN)" sh tests/run-all.sh - $(TOOL_TESTS)
 

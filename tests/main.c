@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Test runner: runs every suite (or the tests whose names contain any of the arguments) and ends
-// with the line "N passed, N failed"; exits non-zero on any failure.
+// Test runner: runs every suite (or the tests whose names contain any of the arguments, and every
+// test of a suite named as suite:NAME, e.g. suite:threads) and ends with the line "N passed, N
+// failed"; exits non-zero on any failure.
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,7 @@ int test_quick(void) {
 }
 static char **filters; // NULL: every test
 static int filter_count;
+static const char *current_suite; // the suite running, without its suite_ prefix
 int test_current_failed;
 
 void test_fail(const char *file, int line, const char *what) {
@@ -25,7 +27,9 @@ void test_fail(const char *file, int line, const char *what) {
 
 void test_run(const char *name, void (*fn)(void)) {
     int chosen = filters == NULL;
-    for (int i = 0; i < filter_count && !chosen; i++) chosen = strstr(name, filters[i]) != NULL;
+    for (int i = 0; i < filter_count && !chosen; i++)
+        chosen = strncmp(filters[i], "suite:", 6) == 0 ? strcmp(filters[i] + 6, current_suite) == 0
+                                                       : strstr(name, filters[i]) != NULL;
     if (!chosen) return;
     test_current_failed = 0;
     struct timespec t0, t1;
@@ -41,40 +45,42 @@ void test_run(const char *name, void (*fn)(void)) {
         passed++;
 }
 
+#define SUITE(name) (current_suite = #name, suite_##name())
+
 int main(int argc, char **argv) {
     filters = argc > 1 ? argv + 1 : NULL;
     filter_count = argc - 1;
-    suite_geometry();
-    suite_version();
-    suite_errors();
-    suite_world();
-    suite_bodies();
-    suite_handles();
-    suite_physics();
-    suite_islands();
-    suite_threads();
-    suite_closest();
-    suite_intersect();
-    suite_convex();
-    suite_sweeps();
-    suite_colliders();
-    suite_query();
-    suite_draw();
-    suite_snapshot();
-    suite_grid();
-    suite_narrowphase();
-    suite_removal();
-    suite_robustness();
-    suite_rest();
-    suite_bulk();
-    suite_spin();
-    suite_validate();
-    suite_forces();
-    suite_audit();
-    suite_measure();
-    suite_insert();
-    suite_periodic();
-    suite_solver();
+    SUITE(geometry);
+    SUITE(version);
+    SUITE(errors);
+    SUITE(world);
+    SUITE(bodies);
+    SUITE(handles);
+    SUITE(physics);
+    SUITE(islands);
+    SUITE(threads);
+    SUITE(closest);
+    SUITE(intersect);
+    SUITE(convex);
+    SUITE(sweeps);
+    SUITE(colliders);
+    SUITE(query);
+    SUITE(draw);
+    SUITE(snapshot);
+    SUITE(grid);
+    SUITE(narrowphase);
+    SUITE(removal);
+    SUITE(robustness);
+    SUITE(rest);
+    SUITE(bulk);
+    SUITE(spin);
+    SUITE(validate);
+    SUITE(forces);
+    SUITE(audit);
+    SUITE(measure);
+    SUITE(insert);
+    SUITE(periodic);
+    SUITE(solver);
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }

@@ -343,11 +343,12 @@ static int beads_outside_a_mesh_box(float r, int separate, uint32_t seed, int st
     return out;
 }
 
+// (The quick run, under the sanitizers, drops one bead size into each kind of box.)
 static void test_small_beads_landing_in_a_mesh_box_stay_inside_it(void) {
-    ENSURE(beads_outside_a_mesh_box(0.002f, 0, 5, 20) == 0);
+    if (!test_quick()) ENSURE(beads_outside_a_mesh_box(0.002f, 0, 5, 20) == 0);
     ENSURE(beads_outside_a_mesh_box(0.002f, 1, 1, 10) == 0);
     ENSURE(beads_outside_a_mesh_box(0.001f, 0, 2, 14) == 0);
-    ENSURE(beads_outside_a_mesh_box(0.001f, 1, 1, 8) == 0);
+    if (!test_quick()) ENSURE(beads_outside_a_mesh_box(0.001f, 1, 1, 8) == 0);
 }
 
 // A drum mixer as a granular researcher builds it: a kinematic mesh (the inside of a cylinder, 32

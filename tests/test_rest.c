@@ -914,7 +914,7 @@ static int by_value(const void *x, const void *y) {
 // the times are compared as medians over seeds, and the heights as means.
 static void test_a_pour_of_beads_settles_as_soon_and_as_loose_as_one_of_balls(void) {
     enum { MOST = 7 };
-    int seeds = TEST_LENGTH(MOST, 5);
+    int seeds = TEST_LENGTH(MOST, 3);
     double bead[MOST], ball[MOST], bead_h = 0, ball_h = 0;
     for (int k = 0; k < seeds; k++) {
         double h;
