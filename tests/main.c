@@ -18,6 +18,7 @@ int test_quick(void) {
 static char **filters; // NULL: every test
 static int filter_count;
 static const char *current_suite; // the suite running, without its suite_ prefix
+static char filter_used[64];      // whether each filter chose a test: one that chose none is a typo
 int test_current_failed;
 
 void test_fail(const char *file, int line, const char *what) {
@@ -27,9 +28,10 @@ void test_fail(const char *file, int line, const char *what) {
 
 void test_run(const char *name, void (*fn)(void)) {
     int chosen = filters == NULL;
-    for (int i = 0; i < filter_count && !chosen; i++)
-        chosen = strncmp(filters[i], "suite:", 6) == 0 ? strcmp(filters[i] + 6, current_suite) == 0
-                                                       : strstr(name, filters[i]) != NULL;
+    for (int i = 0; i < filter_count; i++)
+        if (strncmp(filters[i], "suite:", 6) == 0 ? strcmp(filters[i] + 6, current_suite) == 0
+                                                  : strstr(name, filters[i]) != NULL)
+            chosen = 1, filter_used[i] = 1;
     if (!chosen) return;
     test_current_failed = 0;
     struct timespec t0, t1;
@@ -50,6 +52,10 @@ void test_run(const char *name, void (*fn)(void)) {
 int main(int argc, char **argv) {
     filters = argc > 1 ? argv + 1 : NULL;
     filter_count = argc - 1;
+    if (filter_count > (int)sizeof filter_used) {
+        printf("run_tests: at most %d names\n", (int)sizeof filter_used);
+        return 2;
+    }
     SUITE(geometry);
     SUITE(version);
     SUITE(errors);
@@ -81,6 +87,11 @@ int main(int argc, char **argv) {
     SUITE(insert);
     SUITE(periodic);
     SUITE(solver);
+    for (int i = 0; i < filter_count; i++)
+        if (!filter_used[i]) {
+            printf("FAIL %s: no test is named so (suite:NAME for a suite)\n", filters[i]);
+            failed++;
+        }
     printf("%d passed, %d failed\n", passed, failed);
     return failed || passed == 0 ? 1 : 0;
 }
