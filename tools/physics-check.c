@@ -684,10 +684,14 @@ static int silo_once(float d, float hole, int n, silo_run *out) {
     kyu_world_get_positions(w, pos, n);
     float top = 0;
     for (int i = 0; i < n; i++) top = fmaxf(top, pos[3 * i + 1]);
-    kyu_region_measure rm; // the bulk: 2 d off the floor and the walls, 3 d under the top
+    // The bulk: 2 d off the floor and the walls, 3 d under the top (a fill too shallow for that,
+    // under about 2,000 beads, is measured whole).
+    float y0 = 2 * d, y1 = top - 3 * d;
+    if (!(y1 > y0)) y0 = 0, y1 = top + r;
+    kyu_region_measure rm;
     check(w,
-          kyu_world_measure_box(w, (vec3s){{-W / 2 + 2 * d, 2 * d, -W / 2 + 2 * d}},
-                                (vec3s){{W / 2 - 2 * d, top - 3 * d, W / 2 - 2 * d}}, &rm),
+          kyu_world_measure_box(w, (vec3s){{-W / 2 + 2 * d, y0, -W / 2 + 2 * d}},
+                                (vec3s){{W / 2 - 2 * d, y1, W / 2 - 2 * d}}, &rm),
           "the measure");
     out->packing = rm.packing_fraction;
     check(w, kyu_collider_destroy(w, lid_id), "the lid's removal");
@@ -720,7 +724,13 @@ static int silo(int n) {
     for (int k = 0; k < 4; k++) {
         silo_run run;
         double t0 = now();
-        failed |= silo_once(d, holes[k], n, &run);
+        if (silo_once(d, holes[k], n, &run)) {
+            printf("check=silo hole_d=%g: 70%% of the %d beads did not leave within 20 s (a flat floor keeps "
+                   "the beads in its corners: fill more, 8,000 by default)\n",
+                   (double)holes[k], n);
+            failed = 1;
+            continue;
+        }
         double bulk = run.packing * 2500, scale = bulk * sqrt(9.81) * pow((holes[k] - 1.5) * d, 2.5);
         c[k] = run.rate / scale, lo = fmin(lo, c[k]), hi = fmax(hi, c[k]), mean += c[k] / 4;
         printf("check=silo d=%g hole_d=%g n=%d hz=%g settle_s=%.2f packing=%.3f rate_kg_s=%.4f "
@@ -729,11 +739,12 @@ static int silo(int n) {
                (double)d, (double)holes[k], n, run.hz, run.settle_s, run.packing, run.rate, 0.58 * scale,
                run.rate / (0.58 * scale), c[k], run.deepest_flow, run.outside, now() - t0);
     }
-    printf("check=silo_law c_mean=%.3f c_spread=%.3f (Beverloo: C 0.58, 0.55-0.65 measured; the 5/2 power "
-           "with k "
-           "1.5 holds where the spread is small)\n",
-           mean, (hi - lo) / mean);
-    return failed;
+    if (failed) return 1;
+    printf(
+        "check=silo_law c_mean=%.3f c_spread=%.3f (Beverloo: C 0.58, 0.55-0.65 measured; the 5/2 power with "
+        "k 1.5 holds where the spread is small)\n",
+        mean, (hi - lo) / mean);
+    return 0;
 }
 
 static void usage(FILE *f) {
