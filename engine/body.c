@@ -27,7 +27,7 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
                  GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->inv_mass, n) ||
                  GROW(b->mass, n) || GROW(b->kind, n) || GROW(b->user, n) || GROW(b->awake, n) ||
                  GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) ||
-                 GROW(w->step.active, n) || GROW(w->solver.slab, n) || GROW(w->solver.light, n) ||
+                 GROW(w->step.active, n) || GROW(w->solver.slab, n) || GROW(w->solver.flags, n) ||
                  GROW(b->generation, n) || GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(b->limbo, n) ||
                  GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
                  GROW(w->impacts.hits, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);

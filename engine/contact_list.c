@@ -40,7 +40,7 @@ void kyu_contacts_free(contact_store *c) {
 
 void kyu_solver_free(solver_state *s) {
     kyu_free(s->slab);
-    kyu_free(s->light);
+    kyu_free(s->flags);
     kyu_free(s->order);
     kyu_free(s->tmp);
     kyu_free(s->row);

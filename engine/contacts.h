@@ -28,6 +28,11 @@ typedef struct contact {
 
 enum { SOLVER_IMPACT = 2 }; // contact.mark from the velocity solve to the relax: report it as an impact
 
+// solver_state.flags, per body this step: SOLVER_LIGHT, a contact the solver holds joins it to a
+// body twice its mass or more; SOLVER_TOUCHES_ONE, SOLVER_TOUCHES_MORE: it touches one thing (a
+// held contact within its slop), or more than one.
+enum { SOLVER_LIGHT = 1, SOLVER_TOUCHES_ONE = 2, SOLVER_TOUCHES_MORE = 4 };
+
 // A contact's key, its pair (a, b): the order of every contact list (contact_list.c).
 static inline uint64_t kyu_contact_key(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
 
@@ -146,8 +151,8 @@ typedef struct push_row {
 // between slabs they cross (KYU_SOLVE_GROUPS domains).
 typedef struct solver_state {
     uint8_t *slab;  // per body: its domain (slab of space) in the contact solves
-    uint8_t *light; // per body: 1 if a contact the solver holds joins it to a body twice its mass
-                    //   or more (kyu_contacts_classify; read by fill_row)
+    uint8_t *flags; // per body, SOLVER_LIGHT and SOLVER_TOUCHES_MORE (kyu_contacts_classify; read
+                    //   by fill_row)
     int *order;     // contact indices by domain
     int order_cap;
     int *tmp; // scratch of the bottom-up order (heights and bands, then the order: twice the

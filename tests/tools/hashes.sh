@@ -41,12 +41,12 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count and cell, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x59d01bc2e321b80c
+pile 1000 WORKERS --steps 150|0x83b8ad7e2fcb3c86
 pile 1000 WORKERS --steps 150 --fixed-rotation|0x013a07601ac4f6f8
 pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x3cd91f241400ace9
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 gas 1000 WORKERS --steps 150 --periodic|0xccf003795c1151f1
-pile 1000 WORKERS --steps 150 --periodic|0x249930f5591244dc
+pile 1000 WORKERS --steps 150 --periodic|0x89cf3cc0a14a12b4
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
 finish
