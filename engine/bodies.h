@@ -45,6 +45,7 @@ typedef struct body_store {
     void **user;
     uint8_t *awake;        // 0 while its island sleeps
     float *sleep_timer;    // s the body has been slower than sleep_speed
+    float *rest_speed;     // m/s: its speed when that rest began (island.c; read while sleep_timer > 0)
     uint32_t *island;      // sleeping island record of a sleeping body
     uint32_t *sleep_epoch; // bumped when the body falls asleep (stale sleep-grid entries)
     uint32_t *generation;

@@ -26,11 +26,12 @@ int kyu_bodies_reserve(kyu_world *w, int slots) {
     int failed = GROW(b->pos, n) || GROW(b->vel, n) || GROW(b->prev, n) || GROW(b->radius, n) ||
                  GROW(b->ang, n) || GROW(b->rot, n) || GROW(b->inv_inertia, n) || GROW(b->inv_mass, n) ||
                  GROW(b->mass, n) || GROW(b->kind, n) || GROW(b->user, n) || GROW(b->awake, n) ||
-                 GROW(b->sleep_timer, n) || GROW(b->island, n) || GROW(b->sleep_epoch, n) ||
-                 GROW(w->step.active, n) || GROW(w->solver.slab, n) || GROW(w->solver.flags, n) ||
-                 GROW(b->generation, n) || GROW(b->alive, n) || GROW(b->free_slots, n) || GROW(b->limbo, n) ||
-                 GROW(w->pairs.adj_start, n + 1) || GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) ||
-                 GROW(w->impacts.hits, n) || GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
+                 GROW(b->sleep_timer, n) || GROW(b->rest_speed, n) || GROW(b->island, n) ||
+                 GROW(b->sleep_epoch, n) || GROW(w->step.active, n) || GROW(w->solver.slab, n) ||
+                 GROW(w->solver.flags, n) || GROW(b->generation, n) || GROW(b->alive, n) ||
+                 GROW(b->free_slots, n) || GROW(b->limbo, n) || GROW(w->pairs.adj_start, n + 1) ||
+                 GROW(w->pairs.late_head, n) || GROW(w->contacts.run, n) || GROW(w->impacts.hits, n) ||
+                 GROW(w->grid.stamp, n) || GROW(w->grid.multi_rec, n);
 #ifdef KYU_VALIDATE
     failed = failed || GROW(w->step.check_marks, n + 1);
 #endif
@@ -67,6 +68,7 @@ void kyu_bodies_free(body_store *b) {
     kyu_free(b->user);
     kyu_free(b->awake);
     kyu_free(b->sleep_timer);
+    kyu_free(b->rest_speed);
     kyu_free(b->island);
     kyu_free(b->sleep_epoch);
     kyu_free(b->generation);
@@ -391,6 +393,7 @@ kyu_status kyu_body_create(kyu_world *w, const kyu_body_def *d, kyu_body_id *out
     b->user[slot] = d->user_data;
     b->awake[slot] = 1;
     b->sleep_timer[slot] = 0.0f;
+    b->rest_speed[slot] = 0.0f;
     b->generation[slot] = b->generation[slot] + 1;
     if (b->generation[slot] == 0) b->generation[slot] = 1; // 0 never names a live body
     b->alive[slot] = 1;

@@ -507,6 +507,11 @@ static uint32_t find(uint32_t *parent, uint32_t i) {
     return i;
 }
 
+// How much faster than at the start of its rest a body may become and still be resting, as a share
+// of sleep_speed: a ball rolling from rest now sleeps only on slopes under 0.08 degrees (where 5/7 g
+// sin(theta) sleep_time is under it), and what a resting body jitters by stays well within it.
+#define REST_GAIN 0.1f
+
 // Rest timers, then islands by union-find over the kept contacts (the lower slot is each root),
 // then each island's shortest rest. Returns how many bodies are ready to sleep.
 static int find_resting_islands(kyu_world *w) {
@@ -518,9 +523,19 @@ static int find_resting_islands(kyu_world *w) {
         uint32_t i = w->step.active[k];
         // Its speed and its surface's speed from spin (a ball rolling on the spot is not at rest).
         float spin = glms_vec3_norm2(s->ang[i]) * s->radius[i] * s->radius[i];
+        float speed2 = kyu_maxf(glms_vec3_norm2(s->vel[i]), spin);
         int resting = w->def.enable_sleep && kyu_body_kind(s, i)->allow_sleep &&
-                      !kyu_body_kind(s, i)->sensor &&
-                      kyu_maxf(glms_vec3_norm2(s->vel[i]), spin) < w->def.sleep_speed * w->def.sleep_speed;
+                      !kyu_body_kind(s, i)->sensor && speed2 < w->def.sleep_speed * w->def.sleep_speed;
+        // Nor is a body that speeds up while slow: its rest begins again once it is REST_GAIN of
+        // sleep_speed faster than when the rest began. Without it a body let go from rest that
+        // gains speed slower than sleep_speed / sleep_time (0.1 m/s^2) slept before it was fast
+        // enough to stay awake: a ball on a slope under 0.8 degrees, or just off a hill's top.
+        if (resting && s->sleep_timer[i] > 0.0f) {
+            float gained = s->rest_speed[i] + REST_GAIN * w->def.sleep_speed;
+            resting = speed2 <= gained * gained;
+        } else if (resting) {
+            s->rest_speed[i] = sqrtf(speed2);
+        }
         s->sleep_timer[i] = resting ? s->sleep_timer[i] + w->def.fixed_dt : 0.0f;
         rested += s->sleep_timer[i] >= w->def.sleep_time;
         parent[i] = i;

@@ -22,8 +22,9 @@
 
 #define SNAP_MAGIC "kyu-snap"
 #define SNAP_VERSION                                                                                         \
-    6u // 3: spin (angular velocity, orientation, rolling resistance); 4: slots in limbo;
-       // 5: the forces and torques bodies hold for the next step; 6: the periodic box
+    7u // 3: spin (angular velocity, orientation, rolling resistance); 4: slots in limbo;
+       // 5: the forces and torques bodies hold for the next step; 6: the periodic box;
+       // 7: the speed each body's rest began at
 #define SNAP_ORDER  0x01020304u
 #define SNAP_HEADER 32u
 
@@ -124,6 +125,7 @@ static void put_bodies(writer *o, const body_store *b) {
         put_u8(o, k->allow_sleep);
         put_u8(o, b->awake[i]);
         put_f32(o, b->sleep_timer[i]);
+        put_f32(o, b->rest_speed[i]);
         put_vec(o, b->ang[i]);
         put(o, b->rot[i].raw, 16);
         put_f32(o, b->inv_inertia[i]);
@@ -489,6 +491,7 @@ static void get_bodies(reader *r, kyu_world *w) {
         d.allow_sleep = get_flag(r, "body", i);
         uint8_t awake = get_flag(r, "body", i);
         float timer = get_f32(r);
+        float rest_speed = get_f32(r);
         vec3s av = get_vec(r);
         versors q;
         take(r, q.raw, 16);
@@ -539,6 +542,10 @@ static void get_bodies(reader *r, kyu_world *w) {
             fail(r, "body %d: sleep timer %g", i, (double)timer);
             return;
         }
+        if (!(rest_speed >= 0.0f && rest_speed <= STATE_LIMIT)) {
+            fail(r, "body %d: rest speed %g", i, (double)rest_speed);
+            return;
+        }
         if (!awake && (v.x != 0.0f || v.y != 0.0f || v.z != 0.0f)) {
             fail(r, "body %d: a sleeping body has a velocity", i);
             return;
@@ -554,6 +561,7 @@ static void get_bodies(reader *r, kyu_world *w) {
         }
         b->kind[i] = (uint32_t)k, b->awake[i] = awake;
         b->sleep_timer[i] = timer;
+        b->rest_speed[i] = rest_speed;
         b->ang[i] = av, b->rot[i] = q, b->inv_inertia[i] = ii;
         b->count++;
     }

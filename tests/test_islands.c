@@ -610,9 +610,43 @@ static void test_impact_events_are_off_unless_asked_for(void) {
     kyu_world_destroy(w);
 }
 
+// A ball let go from rest on a slope rolls away however shallow the slope, down to a tenth of a
+// degree: it gains speed from its first step, and a body that gains a tenth of sleep_speed while
+// slow has not come to rest (island.c, REST_GAIN). Until 2026-11-30 a ball on a slope under 0.8
+// degrees stayed under sleep_speed for sleep_time, slept at 0.5 s and never rolled; one just off
+// the top of a hill slept there. A ball set down on a flat floor still sleeps at sleep_time, and
+// so does one that slows down (rolling resistance).
+static void test_a_ball_let_go_on_a_shallow_slope_rolls_away_and_one_on_a_floor_sleeps(void) {
+    const double degrees[] = {0.1, 0.3, 0.8};
+    for (int k = 0; k < 3; k++) {
+        double th = degrees[k] * 3.14159265358979 / 180.0;
+        kyu_world *w = world_with(v3((float)(9.81 * sin(th)), (float)(-9.81 * cos(th)), 0), true);
+        box(w, v3(-500, -1, -5), v3(500, 0, 5), KYU_STATIC);
+        kyu_body_id b = ball(w, v3(0, 0.5f, 0), v3(0, 0, 0), 0);
+        steps(w, 600);
+        ENSURE(kyu_body_is_awake(w, b));
+        double expect = 5.0 / 7.0 * 9.81 * sin(th) * 10.0; // rolling from rest for 10 s
+        ENSURE_NEAR(vel(w, b).x, expect, 0.01 * expect);
+        kyu_world_destroy(w);
+    }
+    for (int slowing = 0; slowing < 2; slowing++) {
+        kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+        box(w, v3(-500, -1, -5), v3(500, 0, 5), KYU_STATIC);
+        ball_rolling = slowing ? 0.01f : 0.0f; // from 0.04 m/s, to rest in 0.57 s
+        kyu_body_id b = ball(w, v3(0, 0.5f, 0), v3(slowing ? 0.04f : 0.0f, 0, 0), 0);
+        ball_rolling = 0.0f;
+        int s = 0;
+        while (s < 600 && kyu_body_is_awake(w, b)) kyu_world_step(w), s++;
+        ENSURE(!kyu_body_is_awake(w, b));
+        ENSURE(s <= (slowing ? 45 : 31)); // 0.5 s of rest: from the first step, or from under 0.04 m/s
+        kyu_world_destroy(w);
+    }
+}
+
 void suite_islands(void) {
     RUN_TEST(test_pile_of_1000_falls_asleep_within_15_seconds);
     RUN_TEST(test_nothing_drifts_while_asleep);
+    RUN_TEST(test_a_ball_let_go_on_a_shallow_slope_rolls_away_and_one_on_a_floor_sleeps);
     RUN_TEST(test_dropped_ball_wakes_exactly_the_island_it_touches);
     RUN_TEST(test_sleeping_stack_wakes_when_its_kinematic_platform_moves);
     RUN_TEST(test_removing_a_support_wakes_the_bodies_above);

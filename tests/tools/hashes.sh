@@ -42,7 +42,7 @@ while IFS='|' read -r args expected; do
     fi
 done <<'SCENES'
 pile 1000 WORKERS --steps 150|0x83b8ad7e2fcb3c86
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x013a07601ac4f6f8
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x60dc28f8d78adf68
 pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x3cd91f241400ace9
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 gas 1000 WORKERS --steps 150 --periodic|0xccf003795c1151f1
