@@ -151,8 +151,7 @@ typedef struct push_row {
 // between slabs they cross (KYU_SOLVE_GROUPS domains).
 typedef struct solver_state {
     uint8_t *slab;  // per body: its domain (slab of space) in the contact solves
-    uint8_t *flags; // per body, SOLVER_LIGHT and SOLVER_TOUCHES_MORE (kyu_contacts_classify; read
-                    //   by fill_row)
+    uint8_t *flags; // per body, the SOLVER_ flags above (kyu_contacts_classify; read by fill_row)
     int *order;     // contact indices by domain
     int order_cap;
     int *tmp; // scratch of the bottom-up order (heights and bands, then the order: twice the
