@@ -296,6 +296,9 @@ static void far_task(int begin, int end, int worker, void *ctx) {
     }
 }
 
+// A row's pair (a, b) as one key: the order of the near rows and of their sorted keys.
+static uint64_t row_key(const push_row *r) { return (uint64_t)r->a << 32 | r->b; }
+
 // Whether pair (a, b) (a < b; b may be a collider) has a row already: it is a contact, or an
 // earlier round's (found by bisection in their sorted keys: a tall pour of 20,000 beads made 12,000
 // of them, and a scan of those for every pair took half its time).
@@ -328,9 +331,8 @@ static int by_key(const void *p, const void *q) {
 static void sort_rows_by_pair(push_row *rows, int n) {
     for (int i = 1; i < n; i++) {
         push_row r = rows[i];
-        uint64_t key = (uint64_t)r.a << 32 | r.b;
         int j = i;
-        for (; j > 0 && ((uint64_t)rows[j - 1].a << 32 | rows[j - 1].b) > key; j--) rows[j] = rows[j - 1];
+        for (; j > 0 && row_key(&rows[j - 1]) > row_key(&r); j--) rows[j] = rows[j - 1];
         rows[j] = r;
     }
 }
@@ -526,8 +528,7 @@ int kyu_contacts_push_out(kyu_world *w) {
             return -1;
         }
         x.near += more;
-        for (int k = 0; k < x.near; k++)
-            w->solver.near_key[k] = (uint64_t)w->solver.near[k].a << 32 | w->solver.near[k].b;
+        for (int k = 0; k < x.near; k++) w->solver.near_key[k] = row_key(&w->solver.near[k]);
         qsort(w->solver.near_key, (size_t)x.near, sizeof *w->solver.near_key, by_key);
         push_passes(w, &x);
     }
