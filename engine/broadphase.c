@@ -1553,11 +1553,10 @@ static void collider_pairs_task(int begin, int end, int worker, void *ctx) {
             chunk_limit(&w->grid, kyu_slice_start(n, x->slices, s + 1) - kyu_slice_start(n, x->slices, s), n);
         for (int k = kyu_slice_start(n, x->slices, s); k < kyu_slice_start(n, x->slices, s + 1); k++) {
             uint32_t i = w->step.active[k];
-            for (int c = 0; c < w->colliders.high; c++)
-                if (w->colliders.list[c].alive &&
-                    kyu_collider_touches_box(&w->colliders.list[c], &w->step.box[i]) &&
-                    chunk_push(w, out, i, KYU_COLLIDER_BIT | (uint32_t)c))
-                    return;
+            kyu_collider_near near;
+            kyu_colliders_near(&w->colliders, &w->step.box[i], &near);
+            for (int c; (c = kyu_colliders_next(&w->colliders, &near)) >= 0;)
+                if (chunk_push(w, out, i, KYU_COLLIDER_BIT | (uint32_t)c)) return;
         }
     }
 }
@@ -1849,9 +1848,10 @@ int kyu_broadphase_late_insert(kyu_world *w, uint32_t a) {
         if (multi_insert(w, a)) return -1;
     }
     if (w->periodic.mask && seam_late_pairs(w, a)) return -1;
-    for (int k = 0; k < w->colliders.high; k++)
-        if (w->colliders.list[k].alive && kyu_collider_touches_box(&w->colliders.list[k], &w->step.box[a]))
-            if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
+    kyu_collider_near near;
+    kyu_colliders_near(&w->colliders, &w->step.box[a], &near);
+    for (int k; (k = kyu_colliders_next(&w->colliders, &near)) >= 0;)
+        if (add_late_pair(w, a, KYU_COLLIDER_BIT | (uint32_t)k)) return -1;
     return 0;
 }
 

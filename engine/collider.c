@@ -333,7 +333,8 @@ kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec
 
 // ---- bounds and motion for the step -------------------------------------------------------------
 
-// Bounds of every shape over this step (planes are unbounded and always tested).
+// Bounds of every shape over this step (planes are unbounded and always tested), and the tree over
+// them (collider_tree.c).
 void kyu_colliders_update_bounds(kyu_world *w) {
     float dt = w->def.fixed_dt;
     for (int i = 0; i < w->colliders.high; i++) {
@@ -361,6 +362,7 @@ void kyu_colliders_update_bounds(kyu_world *w) {
             }
         }
     }
+    kyu_collider_tree_update(&w->colliders);
 }
 
 void kyu_colliders_advance(kyu_world *w) {
@@ -389,4 +391,5 @@ void kyu_colliders_free(collider_store *c) {
     kyu_free(c->list);
     kyu_free(c->free_slots);
     kyu_free(c->limbo);
+    kyu_collider_tree_free(&c->tree);
 }

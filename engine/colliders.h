@@ -43,8 +43,32 @@ typedef struct collider {
     uint32_t category, mask;
     uint32_t generation;
     uint8_t alive;
-    aabb bounds; // box: swept over this step (planes are unbounded)
+    uint8_t in_tree; // the tree (collider_tree) holds it, with bounds tree_box
+    aabb bounds;     // box: swept over this step (planes are unbounded)
+    aabb tree_box;
 } collider;
+
+// The static colliders other than planes, in a bounding volume hierarchy over their bounds, so a
+// body asks only those near it (collider_tree.c): a level of thousands of boxes or pegs. Built
+// when their set or bounds changed; planes and kinematic colliders are asked every time (`others`).
+typedef struct collider_tree {
+    bvh_node *nodes;
+    int node_count, node_cap;
+    int32_t *order; // the colliders in the leaves
+    int order_count, order_cap;
+    int32_t *others; // alive planes and kinematic colliders, by index
+    int other_count, other_cap;
+    int built; // 0: too few colliders, or its room could not be had: every collider is asked
+} collider_tree;
+
+// The colliders whose bounds meet a box, in index order (kyu_colliders_near, kyu_colliders_next).
+enum { KYU_NEAR_COLLIDERS = 48 };
+typedef struct kyu_collider_near {
+    int32_t index[KYU_NEAR_COLLIDERS];
+    int count; // -1: every collider is asked (no tree, or more than fit met the box)
+    int next;
+    aabb box;
+} kyu_collider_near;
 
 // Colliders, by index (collider.c); removed ones go on a free list.
 typedef struct collider_store {
@@ -54,6 +78,7 @@ typedef struct collider_store {
     int free_count;
     int *limbo; // removed since the last step: reused only after the step's start (as bodies' slots)
     int limbo_count;
+    collider_tree tree;
 } collider_store;
 
 // The generation of the collider in index i that contacts name (kyu_body_named_generation).
@@ -69,10 +94,19 @@ void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_colliders_advance(kyu_world *w);
 void kyu_colliders_free(collider_store *c);
 
+// collider_tree.c (valid from kyu_colliders_update_bounds to the end of the step). With fewer static
+// colliders than kyu_collider_tree_min (KYU_COLLIDER_TREE_MIN; a test changes it) there is no tree.
+#define KYU_COLLIDER_TREE_MIN 16
+extern int kyu_collider_tree_min;
+void kyu_collider_tree_update(collider_store *s);
+void kyu_collider_tree_free(collider_tree *t);
+int kyu_collider_touches_box(const collider *c, const aabb *box);
+void kyu_colliders_near(const collider_store *s, const aabb *box, kyu_collider_near *it);
+int kyu_colliders_next(const collider_store *s, kyu_collider_near *it);
+
 // shape.c: every shape but the plane, solved in the collider's frame
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
 float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, float dt, vec3s *normal);
-int kyu_collider_touches_box(const collider *c, const aabb *box);
 kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt);
 void kyu_mesh_destroy(kyu_mesh *m);
 float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal);

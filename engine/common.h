@@ -77,6 +77,19 @@ static inline int kyu_boxes_overlap_all(const aabb *a, const aabb *b) {
            (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
 }
 
+// A float sort key and an index, sorted by key and ties by index (qsort is not stable: one order on
+// every platform): what the bounding volume hierarchies split at their medians (shape.c,
+// collider_tree.c). qsort has no context argument, so each range is sorted as such pairs.
+typedef struct kyu_keyed {
+    float key;
+    int32_t index;
+} kyu_keyed;
+static inline int kyu_by_key(const void *x, const void *y) {
+    const kyu_keyed *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
 // Growable array helpers: grow to at least n elements, never shrink. 0 on success.
 int kyu_reserve(void **data, int *capacity, int n, size_t elem);
 #define RESERVE(arr, cap, n) kyu_reserve((void **)&(arr), &(cap), (n), sizeof *(arr))

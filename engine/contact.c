@@ -384,9 +384,15 @@ static void fresh_task(int begin, int end, int worker, void *ctx) {
             uint32_t f = w->contacts.fresh[k];
             if (f >= (uint32_t)s->high || !s->alive[f] || !s->awake[f]) continue;
             int before = out->count;
-            for (int i = 0; i < w->colliders.high && !out->failed; i++)
-                if (w->colliders.list[i].alive)
-                    out->failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i, out);
+            // Only the colliders whose bounds come within the margin can be closer than it.
+            float reach = 1.01f * (s->radius[f] + kyu_body_margin(w, f));
+            aabb box;
+            for (int d = 0; d < 3; d++)
+                box.lo[d] = s->pos[f].raw[d] - reach, box.hi[d] = s->pos[f].raw[d] + reach;
+            kyu_collider_near near;
+            kyu_colliders_near(&w->colliders, &box, &near);
+            for (int i; !out->failed && (i = kyu_colliders_next(&w->colliders, &near)) >= 0;)
+                out->failed = stage_fresh(w, f, KYU_COLLIDER_BIT | (uint32_t)i, out);
             int n = out->failed ? 0
                                 : kyu_query_bodies_near(w, s->pos[f], s->radius[f] + kyu_body_margin(w, f),
                                                         &out->near, &out->near_cap);
@@ -413,6 +419,8 @@ static void fresh_task(int begin, int end, int worker, void *ctx) {
 int kyu_contacts_add_fresh(kyu_world *w) {
     if (w->contacts.fresh_count == 0) return 0;
     if (kyu_query_ready(w)) return -1;
+    kyu_colliders_update_bounds(w); // (and their tree) where they stand now: colliders may have
+                                    // been made or moved since the last step
     fresh_pass x = {.w = w, .slices = kyu_slice_count(w->contacts.fresh_count)};
     x.budget = (int64_t)w->def.contact_capacity_per_body * w->bodies.count + 4096;
     atomic_init(&x.staged, 0);

@@ -5,6 +5,7 @@
 // contacts are set aside in an island record, unchanged, so sleeping never ends a pair and waking never
 // begins one. Sleeping bodies stay solid through the sleep grid: an awake body or a moving kinematic collider
 // whose box meets a sleeping body wakes its whole island, before the step or in the middle of it.
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,9 +64,18 @@ static int sg_grow(sleep_grid *g, int needed) {
     return 0;
 }
 
+// The grid without an entry: its bounds hold nothing (every query box misses them).
+static void sg_empty(sleep_grid *g) {
+    g->count = g->giant_count = g->live = g->cells = 0;
+    for (int k = 0; k < 3; k++) g->bounds.lo[k] = FLT_MAX, g->bounds.hi[k] = -FLT_MAX;
+}
+
 static int sg_insert(kyu_world *w, uint32_t body) {
     sleep_grid *g = &w->islands.grid;
     aabb b = rest_box(w, body);
+    for (int k = 0; k < 3; k++)
+        g->bounds.lo[k] = kyu_minf(g->bounds.lo[k], b.lo[k]),
+        g->bounds.hi[k] = kyu_maxf(g->bounds.hi[k], b.hi[k]);
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
@@ -115,8 +125,17 @@ static int sg_live(const kyu_world *w, const sleep_entry *e) {
 // a visit that returns nonzero stops the query, which then returns -1. The query itself only reads.
 typedef int sg_visit_fn(void *ctx, uint32_t body);
 
-static int sg_query_one(const kyu_world *w, const aabb *box, sg_visit_fn *visit, void *ctx) {
+static int sg_query_one(const kyu_world *w, const aabb *whole, sg_visit_fn *visit, void *ctx) {
     const sleep_grid *g = &w->islands.grid;
+    // Only the part of the box within the sleepers' bounds can meet one: a body falling far from
+    // them asks nothing, and one whose box is long (a fast one) walks only the cells they hold.
+    aabb clipped;
+    const aabb *box = &clipped;
+    for (int k = 0; k < 3; k++) {
+        clipped.lo[k] = kyu_maxf(whole->lo[k], g->bounds.lo[k]);
+        clipped.hi[k] = kyu_minf(whole->hi[k], g->bounds.hi[k]);
+        if (!(clipped.lo[k] <= clipped.hi[k])) return 0;
+    }
     for (int i = 0; i < g->giant_count; i++) {
         uint32_t j = g->giants[i].body;
         aabb rb = rest_box(w, j);
@@ -162,7 +181,7 @@ static int sg_query(const kyu_world *w, const aabb *box, sg_visit_fn *visit, voi
 // Builds the grid from the sleeping bodies (a loaded snapshot's, or to drop dead entries).
 int kyu_islands_rebuild_grid(kyu_world *w) {
     sleep_grid *g = &w->islands.grid;
-    g->count = g->giant_count = g->live = g->cells = 0;
+    sg_empty(g);
     if (g->table_size) memset(g->head, 0xff, (size_t)g->table_size * sizeof *g->head);
     for (int i = 0; i < w->bodies.high; i++)
         if (w->bodies.alive[i] && !w->bodies.awake[i] && sg_insert(w, (uint32_t)i)) return -1;
@@ -576,7 +595,7 @@ static void size_sleep_grid(kyu_world *w) {
         (float)(4.0 * mean) +
         2.0f * (w->def.contact_margin > 0.0f ? w->def.contact_margin : KYU_MARGIN_RATIO * (float)mean);
     w->islands.grid.inv_cell = 1.0f / w->islands.grid.cell;
-    w->islands.grid.count = w->islands.grid.giant_count = w->islands.grid.live = w->islands.grid.cells = 0;
+    sg_empty(&w->islands.grid);
     if (w->islands.grid.table_size)
         memset(w->islands.grid.head, 0xff, (size_t)w->islands.grid.table_size * sizeof *w->islands.grid.head);
 }

@@ -20,6 +20,7 @@ typedef struct sleep_grid {
     int count, entry_cap, live;
     sleep_entry *giants; // sleeping bodies too big for cells
     int giant_count, giant_cap;
+    aabb bounds; // holds the rest box of every entry and giant since the grid was last emptied
 } sleep_grid;
 
 typedef struct sleep_island {

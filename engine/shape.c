@@ -48,20 +48,7 @@ static float tri_centroid(const kyu_mesh *m, int t, int axis) {
            3.0f;
 }
 
-// A triangle with its sort key: qsort has no context argument, so each range is sorted as (key,
-// index) pairs in scratch of the build's own (no state outside it: two threads may build meshes).
-typedef struct tri_key {
-    float key;
-    int32_t tri;
-} tri_key;
-
-static int by_key(const void *x, const void *y) {
-    const tri_key *a = x, *b = y;
-    if (a->key != b->key) return a->key < b->key ? -1 : 1;
-    return (a->tri > b->tri) - (a->tri < b->tri); // ties by index: one order on every platform
-}
-
-static int bvh_build(kyu_mesh *m, tri_key *scratch, int first, int count) {
+static int bvh_build(kyu_mesh *m, kyu_keyed *scratch, int first, int count) {
     int id = m->node_count++;
     bvh_node *n = &m->nodes[id];
     for (int k = 0; k < 3; k++) n->box.lo[k] = 1e30f, n->box.hi[k] = -1e30f;
@@ -80,10 +67,10 @@ static int bvh_build(kyu_mesh *m, tri_key *scratch, int first, int count) {
         if (n->box.hi[k] - n->box.lo[k] > n->box.hi[axis] - n->box.lo[axis]) axis = k;
     for (int i = 0; i < count; i++) {
         int32_t t = m->order[first + i];
-        scratch[i] = (tri_key){tri_centroid(m, t, axis), t};
+        scratch[i] = (kyu_keyed){tri_centroid(m, t, axis), t};
     }
-    qsort(scratch, (size_t)count, sizeof *scratch, by_key);
-    for (int i = 0; i < count; i++) m->order[first + i] = scratch[i].tri;
+    qsort(scratch, (size_t)count, sizeof *scratch, kyu_by_key);
+    for (int i = 0; i < count; i++) m->order[first + i] = scratch[i].index;
     int half = count / 2;
     m->nodes[id].first = -1;
     m->nodes[id].count = 0;
@@ -146,7 +133,7 @@ kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int n
     m->vert_count = nv;
     m->tri_count = nt;
     for (int i = 0; i < nt; i++) m->order[i] = i;
-    tri_key *scratch = kyu_malloc((size_t)nt * sizeof *scratch);
+    kyu_keyed *scratch = kyu_malloc((size_t)nt * sizeof *scratch);
     if (!scratch) {
         kyu_mesh_destroy(m);
         return NULL;
@@ -661,12 +648,4 @@ float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float 
 float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, float dt, vec3s *normal) {
     if (c->type != KYU_SHAPE_MESH) return kyu_collider_distance(c, p, r, 0.0f, dt, normal);
     return sided_distance(c, c->box.center, p, r, r, side, normal);
-}
-
-// Whether the collider's bounds over this step (kyu_colliders_update_bounds) meet a box.
-int kyu_collider_touches_box(const collider *c, const aabb *box) {
-    if (c->type == KYU_SHAPE_PLANE) return 1;
-    for (int k = 0; k < 3; k++)
-        if (c->bounds.lo[k] > box->hi[k] || c->bounds.hi[k] < box->lo[k]) return 0;
-    return 1;
 }

@@ -564,6 +564,210 @@ static void test_the_solver_domains_solved_at_once_share_no_body(void) {
     kyu_world_destroy(w);
 }
 
+// ---- the colliders' tree (engine/collider_tree.c) ---------------------------------------------
+
+static vec3s rand_in(float half) {
+    return v3((float)((2.0 * frand() - 1.0) * half), (float)((2.0 * frand() - 1.0) * half),
+              (float)((2.0 * frand() - 1.0) * half));
+}
+
+// A random collider: a rotated box, capsule, hull or small mesh, mostly static; some kinematic,
+// moving and turning; now and then a plane.
+static kyu_status random_collider(kyu_world *w, kyu_collider_id *out) {
+    static const vec3s tet[4] = {{{0, 0, 0}}, {{1, 0, 0}}, {{0, 1, 0}}, {{0, 0, 1}}};
+    static const int32_t tri[6] = {0, 1, 2, 0, 2, 3};
+    kyu_collider_def d = kyu_collider_def_default();
+    double u = frand();
+    d.type = u < 0.02  ? KYU_SHAPE_PLANE
+             : u < 0.5 ? KYU_SHAPE_BOX
+             : u < 0.8 ? KYU_SHAPE_CAPSULE
+             : u < 0.9 ? KYU_SHAPE_HULL
+                       : KYU_SHAPE_MESH;
+    d.position = rand_in(50.0f);
+    d.rotation = glms_quat_normalize((versors){
+        {(float)frand() - 0.5f, (float)frand() - 0.5f, (float)frand() - 0.5f, (float)frand() + 0.1f}});
+    float size = (float)pow(10.0, -2.0 + 3.0 * frand()); // 1 cm .. 10 m
+    d.half_extents = v3(size, 0.3f * size + 0.01f, 2.0f * size);
+    d.capsule_a = v3(-size, 0, 0), d.capsule_b = v3(size, 0, 0), d.radius = 0.2f * size;
+    d.points = tet, d.point_count = 4, d.indices = tri, d.triangle_count = 2;
+    d.normal = glms_vec3_normalize(rand_in(1.0f));
+    if (d.type != KYU_SHAPE_PLANE && frand() < 0.1) {
+        d.motion = KYU_KINEMATIC;
+        d.velocity = rand_in(5.0f);
+        if (frand() < 0.5) d.angular_velocity = rand_in(1.0f);
+    }
+    return kyu_collider_create(w, &d, out);
+}
+
+// What kyu_colliders_near and kyu_colliders_next give for a box, against every collider asked.
+static void check_near(const kyu_world *w, const aabb *box, int *met) {
+    kyu_collider_near it;
+    kyu_colliders_near(&w->colliders, box, &it);
+    int c = kyu_colliders_next(&w->colliders, &it);
+    for (int i = 0; i < w->colliders.high; i++) {
+        if (!w->colliders.list[i].alive || !kyu_collider_touches_box(&w->colliders.list[i], box)) continue;
+        ENSURE(c == i);
+        c = kyu_colliders_next(&w->colliders, &it);
+        (*met)++;
+    }
+    ENSURE(c == -1);
+}
+
+static void check_tree(const kyu_world *w, int *met, int *overflow) {
+    ENSURE(w->colliders.tree.built);
+    for (int q = 0; q < 5000; q++) {
+        aabb box;
+        vec3s p = rand_in(60.0f);
+        float h = (float)pow(10.0, -3.0 + 4.5 * frand()); // 1 mm .. 30 m
+        for (int k = 0; k < 3; k++)
+            box.lo[k] = p.raw[k] - h * (float)frand(), box.hi[k] = p.raw[k] + h * (float)frand();
+        kyu_collider_near it;
+        kyu_colliders_near(&w->colliders, &box, &it);
+        *overflow += it.count < 0;
+        check_near(w, &box, met);
+    }
+}
+
+// The tree answers as asking every collider does (the same colliders, in index order), after
+// colliders were created, removed and moved; a box meeting more than it lists asks every one.
+static void test_the_colliders_tree_gives_what_asking_every_collider_gives(void) {
+    lcg = 4242;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.max_colliders = 4096;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(0, 500, 0);
+    ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    kyu_collider_id ids[600];
+    for (int i = 0; i < 600; i++) ENSURE(random_collider(w, &ids[i]) == KYU_OK);
+    int met = 0, overflow = 0;
+    ENSURE(kyu_world_step(w) == KYU_OK);
+    check_tree(w, &met, &overflow);
+    for (int round = 0; round < 4; round++) { // moved alone, removed alone, made alone, all three
+        if (round == 1 || round == 3)
+            for (int i = 0; i < 600; i += 7 + round)
+                if (kyu_collider_is_valid(w, ids[i])) ENSURE(kyu_collider_destroy(w, ids[i]) == KYU_OK);
+        if (round == 0 || round == 3)
+            for (int i = 3; i < 600; i += 11)
+                if (kyu_collider_is_valid(w, ids[i]))
+                    ENSURE(kyu_collider_set_transform(w, ids[i], rand_in(50.0f), glms_quat_identity()) ==
+                           KYU_OK);
+        if (round >= 2)
+            for (int i = 0; i < 600; i += 13)
+                if (!kyu_collider_is_valid(w, ids[i])) ENSURE(random_collider(w, &ids[i]) == KYU_OK);
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        check_tree(w, &met, &overflow);
+    }
+    ENSURE(met > 200000 && overflow > 0 && overflow < 200); // both ways were asked
+    kyu_world_destroy(w);
+}
+
+// A board of pegs (a Galton board: 66 capsules, bins, a kinematic paddle) that balls fall through,
+// some pegs moved (and balls made resting on them at once) and one removed on the way: the same
+// state with the tree as with every collider asked at every body.
+static void peg_board(int tree_min, uint64_t *hash, int *built) {
+    int saved = kyu_collider_tree_min;
+    kyu_collider_tree_min = tree_min;
+    lcg = 99;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.worker_count = 2;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    add_box(w, v3(-1, -0.1f, -0.05f), v3(1, 0, 0.05f), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    add_box(w, v3(-1, 0, 0.011f), v3(1, 1.2f, 0.05f), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0)); // glass
+    add_box(w, v3(-1, 0, -0.05f), v3(1, 1.2f, -0.011f), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_collider_id pegs[66];
+    int n = 0;
+    for (int row = 0; row < 11; row++)
+        for (int j = 0; j <= row; j++) {
+            kyu_collider_def d = kyu_collider_def_default();
+            d.type = KYU_SHAPE_CAPSULE;
+            d.position = v3(0.04f * ((float)j - 0.5f * (float)row), 1.0f - 0.035f * (float)row, 0);
+            d.capsule_a = v3(0, 0, -0.01f), d.capsule_b = v3(0, 0, 0.01f), d.radius = 0.004f;
+            d.restitution = 0.4f;
+            ENSURE(kyu_collider_create(w, &d, &pegs[n++]) == KYU_OK);
+        }
+    for (int b = -6; b <= 6; b++) // bin walls
+        add_box(w, v3(0.04f * (float)b - 0.001f, 0, -0.01f), v3(0.04f * (float)b + 0.001f, 0.25f, 0.01f),
+                0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    kyu_collider_def paddle = kyu_collider_def_default();
+    paddle.type = KYU_SHAPE_BOX, paddle.motion = KYU_KINEMATIC;
+    paddle.position = v3(-0.3f, 0.5f, 0), paddle.half_extents = v3(0.05f, 0.005f, 0.01f);
+    paddle.velocity = v3(0.2f, 0, 0), paddle.angular_velocity = v3(0, 0, 2.0f);
+    ENSURE(kyu_collider_create(w, &paddle, NULL) == KYU_OK);
+    for (int step = 0; step < 240; step++) {
+        for (int k = 0; k < 2 && step < 150; k++) {
+            kyu_body_def bd = kyu_body_def_default();
+            bd.radius = 0.006f, bd.mass = 0.002f, bd.restitution = 0.4f;
+            bd.position = v3((float)(frand() - 0.5) * 0.02f, 1.06f + 0.015f * (float)k,
+                             (float)(frand() - 0.5) * 0.004f);
+            ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+        }
+        if (step == 80)
+            for (int i = 5; i < 66; i += 9)
+                ENSURE(kyu_collider_set_transform(w, pegs[i], v3(0.04f * (float)(i % 5) - 0.08f, 0.4f, 0),
+                                                  glms_quat_identity()) == KYU_OK);
+        for (int i = 5; i < 66 && step == 80; i += 9) { // balls made resting on the moved pegs
+            kyu_body_def bd = kyu_body_def_default();
+            bd.radius = 0.006f, bd.mass = 0.002f;
+            bd.position = v3(0.04f * (float)(i % 5) - 0.08f, 0.4f + 0.00999f, 0);
+            ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+        }
+        if (step == 120) ENSURE(kyu_collider_destroy(w, pegs[0]) == KYU_OK);
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        if (step == 200) *built = w->colliders.tree.built;
+    }
+    *hash = kyu_world_state_hash(w);
+    kyu_world_destroy(w);
+    kyu_collider_tree_min = saved;
+}
+
+static void test_a_board_of_pegs_steps_the_same_with_and_without_the_colliders_tree(void) {
+    int with = 0, without = 1;
+    uint64_t a = 0, b = 1;
+    peg_board(KYU_COLLIDER_TREE_MIN, &a, &with);
+    peg_board(1 << 30, &b, &without);
+    ENSURE(with && !without);
+    ENSURE(a == b);
+}
+
+// Bodies made touching colliders find them before their first move (kyu_contacts_add_fresh), also
+// colliders moved or made since the last step, which the tree of that step did not hold yet.
+static void test_new_bodies_find_colliders_moved_or_made_since_the_last_step(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_collider_id pegs[40];
+    for (int i = 0; i < 40; i++)
+        pegs[i] = add_box(w, v3((float)i, 0, 0), v3((float)i + 0.5f, 0.5f, 0.5f), 0.0f, 0.5f, KYU_STATIC,
+                          v3(0, 0, 0));
+    kyu_body_def bd = kyu_body_def_default();
+    bd.position = v3(-50, 10, 0);
+    ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    ENSURE(kyu_world_step(w) == KYU_OK);
+    ENSURE(w->colliders.tree.built);
+    ENSURE(kyu_collider_set_transform(w, pegs[7], v3(100, 0, 0), glms_quat_identity()) == KYU_OK);
+    kyu_collider_id made = add_box(w, v3(200, 0, 0), v3(201, 1, 1), 0.0f, 0.5f, KYU_STATIC, v3(0, 0, 0));
+    const vec3s tops[3] = {v3(100, 0.75f, 0), v3(200.5f, 1.5f, 0.5f),
+                           v3(3.25f, 1.0f, 0.25f)}; // moved, made, kept
+    const kyu_collider_id under[3] = {pegs[7], made, pegs[3]};
+    kyu_body_id balls[3];
+    for (int k = 0; k < 3; k++) {
+        bd.position = glms_vec3_sub(tops[k], v3(0, 0.001f, 0)); // radius 0.5: a millimetre into it
+        ENSURE(kyu_body_create(w, &bd, &balls[k]) == KYU_OK);
+    }
+    ENSURE(kyu_contacts_add_fresh(w) == 0);
+    for (int k = 0; k < 3; k++) {
+        int found = 0;
+        for (int c = 0; c < w->contacts.count; c++)
+            found += w->contacts.list[c].a == balls[k].index1 - 1 &&
+                     w->contacts.list[c].b == (KYU_COLLIDER_BIT | (under[k].index1 - 1));
+        ENSURE(found == 1);
+    }
+    kyu_world_destroy(w);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
@@ -578,4 +782,7 @@ void suite_grid(void) {
     RUN_TEST(test_fresh_contacts_match_brute_force_for_any_worker_count);
     RUN_TEST(test_solver_slabs_follow_the_bodies_order_in_memory);
     RUN_TEST(test_the_solver_domains_solved_at_once_share_no_body);
+    RUN_TEST(test_the_colliders_tree_gives_what_asking_every_collider_gives);
+    RUN_TEST(test_a_board_of_pegs_steps_the_same_with_and_without_the_colliders_tree);
+    RUN_TEST(test_new_bodies_find_colliders_moved_or_made_since_the_last_step);
 }
