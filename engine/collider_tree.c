@@ -21,7 +21,9 @@ enum {
 
 int kyu_collider_tree_min = KYU_COLLIDER_TREE_MIN;
 
-static int in_tree(const collider *c) { return c->alive && c->motion == KYU_STATIC && c->type != KYU_SHAPE_PLANE; }
+static int in_tree(const collider *c) {
+    return c->alive && c->motion == KYU_STATIC && c->type != KYU_SHAPE_PLANE;
+}
 
 static int build(collider_tree *t, const collider *list, kyu_keyed *scratch, int first, int count) {
     int id = t->node_count++;
@@ -66,7 +68,8 @@ void kyu_collider_tree_update(collider_store *s) {
         collider *c = &s->list[i];
         int want = in_tree(c);
         held += want;
-        if (want != c->in_tree || (want && memcmp(&c->bounds, &c->tree_box, sizeof c->bounds) != 0)) changed = 1;
+        if (want != c->in_tree || (want && memcmp(&c->bounds, &c->tree_box, sizeof c->bounds) != 0))
+            changed = 1;
         if (c->alive && !want) {
             if (RESERVE(t->others, t->other_cap, t->other_count + 1)) {
                 t->built = 0; // every collider is asked
