@@ -200,9 +200,9 @@ install: lib
 	@# only through the cache). Other prefixes: see docs/building.md (LD_LIBRARY_PATH, or link --static).
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then ldconfig; fi
 
-# Every C and C++ file in git laid out as .clang-format says: `make format` rewrites them,
-# `make format-check` (CI) fails on the first file that differs and shows how.
-FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cpp')
+# Every C and C++ file in git, or new and not ignored, laid out as .clang-format says: `make format`
+# rewrites them, `make format-check` (CI) fails on the first file that differs and shows how.
+FORMAT_FILES = $(shell git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cpp')
 .PHONY: format format-check
 format:
 	clang-format -i $(FORMAT_FILES)

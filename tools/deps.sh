@@ -8,8 +8,8 @@
 #                        needs that is missing (`make test` asks this; KYU_NO_DEPS=1 leaves them
 #                        alone). Without root, or when apt-get fails (no network), it installs
 #                        nothing and goes on: the tests skip and the closing summary says why.
-#   deps.sh install      installs what every part lists (`make deps`, CI); without root it prints
-#                        the command to run and fails.
+#   deps.sh install [PART...]   installs what the parts list, every part when none (`make deps`,
+#                        CI); without root it prints the command to run and fails.
 #   deps.sh packages [PART...]   the packages of the parts (every part when none), one line.
 #   deps.sh missing [PART...]    those of them dpkg does not have installed (nothing off Debian).
 # Only stderr carries messages: the Makefile reads stdout as the flags.
@@ -22,8 +22,8 @@ packages() {
         for (i = 2; i <= NF; i++) if (!seen[$i]++) printf "%s%s", n++ ? " " : "", $i } END { print "" }' "$list"
 }
 
-# The parts `make test` needs: every one but CI's own.
-test_parts() { awk '/^[a-z]/ && $1 != "ci" { print $1 }' "$list" | tr '\n' ' '; }
+# The parts `make test` needs: every one but CI's own (ci, ci-...).
+test_parts() { awk '/^[a-z]/ && $1 !~ /^ci(-|$)/ { print $1 }' "$list" | tr '\n' ' '; }
 
 missing() {
     want=$(packages "$@")
@@ -75,9 +75,10 @@ test)
     cflags
     ;;
 install)
-    need=$(missing)
+    shift
+    need=$(missing "$@")
     if [ -z "$need" ]; then
-        echo "kyu: every package of tools/packages is installed"
+        echo "kyu: every package of ${*:-tools/packages} is installed"
     elif can_install; then
         apt_install $need || { echo "kyu: apt-get could not install $need" >&2; exit 1; }
     else
@@ -94,7 +95,7 @@ missing)
     missing "$@"
     ;;
 *)
-    echo "usage: deps.sh [build|test|install|packages [PART...]|missing [PART...]]" >&2
+    echo "usage: deps.sh [build|test|install [PART...]|packages [PART...]|missing [PART...]]" >&2
     exit 2
     ;;
 esac

@@ -95,6 +95,15 @@ echo 0 > "$T/uid"
 deps install
 [ "$rc" = 0 ] && grep -q '^apt-get install -y -qq libcairo2-dev emscripten clang-format$' "$T/apt.log" 2>/dev/null &&
     ok "make_deps_as_root_installs_every_part" || no "make_deps_as_root_installs_every_part" "exit $rc, apt-get: $(cat "$T/apt.log" 2>/dev/null)"
+# CI's first install: the named parts alone (render's cairo, not the rest), then nothing when all is in.
+deps install build render
+[ "$rc" = 0 ] && grep -q '^apt-get install -y -qq libcairo2-dev$' "$T/apt.log" 2>/dev/null &&
+    ok "deps_install_of_some_parts_installs_theirs_alone" ||
+    no "deps_install_of_some_parts_installs_theirs_alone" "exit $rc, apt-get: $(cat "$T/apt.log" 2>/dev/null)"
+deps install build c++
+[ "$rc" = 0 ] && [ ! -e "$T/apt.log" ] && grep -q "every package of build c++ is installed" "$T/out" &&
+    ok "deps_install_of_parts_already_in_installs_nothing" ||
+    no "deps_install_of_parts_already_in_installs_nothing" "exit $rc, apt-get: $(cat "$T/apt.log" 2>/dev/null), stdout: $(cat "$T/out")"
 
 # The closing summary names the skipped tests (with the part and the why) above the closing line.
 printf '#!/bin/sh\necho "3 passed, 0 failed"\n' > "$T/units.sh"
