@@ -333,38 +333,6 @@ kyu_status kyu_collider_get_position(const kyu_world *w, kyu_collider_id id, vec
 
 // ---- bounds and motion for the step -------------------------------------------------------------
 
-// Bounds of every shape over this step (planes are unbounded and always tested), and the tree over
-// them (collider_tree.c).
-void kyu_colliders_update_bounds(kyu_world *w) {
-    float dt = w->def.fixed_dt;
-    for (int i = 0; i < w->colliders.high; i++) {
-        collider *c = &w->colliders.list[i];
-        if (!c->alive || c->type == KYU_SHAPE_PLANE) continue;
-        aabb a, b;
-        kyu_shape_world_bounds(c, c->box.center, &a);
-        kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &b);
-        for (int k = 0; k < 3; k++)
-            c->bounds.lo[k] = kyu_minf(a.lo[k], b.lo[k]), c->bounds.hi[k] = kyu_maxf(a.hi[k], b.hi[k]);
-        if (glms_vec3_norm2(c->angular_velocity) > 0.0f) {
-            // It turns at the end of the step: the box of every turn of it, a sphere about its
-            // position through its farthest corner, at both ends of its move.
-            float reach = 0.0f;
-            for (int k = 0; k < 3; k++) {
-                float e =
-                    kyu_maxf(fabsf(a.lo[k] - c->box.center.raw[k]), fabsf(a.hi[k] - c->box.center.raw[k]));
-                reach += e * e;
-            }
-            reach = sqrtf(reach);
-            for (int k = 0; k < 3; k++) {
-                float p0 = c->box.center.raw[k], p1 = p0 + c->velocity.raw[k] * dt;
-                c->bounds.lo[k] = kyu_minf(c->bounds.lo[k], kyu_minf(p0, p1) - reach);
-                c->bounds.hi[k] = kyu_maxf(c->bounds.hi[k], kyu_maxf(p0, p1) + reach);
-            }
-        }
-    }
-    kyu_collider_tree_update(&w->colliders);
-}
-
 void kyu_colliders_advance(kyu_world *w) {
     float dt = w->def.fixed_dt;
     for (int i = 0; i < w->colliders.high; i++) {

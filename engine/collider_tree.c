@@ -59,8 +59,8 @@ static int build(collider_tree *t, const collider *list, kyu_keyed *scratch, int
 }
 
 // The tree over the static colliders' bounds of this step, built again if they changed, and the
-// list of the others. Called once the step's bounds are known (kyu_colliders_update_bounds).
-void kyu_collider_tree_update(collider_store *s) {
+// list of the others.
+static void tree_update(collider_store *s) {
     collider_tree *t = &s->tree;
     int changed = !t->built, held = 0;
     t->other_count = 0;
@@ -98,6 +98,39 @@ void kyu_collider_tree_update(collider_store *s) {
     build(t, s->list, scratch, 0, held);
     kyu_free(scratch);
     t->built = 1;
+}
+
+// Bounds of every shape over the step to come from where it stands (planes are unbounded and
+// always tested), and the tree over them: at the step's sweeps, at its start when new bodies look
+// for what they touch, and for a query (which asks where the colliders stand).
+void kyu_colliders_update_bounds(kyu_world *w) {
+    float dt = w->def.fixed_dt;
+    for (int i = 0; i < w->colliders.high; i++) {
+        collider *c = &w->colliders.list[i];
+        if (!c->alive || c->type == KYU_SHAPE_PLANE) continue;
+        aabb a, b;
+        kyu_shape_world_bounds(c, c->box.center, &a);
+        kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &b);
+        for (int k = 0; k < 3; k++)
+            c->bounds.lo[k] = kyu_minf(a.lo[k], b.lo[k]), c->bounds.hi[k] = kyu_maxf(a.hi[k], b.hi[k]);
+        if (glms_vec3_norm2(c->angular_velocity) > 0.0f) {
+            // It turns at the end of the step: the box of every turn of it, a sphere about its
+            // position through its farthest corner, at both ends of its move.
+            float reach = 0.0f;
+            for (int k = 0; k < 3; k++) {
+                float e =
+                    kyu_maxf(fabsf(a.lo[k] - c->box.center.raw[k]), fabsf(a.hi[k] - c->box.center.raw[k]));
+                reach += e * e;
+            }
+            reach = sqrtf(reach);
+            for (int k = 0; k < 3; k++) {
+                float p0 = c->box.center.raw[k], p1 = p0 + c->velocity.raw[k] * dt;
+                c->bounds.lo[k] = kyu_minf(c->bounds.lo[k], kyu_minf(p0, p1) - reach);
+                c->bounds.hi[k] = kyu_maxf(c->bounds.hi[k], kyu_maxf(p0, p1) + reach);
+            }
+        }
+    }
+    tree_update(&w->colliders);
 }
 
 void kyu_collider_tree_free(collider_tree *t) {

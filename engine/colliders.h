@@ -90,15 +90,15 @@ static inline uint32_t kyu_collider_named_generation(const collider_store *s, ui
 kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d);
 void kyu_colliders_release_limbo(collider_store *s); // the indices in limbo join the free list
 void kyu_collider_place(collider *c, vec3s position, versors rotation);
-void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_colliders_advance(kyu_world *w);
 void kyu_colliders_free(collider_store *c);
 
-// collider_tree.c (valid from kyu_colliders_update_bounds to the end of the step). With fewer static
+// collider_tree.c: the bounds and the tree over them (valid from kyu_colliders_update_bounds until
+// a collider is made, removed or moved, or a step ends). With fewer static
 // colliders than kyu_collider_tree_min (KYU_COLLIDER_TREE_MIN; a test changes it) there is no tree.
 #define KYU_COLLIDER_TREE_MIN 16
 extern int kyu_collider_tree_min;
-void kyu_collider_tree_update(collider_store *s);
+void kyu_colliders_update_bounds(kyu_world *w);
 void kyu_collider_tree_free(collider_tree *t);
 int kyu_collider_touches_box(const collider *c, const aabb *box);
 void kyu_colliders_near(const collider_store *s, const aabb *box, kyu_collider_near *it);

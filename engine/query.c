@@ -164,6 +164,7 @@ static double choose_cell(const kyu_world *w, const int hist[EXP_COUNT], int liv
 
 static int rebuild(kyu_world *w, struct kyu_query_cache *q) {
     const body_store *s = &w->bodies;
+    kyu_colliders_update_bounds(w); // and their tree, where they stand now (ray_colliders)
     q->cell_count = q->entry_count = q->huge_count = 0;
     q->dims[0] = q->dims[1] = q->dims[2] = 0;
     if (RESERVE(q->stamp, q->stamp_cap, s->high > 0 ? s->high : 1)) return -1;
@@ -496,12 +497,24 @@ static void cast_visit_body(qctx *x, uint32_t b) {
     if (h.hit && better(x, (double)h.t, b)) take(x, (double)h.t, b, h.point, h.normal);
 }
 
-// Colliders are few: every one is tested (planes are unbounded anyway).
+// The colliders whose bounds meet the path of a sphere of radius r along the query's segment (the
+// tree over their bounds, which the query grid's rebuild made where they stand), in index order.
+static void colliders_near_path(const qctx *x, double r, kyu_collider_near *near) {
+    aabb box;
+    for (int k = 0; k < 3; k++) {
+        double a = dget(x->o, k), b = a + dget(x->d, k), pad = r + 1e-6 * (fabs(a) + fabs(b)) + 1e-30;
+        box.lo[k] = (float)(fmin(a, b) - pad), box.hi[k] = (float)(fmax(a, b) + pad);
+    }
+    kyu_colliders_near(&x->w->colliders, &box, near);
+}
+
 static void ray_colliders(qctx *x, int all) {
     if (x->f.skip_colliders) return;
-    for (int i = 0; i < x->w->colliders.high; i++) {
+    kyu_collider_near near;
+    colliders_near_path(x, 0.0, &near);
+    for (int i; (i = kyu_colliders_next(&x->w->colliders, &near)) >= 0;) {
         const collider *c = &x->w->colliders.list[i];
-        if (!c->alive || !sees(c->category, c->mask, &x->f)) continue;
+        if (!sees(c->category, c->mask, &x->f)) continue;
         double t;
         dv3 n;
         int hit;
@@ -528,9 +541,11 @@ static void ray_colliders(qctx *x, int all) {
 static void cast_colliders(qctx *x) {
     if (x->f.skip_colliders) return;
     vec3s o = fv(x->o), d = fv(x->d);
-    for (int i = 0; i < x->w->colliders.high; i++) {
+    kyu_collider_near near;
+    colliders_near_path(x, x->r, &near);
+    for (int i; (i = kyu_colliders_next(&x->w->colliders, &near)) >= 0;) {
         const collider *c = &x->w->colliders.list[i];
-        if (!c->alive || !sees(c->category, c->mask, &x->f)) continue;
+        if (!sees(c->category, c->mask, &x->f)) continue;
         kyu_hit h = c->type == KYU_SHAPE_PLANE
                         ? kyu_sweep_sphere_plane(o, d, (float)x->r, c->normal, c->offset, glms_vec3_zero())
                         : kyu_shape_sweep(c, c->box.center, o, d, (float)x->r);

@@ -768,6 +768,65 @@ static void test_new_bodies_find_colliders_moved_or_made_since_the_last_step(voi
     kyu_world_destroy(w);
 }
 
+// Rays and sphere casts among 600 random colliders (moved, removed and made between the casts,
+// without a step) hit what they hit when every collider is asked: the nearest hit and every hit.
+static void cast_all(kyu_world *w, int seed, kyu_query_hit *nearest, kyu_query_hit *casts, int *counts,
+                     kyu_query_hit *all) {
+    lcg = (uint32_t)seed;
+    for (int q = 0; q < 150; q++) {
+        vec3s o = rand_in(60.0f), d = glms_vec3_scale(rand_in(1.0f), (float)pow(10.0, -2.0 + 4.0 * frand()));
+        ENSURE(kyu_world_raycast(w, o, d, kyu_query_filter_default(), &nearest[q]) == KYU_OK);
+        ENSURE(kyu_world_sphere_cast(w, o, 0.3f, d, kyu_query_filter_default(), &casts[q]) == KYU_OK);
+        ENSURE(kyu_world_raycast_all(w, o, d, kyu_query_filter_default(), &all[16 * q], 16, &counts[q]) ==
+               KYU_OK);
+    }
+}
+
+// The same hit in two worlds (whose handles differ in the world's id alone).
+static int same_hit(const kyu_query_hit *a, const kyu_query_hit *b) {
+    return a->hit == b->hit && a->body.index1 == b->body.index1 && a->body.generation == b->body.generation &&
+           a->collider.index1 == b->collider.index1 && a->collider.generation == b->collider.generation &&
+           memcmp(&a->point, &b->point, sizeof a->point) == 0 &&
+           memcmp(&a->normal, &b->normal, sizeof a->normal) == 0 &&
+           memcmp(&a->fraction, &b->fraction, sizeof a->fraction) == 0;
+}
+
+static void test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_without_it(void) {
+    static kyu_query_hit hits[2][3][300 * 16];
+    static int counts[2][300];
+    int hit = 0;
+    for (int run = 0; run < 2; run++) {
+        int saved = kyu_collider_tree_min;
+        kyu_collider_tree_min = run == 0 ? KYU_COLLIDER_TREE_MIN : 1 << 30;
+        lcg = 4243;
+        kyu_world_def wd = kyu_world_def_default();
+        wd.max_colliders = 4096;
+        kyu_world *w = NULL;
+        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        kyu_collider_id ids[600];
+        for (int i = 0; i < 600; i++) ENSURE(random_collider(w, &ids[i]) == KYU_OK);
+        cast_all(w, 1, hits[run][0], hits[run][1], counts[run], hits[run][2]);
+        for (int i = 0; i < 600; i += 5) ENSURE(kyu_collider_destroy(w, ids[i]) == KYU_OK);
+        for (int i = 1; i < 600; i += 7)
+            if (kyu_collider_is_valid(w, ids[i]))
+                ENSURE(kyu_collider_set_transform(w, ids[i], rand_in(50.0f), glms_quat_identity()) == KYU_OK);
+        for (int i = 0; i < 100; i++) ENSURE(random_collider(w, &ids[i]) == KYU_OK);
+        cast_all(w, 2, hits[run][0] + 150, hits[run][1] + 150, counts[run] + 150, hits[run][2] + 16 * 150);
+        ENSURE(w->colliders.tree.built == (run == 0));
+        kyu_world_destroy(w);
+        kyu_collider_tree_min = saved;
+    }
+    for (int q = 0; q < 300; q++) {
+        hit += hits[0][0][q].hit + hits[0][1][q].hit;
+        ENSURE(same_hit(&hits[0][0][q], &hits[1][0][q]) && same_hit(&hits[0][1][q], &hits[1][1][q]));
+        ENSURE(counts[0][q] == counts[1][q]);
+        for (int k = 0; k < 16 && k < counts[0][q]; k++)
+            ENSURE(same_hit(&hits[0][2][16 * q + k], &hits[1][2][16 * q + k]));
+    }
+    printf("  %d of 600 rays and casts hit\n", hit);
+    ENSURE(hit > 100);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
@@ -785,4 +844,5 @@ void suite_grid(void) {
     RUN_TEST(test_the_colliders_tree_gives_what_asking_every_collider_gives);
     RUN_TEST(test_a_board_of_pegs_steps_the_same_with_and_without_the_colliders_tree);
     RUN_TEST(test_new_bodies_find_colliders_moved_or_made_since_the_last_step);
+    RUN_TEST(test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_without_it);
 }
