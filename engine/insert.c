@@ -505,9 +505,15 @@ static int meets(const kyu_body_def *t, const body_kind *k) {
 static int room_at(kyu_world *w, const kyu_inserter *in, const plan *pl, vec3s p, float r, uint32_t **near,
                    int *near_cap) {
     const kyu_body_def *t = &in->def.body;
-    for (int i = 0; i < w->colliders.high; i++) {
+    // The colliders whose bounds (where they stand: kyu_inserter_run readied the query grid, which
+    // took them again) come within the clearance.
+    float clear = 1.01f * r * (1.0f + (float)CLEARANCE);
+    aabb near_box = {{p.x - clear, p.y - clear, p.z - clear}, {p.x + clear, p.y + clear, p.z + clear}};
+    kyu_collider_near cn;
+    kyu_colliders_near(&w->colliders, &near_box, &cn);
+    for (int i; (i = kyu_colliders_next(&w->colliders, &cn)) >= 0;) {
         const collider *c = &w->colliders.list[i];
-        if (!c->alive || !((t->mask_bits & c->category) && (c->mask & t->category_bits))) continue;
+        if (!((t->mask_bits & c->category) && (c->mask & t->category_bits))) continue;
         vec3s n;
         if ((double)kyu_collider_distance(c, p, r, 0.0f, w->def.fixed_dt, &n) < CLEARANCE * (double)r)
             return 0;

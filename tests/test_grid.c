@@ -827,6 +827,53 @@ static void test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_withou
     ENSURE(hit > 100);
 }
 
+// An inserter filling a box among 400 random colliders places the same bodies with the tree as
+// with every collider asked, and none of them within its clearance of a collider.
+static void fill_among_colliders(int tree_min, uint64_t *hash, int *made, int *built) {
+    int saved = kyu_collider_tree_min;
+    kyu_collider_tree_min = tree_min;
+    lcg = 777;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.max_colliders = 4096;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    for (int i = 0; i < 400; i++) { // boxes and capsules, 2 cm to 2 m, some turned
+        kyu_collider_def c = kyu_collider_def_default();
+        float size = (float)pow(10.0, -2.0 + 2.0 * frand());
+        c.type = i % 2 ? KYU_SHAPE_BOX : KYU_SHAPE_CAPSULE;
+        c.position = rand_in(50.0f);
+        c.rotation = glms_quat_normalize((versors){{(float)frand(), 0.0f, (float)frand(), 1.0f}});
+        c.half_extents = v3(size, 0.5f * size, size);
+        c.capsule_a = v3(-size, 0, 0), c.capsule_b = v3(size, 0, 0), c.radius = 0.3f * size;
+        ENSURE(kyu_collider_create(w, &c, NULL) == KYU_OK);
+    }
+    kyu_inserter_def d = kyu_inserter_def_default();
+    d.body.radius = 0.5f, d.count = 3000, d.region.half_extents = v3(50, 50, 50), d.seed = 9;
+    kyu_inserter *in = NULL;
+    ENSURE(kyu_inserter_create(w, &d, &in) == KYU_OK);
+    ENSURE(kyu_inserter_run(in, w, 0.0, made) == KYU_OK);
+    *built = w->colliders.tree.built;
+    const body_store *s = &w->bodies;
+    for (int b = 0; b < s->high; b++)
+        for (int i = 0; i < w->colliders.high; i++) {
+            vec3s n;
+            ENSURE(kyu_collider_distance(&w->colliders.list[i], s->pos[b], s->radius[b], 0.0f, wd.fixed_dt,
+                                         &n) >= 0.0f);
+        }
+    *hash = kyu_world_state_hash(w);
+    kyu_inserter_destroy(in);
+    kyu_world_destroy(w);
+    kyu_collider_tree_min = saved;
+}
+
+static void test_an_inserter_among_many_colliders_places_the_same_bodies_with_the_tree(void) {
+    uint64_t a = 0, b = 1;
+    int made_a = 0, made_b = 1, with = 0, without = 1;
+    fill_among_colliders(KYU_COLLIDER_TREE_MIN, &a, &made_a, &with);
+    fill_among_colliders(1 << 30, &b, &made_b, &without);
+    ENSURE(with && !without && made_a > 1000 && made_a == made_b && a == b);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
@@ -845,4 +892,5 @@ void suite_grid(void) {
     RUN_TEST(test_a_board_of_pegs_steps_the_same_with_and_without_the_colliders_tree);
     RUN_TEST(test_new_bodies_find_colliders_moved_or_made_since_the_last_step);
     RUN_TEST(test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_without_it);
+    RUN_TEST(test_an_inserter_among_many_colliders_places_the_same_bodies_with_the_tree);
 }
