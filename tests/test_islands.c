@@ -110,6 +110,32 @@ static void test_nothing_drifts_while_asleep(void) {
     kyu_world_destroy(w);
 }
 
+// Balls falling from high above, fast (their boxes far taller than the sleeping world, which the
+// wake test cuts to the sleepers' bounds), onto sleeping columns of balls that cannot roll: each
+// wakes the column it lands on, the other column sleeps on, and none passes through.
+static void test_fast_balls_from_high_above_wake_the_column_they_land_on(void) {
+    const float speeds[3] = {5.0f, 40.0f, 120.0f};
+    for (int k = 0; k < 3; k++) {
+        ball_fixed = true;
+        kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+        box(w, v3(-10, -1, -5), v3(10, 0, 5), KYU_STATIC);
+        kyu_body_id a[4], b[4];
+        column(w, -3, 4, a);
+        column(w, 3, 4, b);
+        steps(w, 120);
+        ENSURE(kyu_world_sleeping_body_count(w) == 8);
+        kyu_body_id drop = ball(w, v3(-3, 300, 0), v3(0, -speeds[k], 0), 0.0f);
+        ball_fixed = false;
+        for (int s = 0; s < 60 * 9; s++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            ENSURE(pos(w, drop).y > 3.9f); // on the column's top ball, never through it
+            for (int i = 0; i < 4; i++) ENSURE(!kyu_body_is_awake(w, b[i]));
+        }
+        ENSURE(pos(w, drop).y < 5.0f); // it got there
+        kyu_world_destroy(w);
+    }
+}
+
 // A ball dropped on one sleeping column wakes exactly that column, in the step it hits.
 static void test_dropped_ball_wakes_exactly_the_island_it_touches(void) {
     kyu_world *w = world_with(v3(0, -9.81f, 0), true);
@@ -648,6 +674,7 @@ void suite_islands(void) {
     RUN_TEST(test_nothing_drifts_while_asleep);
     RUN_TEST(test_a_ball_let_go_on_a_shallow_slope_rolls_away_and_one_on_a_floor_sleeps);
     RUN_TEST(test_dropped_ball_wakes_exactly_the_island_it_touches);
+    RUN_TEST(test_fast_balls_from_high_above_wake_the_column_they_land_on);
     RUN_TEST(test_sleeping_stack_wakes_when_its_kinematic_platform_moves);
     RUN_TEST(test_removing_a_support_wakes_the_bodies_above);
     RUN_TEST(test_user_changes_wake_the_island);
