@@ -4,7 +4,7 @@
 // bounds in the broadphase and again at each late insert of the impacts.
 //
 // The static colliders other than planes go into a bounding volume hierarchy over their bounds
-// (median splits, leaves of up to 4), built again only when one of them was created, removed or
+// (kyu_bvh_build, as a mesh's), built again only when one of them was created, removed or
 // moved: each step compares what it holds with the bounds just computed. Planes (unbounded) and
 // kinematic colliders (they move every step) are asked every time. An answer is the colliders'
 // indices in increasing order, as the scan over every collider gives them, so the tree changes no
@@ -14,10 +14,7 @@
 
 #include "internal.h"
 
-enum {
-    LEAF_SIZE = 4,  // colliders in a leaf at most
-    TREE_DEPTH = 64 // a median split's depth is log2 of the count: 64 holds any int
-};
+enum { TREE_DEPTH = 64 }; // a median split's depth is log2 of the count: 64 holds any int
 
 int kyu_collider_tree_min = KYU_COLLIDER_TREE_MIN;
 
@@ -25,37 +22,10 @@ static int in_tree(const collider *c) {
     return c->alive && c->motion == KYU_STATIC && c->type != KYU_SHAPE_PLANE;
 }
 
-static int build(collider_tree *t, const collider *list, kyu_keyed *scratch, int first, int count) {
-    int id = t->node_count++;
-    bvh_node *n = &t->nodes[id];
-    for (int k = 0; k < 3; k++) n->box.lo[k] = 1e30f, n->box.hi[k] = -1e30f;
-    for (int i = first; i < first + count; i++) {
-        const aabb *b = &list[t->order[i]].bounds;
-        for (int k = 0; k < 3; k++)
-            n->box.lo[k] = kyu_minf(n->box.lo[k], b->lo[k]), n->box.hi[k] = kyu_maxf(n->box.hi[k], b->hi[k]);
-    }
-    if (count <= LEAF_SIZE) {
-        n->first = first;
-        n->count = count;
-        return id;
-    }
-    int axis = 0;
-    for (int k = 1; k < 3; k++)
-        if (n->box.hi[k] - n->box.lo[k] > n->box.hi[axis] - n->box.lo[axis]) axis = k;
-    for (int i = 0; i < count; i++) {
-        const aabb *b = &list[t->order[first + i]].bounds;
-        scratch[i] = (kyu_keyed){b->lo[axis] + b->hi[axis], t->order[first + i]};
-    }
-    qsort(scratch, (size_t)count, sizeof *scratch, kyu_by_key);
-    for (int i = 0; i < count; i++) t->order[first + i] = scratch[i].index;
-    int half = count / 2;
-    n->first = -1;
-    n->count = 0;
-    int left = build(t, list, scratch, first, half);
-    int right = build(t, list, scratch, first + half, count - half);
-    t->nodes[id].left = left;
-    t->nodes[id].right = right;
-    return id;
+static aabb bounds_of(const void *list, int32_t i) { return ((const collider *)list)[i].bounds; }
+static float centre_of(const void *list, int32_t i, int axis) {
+    const aabb *b = &((const collider *)list)[i].bounds;
+    return b->lo[axis] + b->hi[axis];
 }
 
 // The tree over the static colliders' bounds of this step, built again if they changed, and the
@@ -91,11 +61,10 @@ static void tree_update(collider_store *s) {
         for (int i = 0; i < s->high; i++) s->list[i].in_tree = 0; // built again next step
         return;
     }
-    t->order_count = 0;
-    for (int i = 0; i < s->high; i++)
-        if (s->list[i].in_tree) t->order[t->order_count++] = i;
-    t->node_count = 0;
-    build(t, s->list, scratch, 0, held);
+    for (int i = 0, n = 0; i < s->high; i++)
+        if (s->list[i].in_tree) t->order[n++] = i;
+    kyu_bvh_build(&(kyu_bvh_build_ctx){t->nodes, 0, t->order, scratch, s->list, bounds_of, centre_of}, 0,
+                  held);
     kyu_free(scratch);
     t->built = 1;
 }
@@ -111,8 +80,8 @@ void kyu_colliders_update_bounds(kyu_world *w) {
         aabb a, b;
         kyu_shape_world_bounds(c, c->box.center, &a);
         kyu_shape_world_bounds(c, glms_vec3_add(c->box.center, glms_vec3_scale(c->velocity, dt)), &b);
-        for (int k = 0; k < 3; k++)
-            c->bounds.lo[k] = kyu_minf(a.lo[k], b.lo[k]), c->bounds.hi[k] = kyu_maxf(a.hi[k], b.hi[k]);
+        c->bounds = a;
+        kyu_box_join(&c->bounds, &b);
         if (glms_vec3_norm2(c->angular_velocity) > 0.0f) {
             // It turns at the end of the step: the box of every turn of it, a sphere about its
             // position through its farthest corner, at both ends of its move.

@@ -13,13 +13,25 @@ typedef struct bvh_node {
     int left, right;
 } bvh_node;
 
+// What kyu_bvh_build (shape.c) builds a hierarchy over: items by index, each with a box and a key
+// along an axis (the median splits sort by it), and room for 2 n nodes and n keys.
+typedef struct kyu_bvh_build_ctx {
+    bvh_node *nodes;
+    int count; // nodes made so far
+    int32_t *order;
+    kyu_keyed *scratch;
+    const void *items;
+    aabb (*box)(const void *items, int32_t i);
+    float (*key)(const void *items, int32_t i, int axis);
+} kyu_bvh_build_ctx;
+
 typedef struct kyu_mesh {
     vec3s *verts;
     int32_t *tris;   // 3 per triangle
     int32_t *across; // 3 per triangle: the triangle across edge k (corners k, k+1), or -1
     int32_t *order;
     bvh_node *nodes;
-    int vert_count, tri_count, node_count;
+    int vert_count, tri_count;
 } kyu_mesh;
 
 typedef struct collider {
@@ -53,9 +65,9 @@ typedef struct collider {
 // when their set or bounds changed; planes and kinematic colliders are asked every time (`others`).
 typedef struct collider_tree {
     bvh_node *nodes;
-    int node_count, node_cap;
+    int node_cap;
     int32_t *order; // the colliders in the leaves
-    int order_count, order_cap;
+    int order_cap;
     int32_t *others; // alive planes and kinematic colliders, by index
     int other_count, other_cap;
     int built; // 0: too few colliders, or its room could not be had: every collider is asked
@@ -108,6 +120,7 @@ int kyu_colliders_next(const collider_store *s, kyu_collider_near *it);
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
 float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, float dt, vec3s *normal);
 kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt);
+int kyu_bvh_build(kyu_bvh_build_ctx *t, int first, int count);
 void kyu_mesh_destroy(kyu_mesh *m);
 float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal);
 kyu_hit kyu_shape_sweep(const collider *c, vec3s center, vec3s q0, vec3s dq, float r);

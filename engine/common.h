@@ -77,6 +77,17 @@ static inline int kyu_boxes_overlap_all(const aabb *a, const aabb *b) {
            (a->lo[2] <= b->hi[2]) & (b->lo[2] <= a->hi[2]);
 }
 
+// The box of a sphere (centre p, radius r); the empty box, which a join makes the box it joins; a
+// join (the smallest box holding both).
+static inline aabb kyu_box_around(vec3s p, float r) {
+    return (aabb){{p.x - r, p.y - r, p.z - r}, {p.x + r, p.y + r, p.z + r}};
+}
+static inline aabb kyu_box_empty(void) { return (aabb){{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}}; }
+static inline void kyu_box_join(aabb *into, const aabb *b) {
+    for (int k = 0; k < 3; k++)
+        into->lo[k] = kyu_minf(into->lo[k], b->lo[k]), into->hi[k] = kyu_maxf(into->hi[k], b->hi[k]);
+}
+
 // A float sort key and an index, sorted by key and ties by index (qsort is not stable: one order on
 // every platform): what the bounding volume hierarchies split at their medians (shape.c,
 // collider_tree.c). qsort has no context argument, so each range is sorted as such pairs.

@@ -385,10 +385,7 @@ static void fresh_task(int begin, int end, int worker, void *ctx) {
             if (f >= (uint32_t)s->high || !s->alive[f] || !s->awake[f]) continue;
             int before = out->count;
             // Only the colliders whose bounds come within the margin can be closer than it.
-            float reach = 1.01f * (s->radius[f] + kyu_body_margin(w, f));
-            aabb box;
-            for (int d = 0; d < 3; d++)
-                box.lo[d] = s->pos[f].raw[d] - reach, box.hi[d] = s->pos[f].raw[d] + reach;
+            aabb box = kyu_box_around(s->pos[f], 1.01f * (s->radius[f] + kyu_body_margin(w, f)));
             kyu_collider_near near;
             kyu_colliders_near(&w->colliders, &box, &near);
             for (int i; !out->failed && (i = kyu_colliders_next(&w->colliders, &near)) >= 0;)
@@ -418,9 +415,7 @@ static void fresh_task(int begin, int end, int worker, void *ctx) {
 // same for any worker count.
 int kyu_contacts_add_fresh(kyu_world *w) {
     if (w->contacts.fresh_count == 0) return 0;
-    if (kyu_query_ready(w)) return -1;
-    kyu_colliders_update_bounds(w); // (and their tree) where they stand now: colliders may have
-                                    // been made or moved since the last step
+    if (kyu_query_ready(w)) return -1; // (and the colliders' bounds and tree where they stand now)
     fresh_pass x = {.w = w, .slices = kyu_slice_count(w->contacts.fresh_count)};
     x.budget = (int64_t)w->def.contact_capacity_per_body * w->bodies.count + 4096;
     atomic_init(&x.staged, 0);

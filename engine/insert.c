@@ -507,8 +507,7 @@ static int room_at(kyu_world *w, const kyu_inserter *in, const plan *pl, vec3s p
     const kyu_body_def *t = &in->def.body;
     // The colliders whose bounds (where they stand: kyu_inserter_run readied the query grid, which
     // took them again) come within the clearance.
-    float clear = 1.01f * r * (1.0f + (float)CLEARANCE);
-    aabb near_box = {{p.x - clear, p.y - clear, p.z - clear}, {p.x + clear, p.y + clear, p.z + clear}};
+    aabb near_box = kyu_box_around(p, 1.01f * r * (1.0f + (float)CLEARANCE));
     kyu_collider_near cn;
     kyu_colliders_near(&w->colliders, &near_box, &cn);
     for (int i; (i = kyu_colliders_next(&w->colliders, &cn)) >= 0;) {
@@ -521,8 +520,7 @@ static int room_at(kyu_world *w, const kyu_inserter *in, const plan *pl, vec3s p
     if (!plan_free(pl, p, r)) return 0;
     if (w->periodic.mask) { // the planned bodies across a periodic face, through the place's copies
         float reach = (r + w->bodies.max_radius + in->rmax) * (1.0f + 2.0f * (float)CLEARANCE);
-        aabb box = {{p.x - reach, p.y - reach, p.z - reach}, {p.x + reach, p.y + reach, p.z + reach}},
-             img[27];
+        aabb box = kyu_box_around(p, reach), img[27];
         int n = kyu_periodic_box_images(&w->periodic, &box, 0.0f, img); // the box holds their radii
         for (int i = 1; i < n; i++)
             if (!plan_free(pl, (vec3s){{img[i].lo[0] + reach, img[i].lo[1] + reach, img[i].lo[2] + reach}},

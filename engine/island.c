@@ -5,7 +5,6 @@
 // contacts are set aside in an island record, unchanged, so sleeping never ends a pair and waking never
 // begins one. Sleeping bodies stay solid through the sleep grid: an awake body or a moving kinematic collider
 // whose box meets a sleeping body wakes its whole island, before the step or in the middle of it.
-#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,13 +13,7 @@
 #define SLEEP_MAX_CELLS 4096
 
 static aabb rest_box(const kyu_world *w, uint32_t i) {
-    aabb b;
-    float g = w->bodies.radius[i] + kyu_body_margin(w, i);
-    for (int k = 0; k < 3; k++) {
-        b.lo[k] = w->bodies.pos[i].raw[k] - g;
-        b.hi[k] = w->bodies.pos[i].raw[k] + g;
-    }
-    return b;
+    return kyu_box_around(w->bodies.pos[i], w->bodies.radius[i] + kyu_body_margin(w, i));
 }
 
 // ---- the sleep grid: sleeping bodies by cell (entries are never removed one by one: an entry is
@@ -67,15 +60,13 @@ static int sg_grow(sleep_grid *g, int needed) {
 // The grid without an entry: its bounds hold nothing (every query box misses them).
 static void sg_empty(sleep_grid *g) {
     g->count = g->giant_count = g->live = g->cells = 0;
-    for (int k = 0; k < 3; k++) g->bounds.lo[k] = FLT_MAX, g->bounds.hi[k] = -FLT_MAX;
+    g->bounds = kyu_box_empty();
 }
 
 static int sg_insert(kyu_world *w, uint32_t body) {
     sleep_grid *g = &w->islands.grid;
     aabb b = rest_box(w, body);
-    for (int k = 0; k < 3; k++)
-        g->bounds.lo[k] = kyu_minf(g->bounds.lo[k], b.lo[k]),
-        g->bounds.hi[k] = kyu_maxf(g->bounds.hi[k], b.hi[k]);
+    kyu_box_join(&g->bounds, &b);
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);

@@ -250,7 +250,7 @@ static double solid_in_box(const kyu_world *w, uint32_t i, const double lo[3], c
     float r = w->bodies.radius[i];
     double v = sphere_in_box(p, r, lo, hi);
     if (!w->periodic.mask) return v;
-    aabb b = {{p.x - r, p.y - r, p.z - r}, {p.x + r, p.y + r, p.z + r}}, images[27];
+    aabb b = kyu_box_around(p, r), images[27];
     int n = kyu_periodic_box_images(&w->periodic, &b, 0.0f, images); // the copies of its own sphere
     for (int k = 1; k < n; k++) {
         vec3s c = {{images[k].lo[0] + r, images[k].lo[1] + r, images[k].lo[2] + r}};

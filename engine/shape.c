@@ -32,8 +32,7 @@ static vec3s dir_world(const collider *c, vec3s d) {
 // ---- the mesh's bounding volume hierarchy (median split, leaves of up to 4 triangles) ------------
 
 static aabb tri_box(const kyu_mesh *m, int t) {
-    aabb b;
-    for (int k = 0; k < 3; k++) b.lo[k] = 1e30f, b.hi[k] = -1e30f;
+    aabb b = kyu_box_empty();
     for (int v = 0; v < 3; v++) {
         vec3s p = m->verts[m->tris[3 * t + v]];
         for (int k = 0; k < 3; k++)
@@ -48,14 +47,17 @@ static float tri_centroid(const kyu_mesh *m, int t, int axis) {
            3.0f;
 }
 
-static int bvh_build(kyu_mesh *m, kyu_keyed *scratch, int first, int count) {
-    int id = m->node_count++;
-    bvh_node *n = &m->nodes[id];
-    for (int k = 0; k < 3; k++) n->box.lo[k] = 1e30f, n->box.hi[k] = -1e30f;
+// A bounding volume hierarchy over items first .. first + count - 1 of `order` (median splits along
+// the longest axis of a node's box, by each item's key on that axis, ties by index; leaves of up
+// to 4): into t->nodes from t->count on, `order` sorted into the leaves' runs. The meshes' and the
+// colliders' trees (collider_tree.c). Returns the node's index.
+int kyu_bvh_build(kyu_bvh_build_ctx *t, int first, int count) {
+    int id = t->count++;
+    bvh_node *n = &t->nodes[id];
+    n->box = kyu_box_empty();
     for (int i = first; i < first + count; i++) {
-        aabb b = tri_box(m, m->order[i]);
-        for (int k = 0; k < 3; k++)
-            n->box.lo[k] = kyu_minf(n->box.lo[k], b.lo[k]), n->box.hi[k] = kyu_maxf(n->box.hi[k], b.hi[k]);
+        aabb b = t->box(t->items, t->order[i]);
+        kyu_box_join(&n->box, &b);
     }
     if (count <= 4) {
         n->first = first;
@@ -65,21 +67,22 @@ static int bvh_build(kyu_mesh *m, kyu_keyed *scratch, int first, int count) {
     int axis = 0;
     for (int k = 1; k < 3; k++)
         if (n->box.hi[k] - n->box.lo[k] > n->box.hi[axis] - n->box.lo[axis]) axis = k;
-    for (int i = 0; i < count; i++) {
-        int32_t t = m->order[first + i];
-        scratch[i] = (kyu_keyed){tri_centroid(m, t, axis), t};
-    }
-    qsort(scratch, (size_t)count, sizeof *scratch, kyu_by_key);
-    for (int i = 0; i < count; i++) m->order[first + i] = scratch[i].index;
+    for (int i = 0; i < count; i++)
+        t->scratch[i] = (kyu_keyed){t->key(t->items, t->order[first + i], axis), t->order[first + i]};
+    qsort(t->scratch, (size_t)count, sizeof *t->scratch, kyu_by_key);
+    for (int i = 0; i < count; i++) t->order[first + i] = t->scratch[i].index;
     int half = count / 2;
-    m->nodes[id].first = -1;
-    m->nodes[id].count = 0;
-    int left = bvh_build(m, scratch, first, half);
-    int right = bvh_build(m, scratch, first + half, count - half);
-    m->nodes[id].left = left;
-    m->nodes[id].right = right;
+    n->first = -1;
+    n->count = 0;
+    int left = kyu_bvh_build(t, first, half);
+    int right = kyu_bvh_build(t, first + half, count - half);
+    t->nodes[id].left = left;
+    t->nodes[id].right = right;
     return id;
 }
+
+static aabb tri_box_of(const void *m, int32_t t) { return tri_box(m, t); }
+static float tri_key_of(const void *m, int32_t t, int axis) { return tri_centroid(m, t, axis); }
 
 // Edge adjacency: sort the 3 nt edges by their vertex pair; equal neighbours share the edge.
 typedef struct edge_key {
@@ -138,7 +141,7 @@ kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int n
         kyu_mesh_destroy(m);
         return NULL;
     }
-    bvh_build(m, scratch, 0, nt);
+    kyu_bvh_build(&(kyu_bvh_build_ctx){m->nodes, 0, m->order, scratch, m, tri_box_of, tri_key_of}, 0, nt);
     kyu_free(scratch);
     if (link_edges(m)) {
         kyu_mesh_destroy(m);
@@ -391,7 +394,7 @@ kyu_hit kyu_shape_sweep(const collider *c, vec3s center, vec3s q0, vec3s dq, flo
 
 // The shape's bounds in its own frame.
 void kyu_shape_local_bounds(const collider *c, aabb *b) {
-    for (int k = 0; k < 3; k++) b->lo[k] = 1e30f, b->hi[k] = -1e30f;
+    *b = kyu_box_empty();
     switch (c->type) {
     case KYU_SHAPE_BOX:
         for (int k = 0; k < 3; k++)

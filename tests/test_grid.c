@@ -663,17 +663,27 @@ static void test_the_colliders_tree_gives_what_asking_every_collider_gives(void)
     kyu_world_destroy(w);
 }
 
+// A world of up to 4,096 colliders (`workers` of them, or the default for 0) that builds its
+// colliders' tree from `tree_min` static colliders on (1 << 30: never; put back with
+// tree_default), and the test's draws started from `seed`.
+static kyu_world *tree_world(int tree_min, uint32_t seed, int workers) {
+    kyu_collider_tree_min = tree_min;
+    lcg = seed;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.max_colliders = 4096;
+    if (workers) wd.worker_count = workers;
+    kyu_world *w = NULL;
+    return kyu_world_create(&wd, &w) == KYU_OK ? w : NULL;
+}
+
+static void tree_default(void) { kyu_collider_tree_min = KYU_COLLIDER_TREE_MIN; }
+
 // A board of pegs (a Galton board: 66 capsules, bins, a kinematic paddle) that balls fall through,
 // some pegs moved (and balls made resting on them at once) and one removed on the way: the same
 // state with the tree as with every collider asked at every body.
 static void peg_board(int tree_min, uint64_t *hash, int *built) {
-    int saved = kyu_collider_tree_min;
-    kyu_collider_tree_min = tree_min;
-    lcg = 99;
-    kyu_world_def wd = kyu_world_def_default();
-    wd.worker_count = 2;
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_world *w = tree_world(tree_min, 99, 2);
+    ENSURE(w != NULL);
     add_box(w, v3(-1, -0.1f, -0.05f), v3(1, 0, 0.05f), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0));
     add_box(w, v3(-1, 0, 0.011f), v3(1, 1.2f, 0.05f), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0)); // glass
     add_box(w, v3(-1, 0, -0.05f), v3(1, 1.2f, -0.011f), 0.3f, 0.5f, KYU_STATIC, v3(0, 0, 0));
@@ -720,7 +730,7 @@ static void peg_board(int tree_min, uint64_t *hash, int *built) {
     }
     *hash = kyu_world_state_hash(w);
     kyu_world_destroy(w);
-    kyu_collider_tree_min = saved;
+    tree_default();
 }
 
 static void test_a_board_of_pegs_steps_the_same_with_and_without_the_colliders_tree(void) {
@@ -796,13 +806,8 @@ static void test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_withou
     static int counts[2][300];
     int hit = 0;
     for (int run = 0; run < 2; run++) {
-        int saved = kyu_collider_tree_min;
-        kyu_collider_tree_min = run == 0 ? KYU_COLLIDER_TREE_MIN : 1 << 30;
-        lcg = 4243;
-        kyu_world_def wd = kyu_world_def_default();
-        wd.max_colliders = 4096;
-        kyu_world *w = NULL;
-        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        kyu_world *w = tree_world(run == 0 ? KYU_COLLIDER_TREE_MIN : 1 << 30, 4243, 0);
+        ENSURE(w != NULL);
         kyu_collider_id ids[600];
         for (int i = 0; i < 600; i++) ENSURE(random_collider(w, &ids[i]) == KYU_OK);
         cast_all(w, 1, hits[run][0], hits[run][1], counts[run], hits[run][2]);
@@ -814,7 +819,7 @@ static void test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_withou
         cast_all(w, 2, hits[run][0] + 150, hits[run][1] + 150, counts[run] + 150, hits[run][2] + 16 * 150);
         ENSURE(w->colliders.tree.built == (run == 0));
         kyu_world_destroy(w);
-        kyu_collider_tree_min = saved;
+        tree_default();
     }
     for (int q = 0; q < 300; q++) {
         hit += hits[0][0][q].hit + hits[0][1][q].hit;
@@ -830,13 +835,8 @@ static void test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_withou
 // An inserter filling a box among 400 random colliders places the same bodies with the tree as
 // with every collider asked, and none of them within its clearance of a collider.
 static void fill_among_colliders(int tree_min, uint64_t *hash, int *made, int *built) {
-    int saved = kyu_collider_tree_min;
-    kyu_collider_tree_min = tree_min;
-    lcg = 777;
-    kyu_world_def wd = kyu_world_def_default();
-    wd.max_colliders = 4096;
-    kyu_world *w = NULL;
-    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    kyu_world *w = tree_world(tree_min, 777, 0);
+    ENSURE(w != NULL);
     for (int i = 0; i < 400; i++) { // boxes and capsules, 2 cm to 2 m, some turned
         kyu_collider_def c = kyu_collider_def_default();
         float size = (float)pow(10.0, -2.0 + 2.0 * frand());
@@ -857,13 +857,13 @@ static void fill_among_colliders(int tree_min, uint64_t *hash, int *made, int *b
     for (int b = 0; b < s->high; b++)
         for (int i = 0; i < w->colliders.high; i++) {
             vec3s n;
-            ENSURE(kyu_collider_distance(&w->colliders.list[i], s->pos[b], s->radius[b], 0.0f, wd.fixed_dt,
-                                         &n) >= 0.0f);
+            ENSURE(kyu_collider_distance(&w->colliders.list[i], s->pos[b], s->radius[b], 0.0f,
+                                         w->def.fixed_dt, &n) >= 0.0f);
         }
     *hash = kyu_world_state_hash(w);
     kyu_inserter_destroy(in);
     kyu_world_destroy(w);
-    kyu_collider_tree_min = saved;
+    tree_default();
 }
 
 static void test_an_inserter_among_many_colliders_places_the_same_bodies_with_the_tree(void) {

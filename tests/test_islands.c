@@ -110,6 +110,16 @@ static void test_nothing_drifts_while_asleep(void) {
     kyu_world_destroy(w);
 }
 
+// Two columns of four balls 6 m apart on a floor, asleep after 2 s (a world with sleep).
+static kyu_world *two_sleeping_columns(kyu_body_id a[4], kyu_body_id b[4]) {
+    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
+    box(w, v3(-10, -1, -5), v3(10, 0, 5), KYU_STATIC);
+    column(w, -3, 4, a);
+    column(w, 3, 4, b);
+    steps(w, 120);
+    return w;
+}
+
 // Balls falling from high above, fast (their boxes far taller than the sleeping world, which the
 // wake test cuts to the sleepers' bounds), onto sleeping columns of balls that cannot roll: each
 // wakes the column it lands on, the other column sleeps on, and none passes through.
@@ -117,12 +127,8 @@ static void test_fast_balls_from_high_above_wake_the_column_they_land_on(void) {
     const float speeds[3] = {5.0f, 40.0f, 120.0f};
     for (int k = 0; k < 3; k++) {
         ball_fixed = true;
-        kyu_world *w = world_with(v3(0, -9.81f, 0), true);
-        box(w, v3(-10, -1, -5), v3(10, 0, 5), KYU_STATIC);
         kyu_body_id a[4], b[4];
-        column(w, -3, 4, a);
-        column(w, 3, 4, b);
-        steps(w, 120);
+        kyu_world *w = two_sleeping_columns(a, b);
         ENSURE(kyu_world_sleeping_body_count(w) == 8);
         kyu_body_id drop = ball(w, v3(-3, 300, 0), v3(0, -speeds[k], 0), 0.0f);
         ball_fixed = false;
@@ -138,12 +144,8 @@ static void test_fast_balls_from_high_above_wake_the_column_they_land_on(void) {
 
 // A ball dropped on one sleeping column wakes exactly that column, in the step it hits.
 static void test_dropped_ball_wakes_exactly_the_island_it_touches(void) {
-    kyu_world *w = world_with(v3(0, -9.81f, 0), true);
-    box(w, v3(-10, -1, -5), v3(10, 0, 5), KYU_STATIC);
     kyu_body_id a[4], b[4];
-    column(w, -3, 4, a);
-    column(w, 3, 4, b);
-    steps(w, 120);
+    kyu_world *w = two_sleeping_columns(a, b);
     ENSURE(kyu_world_sleeping_body_count(w) == 8);
     vec3s pb[4];
     for (int i = 0; i < 4; i++) pb[i] = pos(w, b[i]);
