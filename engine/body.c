@@ -705,14 +705,16 @@ typedef struct touching_of {
     uint32_t slot;
     kyu_contact_event *out;
     int capacity, n;
+    uint64_t last; // the pair of the last one listed: a mesh's planes come one after another
 } touching_of;
 
 static void push_touching(const kyu_world *w, const contact *c, void *ctx) {
     touching_of *x = ctx;
-    int mine = c->a == x->slot || (!(c->b & KYU_COLLIDER_BIT) && c->b == x->slot); // live: no slot reuse
-    if (!c->touching || !mine) return;
+    int mine = c->a == x->slot || (!(c->b & KYU_COLLIDER_BIT) && c->b == x->slot);    // live: no slot reuse
+    if (!c->touching || !mine || (x->n > 0 && kyu_contact_key(c) == x->last)) return; // a pair once
     if (x->n < x->capacity) x->out[x->n] = kyu_contact_event_of(w, c);
     x->n++;
+    x->last = kyu_contact_key(c);
 }
 
 kyu_status kyu_body_get_contacts(const kyu_world *w, kyu_body_id id, kyu_contact_event *out, int capacity,
@@ -720,7 +722,7 @@ kyu_status kyu_body_get_contacts(const kyu_world *w, kyu_body_id id, kyu_contact
     BODY_SLOT(w, id, slot);
     if (!total || capacity < 0 || (capacity > 0 && !out))
         return kyu_fail(w, KYU_ERR_NULL, "total is NULL, or out is NULL with capacity > 0");
-    touching_of x = {(uint32_t)slot, out, capacity, 0};
+    touching_of x = {(uint32_t)slot, out, capacity, 0, 0};
     kyu_contacts_each(w, push_touching, &x);
     *total = x.n;
     return KYU_OK;

@@ -118,7 +118,25 @@ int kyu_colliders_next(const collider_store *s, kyu_collider_near *it);
 
 // shape.c: every shape but the plane, solved in the collider's frame
 float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float dt, vec3s *normal);
-float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, float dt, vec3s *normal);
+float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, int plane, float dt,
+                                 vec3s *normal);
+// A mesh gives a sphere one contact for each plane of it that the sphere touches (a bead in a box's
+// corner: the floor and two walls), where one contact, the nearest triangle, let the bead's
+// neighbours push it through the others every step. Triangles met along normals within
+// KYU_PLANE_COS (26 degrees) are one plane: the facets of a bowl give one contact, as before.
+#define KYU_MESH_PLANES 3
+#define KYU_PLANE_COS   0.9f
+typedef struct kyu_mesh_plane {
+    vec3s normal; // from the mesh to the sphere
+    float gap;
+} kyu_mesh_plane;
+// The planes of mesh c that a sphere (centre p, radius r) meets, nearest first, at most
+// KYU_MESH_PLANES: the first is the nearest triangle whatever its gap (up to r), so it is always
+// there; the others are nearer than `keep`. `sides`: the normals of the pair's contacts last step (a sphere
+// pushed through a face is measured to the side it came from, as kyu_collider_distance_from does). Returns
+// how many.
+int kyu_mesh_planes(const collider *c, vec3s p, float r, float keep, const vec3s *sides, int side_count,
+                    kyu_mesh_plane *out);
 kyu_mesh *kyu_mesh_create(const vec3s *verts, int nv, const int32_t *tris, int nt);
 int kyu_bvh_build(kyu_bvh_build_ctx *t, int first, int count);
 void kyu_mesh_destroy(kyu_mesh *m);

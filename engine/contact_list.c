@@ -7,7 +7,9 @@
 
 static int by_key(const void *x, const void *y) {
     uint64_t ka = kyu_contact_key(x), kb = kyu_contact_key(y);
-    return ka < kb ? -1 : ka > kb;
+    if (ka != kb) return ka < kb ? -1 : 1;
+    uint8_t pa = ((const contact *)x)->plane, pb = ((const contact *)y)->plane;
+    return (pa > pb) - (pa < pb);
 }
 
 void kyu_contacts_sort(contact *c, int n) {

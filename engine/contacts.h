@@ -24,6 +24,8 @@ typedef struct contact {
     uint8_t sensor;   // one side is a sensor: events only, no response
     uint8_t mark;     // scratch: the pair touched last step (contact search), or it is an approach
                       //   the solver takes that is fast enough to report (SOLVER_IMPACT, velocity solve)
+    uint8_t plane;    // 0: the pair's one contact; k >= 1: the k-th of the planes of a mesh the body
+                      //   touches (kyu_mesh_planes), one contact each, in the order found
 } contact;
 
 enum { SOLVER_IMPACT = 2 }; // contact.mark from the velocity solve to the relax: report it as an impact
@@ -33,8 +35,13 @@ enum { SOLVER_IMPACT = 2 }; // contact.mark from the velocity solve to the relax
 // held contact within its slop), or more than one.
 enum { SOLVER_LIGHT = 1, SOLVER_TOUCHES_ONE = 2, SOLVER_TOUCHES_MORE = 4 };
 
-// A contact's key, its pair (a, b): the order of every contact list (contact_list.c).
+// A contact's key, its pair (a, b): the order of every contact list (contact_list.c), and within a
+// pair the plane's.
 static inline uint64_t kyu_contact_key(const contact *c) { return ((uint64_t)c->a << 32) | c->b; }
+static inline int kyu_contact_before(const contact *x, const contact *y) {
+    uint64_t kx = kyu_contact_key(x), ky = kyu_contact_key(y);
+    return kx < ky || (kx == ky && x->plane < y->plane);
+}
 
 // What kyu_contacts_add_fresh found in one slice of the fresh bodies (the slices run at once).
 typedef struct fresh_slice {

@@ -257,21 +257,30 @@ typedef struct dist_ctx {
     vec3s p, normal, side; // side: zero, or the side a kept contact holds the sphere on (crossed_face)
     float r, best;
     int best_tri;
+    float cone; // > -1: only triangles met along a normal within acos(cone) of `side` (one plane)
 } dist_ctx;
+
+// Triangle t's gap to the sphere and its normal, measured to `side` if the sphere crossed it there.
+static float triangle_gap(const kyu_mesh *m, int t, vec3s p, float r, vec3s side, vec3s *n) {
+    kyu_triangle tri = triangle_of(m, t);
+    float d = kyu_distance_sphere_triangle(p, r, &tri, n, NULL);
+    if (d < 0.0f) crossed_face(m, t, p, r, side, *n, &d, n);
+    return d;
+}
 
 static void dist_visit(const kyu_mesh *m, int t, void *arg) {
     dist_ctx *x = arg;
-    kyu_triangle tri = triangle_of(m, t);
     vec3s n;
-    float d = kyu_distance_sphere_triangle(x->p, x->r, &tri, &n, NULL);
-    if (d < 0.0f) crossed_face(m, t, x->p, x->r, x->side, n, &d, &n);
+    float d = triangle_gap(m, t, x->p, x->r, x->side, &n);
+    if (x->cone > -1.0f && glms_vec3_dot(n, x->side) < x->cone) return; // another plane's
     if (d < x->best || (d == x->best && t < x->best_tri)) x->best = d, x->best_tri = t, x->normal = n;
 }
 
 // Signed gap from a sphere (local centre p, radius r) to the shape, and the normal (local), for
 // non-plane shapes. A mesh reports at most `range` (nothing nearer than that: the gap is at least it),
 // and measures a face the sphere crossed to `side` (crossed_face; zero: none).
-static float local_distance(const collider *c, vec3s p, float r, float range, vec3s side, vec3s *n) {
+static float local_distance(const collider *c, vec3s p, float r, float range, vec3s side, float cone,
+                            vec3s *n) {
     switch (c->type) {
     case KYU_SHAPE_BOX: {
         kyu_box b = c->box;
@@ -288,7 +297,7 @@ static float local_distance(const collider *c, vec3s p, float r, float range, ve
         return kyu_distance_sphere_hull(p, r, &h, n, NULL);
     }
     case KYU_SHAPE_MESH: {
-        dist_ctx x = {p, {{0.0f, 1.0f, 0.0f}}, side, r, range, -1};
+        dist_ctx x = {p, cone > -1.0f ? side : (vec3s){{0.0f, 1.0f, 0.0f}}, side, r, range, -1, cone};
         aabb q;
         for (int k = 0; k < 3; k++) q.lo[k] = p.raw[k] - r - range, q.hi[k] = p.raw[k] + r + range;
         bvh_query(c->mesh, &q, dist_visit, &x);
@@ -302,20 +311,20 @@ static float local_distance(const collider *c, vec3s p, float r, float range, ve
 }
 
 static float sided_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s side,
-                            vec3s *normal) {
+                            float cone, vec3s *normal) {
     if (c->type == KYU_SHAPE_BOX) { // boxes handle their rotation themselves (the public routine)
         kyu_box b = c->box;
         b.center = center;
         return kyu_distance_sphere_box(p, r, &b, normal, NULL);
     }
     vec3s n;
-    float d = local_distance(c, to_local(c, center, p), r, range, dir_local(c, side), &n);
+    float d = local_distance(c, to_local(c, center, p), r, range, dir_local(c, side), cone, &n);
     *normal = dir_world(c, n);
     return d;
 }
 
 float kyu_shape_distance(const collider *c, vec3s center, vec3s p, float r, float range, vec3s *normal) {
-    return sided_distance(c, center, p, r, range, glms_vec3_zero(), normal);
+    return sided_distance(c, center, p, r, range, glms_vec3_zero(), -2.0f, normal);
 }
 
 // ---- sweep --------------------------------------------------------------------------------------
@@ -647,8 +656,70 @@ float kyu_collider_distance(const collider *c, vec3s p, float r, float t, float 
 }
 
 // The same at the start of the step for a contact whose last normal was `side` (zero: none): a mesh
-// measures a face the sphere crossed to that side (crossed_face).
-float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, float dt, vec3s *normal) {
+// measures a face the sphere crossed to that side (crossed_face), and a contact that is one of a
+// mesh's planes (`plane`) only the triangles of that plane (within KYU_PLANE_COS of `side`: the
+// nearest may be another plane's); without any, the gap is the radius.
+float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side, int plane, float dt,
+                                 vec3s *normal) {
     if (c->type != KYU_SHAPE_MESH) return kyu_collider_distance(c, p, r, 0.0f, dt, normal);
-    return sided_distance(c, c->box.center, p, r, r, side, normal);
+    return sided_distance(c, c->box.center, p, r, r, side, plane ? KYU_PLANE_COS : -2.0f, normal);
+}
+
+// ---- the planes of a mesh a sphere touches ---------------------------------------------------------
+
+typedef struct planes_ctx {
+    vec3s p;
+    float r, keep;
+    const vec3s *sides; // local: the normals of the pair's contacts last step (crossed_face)
+    int side_count;
+    const vec3s *taken; // local: the planes found so far
+    int taken_count;
+    float best;
+    int best_tri;
+    vec3s normal;
+} planes_ctx;
+
+// Triangle t's gap, measured to the side of any of last step's contacts the sphere crossed it to.
+static float planes_gap(const kyu_mesh *m, int t, const planes_ctx *x, vec3s *n) {
+    float d = triangle_gap(m, t, x->p, x->r, glms_vec3_zero(), n);
+    for (int k = 0; k < x->side_count && d < 0.0f; k++)
+        if (crossed_face(m, t, x->p, x->r, x->sides[k], *n, &d, n)) break;
+    return d;
+}
+
+// The nearest triangle on none of the planes found so far: not an edge or corner contact that
+// belongs to a neighbour's face (internal_contact), nor along a normal within KYU_PLANE_COS of a
+// plane found.
+static void planes_visit(const kyu_mesh *m, int t, void *arg) {
+    planes_ctx *x = arg;
+    vec3s n;
+    float d = planes_gap(m, t, x, &n);
+    if (!(d < x->best || (d == x->best && t < x->best_tri))) return;
+    if (x->taken_count > 0 && (!(d < x->keep) || internal_contact(m, t, x->p, n))) return;
+    for (int k = 0; k < x->taken_count; k++)
+        if (glms_vec3_dot(n, x->taken[k]) >= KYU_PLANE_COS) return;
+    x->best = d, x->best_tri = t, x->normal = n;
+}
+
+int kyu_mesh_planes(const collider *c, vec3s p, float r, float keep, const vec3s *sides, int side_count,
+                    kyu_mesh_plane *out) {
+    vec3s side_local[KYU_MESH_PLANES], taken[KYU_MESH_PLANES];
+    if (side_count > KYU_MESH_PLANES) side_count = KYU_MESH_PLANES;
+    for (int k = 0; k < side_count; k++) side_local[k] = dir_local(c, sides[k]);
+    planes_ctx x = {to_local(c, c->box.center, p), r, keep, side_local, side_count, taken, 0, r, -1,
+                    {{0.0f, 1.0f, 0.0f}}};
+    aabb q;
+    for (int k = 0; k < 3; k++) q.lo[k] = x.p.raw[k] - 2.0f * r, q.hi[k] = x.p.raw[k] + 2.0f * r;
+    int n = 0;
+    while (n < KYU_MESH_PLANES) {
+        x.best = r, x.best_tri = -1, x.normal = (vec3s){{0.0f, 1.0f, 0.0f}};
+        bvh_query(c->mesh, &q, planes_visit, &x);
+        if (n > 0 && x.best_tri < 0) break;
+        out[n].normal = dir_world(c, x.normal);
+        out[n].gap = x.best;
+        taken[x.taken_count++] = x.normal;
+        n++;
+        if (!(x.best < keep)) break; // nothing else is nearer than the margin
+    }
+    return n;
 }

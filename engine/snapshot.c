@@ -885,6 +885,27 @@ static contact *get_contacts(reader *r, kyu_world *w, int *count, int island, co
                  what, i, (double)glms_vec3_norm(c->jr), (double)roll_max, (double)twist_max, (double)c->jn);
             break;
         }
+    }
+    // A mesh's planes (one contact each) are a run of their pair's, numbered from 1 in the order
+    // saved; then every gap, each plane's from its own plane.
+    for (int i = 0, j; i < n && !r->bad; i = j) {
+        for (j = i + 1; j < n && cs[j].a == cs[i].a && cs[j].b == cs[i].b; j++) {
+        }
+        if (j - i == 1) continue;
+        const contact *c = &cs[i];
+        int live = kyu_contact_live(w, c);
+        if (j - i > KYU_MESH_PLANES ||
+            (live && (!(c->b & KYU_COLLIDER_BIT) ||
+                      w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type != KYU_SHAPE_MESH))) {
+            fail(r, "%s %d: the pair is in the list %d times (only a mesh's planes may be, up to %d)", what,
+                 i, j - i, KYU_MESH_PLANES);
+            break;
+        }
+        for (int k = i; k < j; k++) cs[k].plane = (uint8_t)(k - i + 1);
+    }
+    for (int i = 0; i < n && !r->bad; i++) {
+        contact *c = &cs[i];
+        if (!kyu_contact_live(w, c)) continue;
         vec3s normal = c->normal;
         c->gap = kyu_contact_gap(w, c, &normal);
     }
@@ -898,7 +919,7 @@ static int by_pair(const contact *x, const contact *y) {
 
 static void check_order(reader *r, const contact *cs, int n, const char *what) {
     for (int i = 1; i < n && !r->bad; i++)
-        if (!by_pair(&cs[i - 1], &cs[i])) fail(r, "%s %d: the list is out of key order", what, i);
+        if (!kyu_contact_before(&cs[i - 1], &cs[i])) fail(r, "%s %d: the list is out of key order", what, i);
 }
 
 // The woken contacts join the cache at the next step: no pair may be in both, or twice. The list

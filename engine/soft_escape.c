@@ -23,9 +23,9 @@
 //   push too, found after its passes and solved with the rest, so it moves nothing into them.
 // A pair splits the push by inverse mass (all of it to the particle against a collider); under
 // gravity a pair one above the other moves only its upper body (shock propagation: bottom up, the
-// lower one has been mended on what holds it already). A mesh keeps one contact per body (its
-// nearest triangle), so a body in a mesh's corner is moved out of every triangle it overlaps by
-// the mesh's own push-out.
+// lower one has been mended on what holds it already). A mesh gives a body a contact for each of
+// its planes the body touches (kyu_mesh_planes), which hold it in the push as a box's faces do;
+// last, the mesh's own push-out moves it out of every triangle it still overlaps.
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,8 +232,7 @@ static void fill_push_row(const kyu_world *w, const contact *c, push_row *r) {
     uint32_t upper = kyu_upper_flags(w->down, c->normal, col);
     r->ia = upper == ROW_UPPER_B ? 0.0f : s->inv_mass[c->a];
     r->ib = upper == ROW_UPPER_A || col ? 0.0f : s->inv_mass[c->b];
-    if (c->sensor || (col && w->colliders.list[c->b & ~KYU_COLLIDER_BIT].type == KYU_SHAPE_MESH))
-        r->ia = r->ib = 0.0f; // a sensor pushes nothing; a mesh is left by the wall push
+    if (c->sensor) r->ia = r->ib = 0.0f; // a sensor pushes nothing
 }
 
 static void push_rows_task(int begin, int end, int worker, void *ctx) {

@@ -116,8 +116,19 @@ static int check_contacts(const kyu_world *w, checker *c, const contact *cs, int
         if (t->a & KYU_COLLIDER_BIT) return fail_at(c, "%s %d: a collider as the first side", what, i);
         if (!(t->b & KYU_COLLIDER_BIT) && t->b <= t->a)
             return fail_at(c, "%s %d: pair out of order", what, i);
-        if (sorted && i > 0 && !(cs[i - 1].a < t->a || (cs[i - 1].a == t->a && cs[i - 1].b < t->b)))
+        if (sorted && i > 0 && !kyu_contact_before(&cs[i - 1], t))
             return fail_at(c, "%s %d: list out of key order", what, i);
+        // A mesh's planes: numbered from 1 in a run of their pair, at most KYU_MESH_PLANES.
+        int first = i == 0 || kyu_contact_key(&cs[i - 1]) != kyu_contact_key(t);
+        int last = i + 1 == n || kyu_contact_key(&cs[i + 1]) != kyu_contact_key(t);
+        if (t->plane > KYU_MESH_PLANES || (first && last && t->plane != 0) ||
+            (!(first && last) && t->plane == 0) || (!first && t->plane != cs[i - 1].plane + 1) ||
+            (first && t->plane > 1))
+            return fail_at(c, "%s %d: plane %d of its pair out of place", what, i, t->plane);
+        if (t->plane && kyu_contact_live(w, t) &&
+            (!(t->b & KYU_COLLIDER_BIT) ||
+             w->colliders.list[t->b & ~KYU_COLLIDER_BIT].type != KYU_SHAPE_MESH))
+            return fail_at(c, "%s %d: a plane of a pair that is no mesh's", what, i);
         if (!kyu_contact_live(w, t)) {
             if (pending) continue;
             return fail_at(c, "%s %d: names a removed body or collider (%u, %u)", what, i, t->a, t->b);

@@ -85,6 +85,22 @@ static inline void open_box_of(kyu_world *w, float L, float d, float h, float mu
 // The same with friction 0.5.
 static inline void open_box(kyu_world *w, float L, float d, float h) { open_box_of(w, L, d, h, 0.5f); }
 
+// The same open box (floor at y = 0, walls at |x|, |z| = L/2, h high, restitution e) as one
+// triangle mesh of its inner faces, as a container read from a CAD file is.
+static inline kyu_collider_id open_mesh_box(kyu_world *w, float L, float h, float e) {
+    const float s = L / 2;
+    vec3s p[8] = {v3(-s, 0, -s), v3(s, 0, -s), v3(s, 0, s), v3(-s, 0, s),
+                  v3(-s, h, -s), v3(s, h, -s), v3(s, h, s), v3(-s, h, s)};
+    static const int32_t t[30] = {0, 2, 1, 0, 3, 2, 0, 1, 5, 0, 5, 4, 1, 2, 6,
+                                  1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_MESH, cd.points = p, cd.point_count = 8, cd.indices = t, cd.triangle_count = 10;
+    cd.restitution = e;
+    kyu_collider_id id = KYU_NULL_COLLIDER;
+    kyu_collider_create(w, &cd, &id);
+    return id;
+}
+
 // n frictionless spheres of 0.5 m (e 0.2, mu 0 on bodies and walls) as a lattice of k x k a layer,
 // 1.1 m apart and jittered by up to 2 cm (seed), in a box of side 1.1 k + 1 m, as physics-check
 // frictionless builds its pile. NULL if the world cannot be made.

@@ -230,6 +230,17 @@ static int steps_on_alike(kyu_world *w, kyu_world *copy, int n, int *asleep) {
     return alike && copy != NULL;
 }
 
+// steps_on_alike from w's state, then w rewound to it (loaded from a snapshot taken first): both
+// must hold. Destroys copy.
+static int steps_on_alike_and_back(kyu_world *w, kyu_world *copy, int n) {
+    size_t size = 0;
+    void *snap = save(w, &size);
+    int later = 0, alike = snap && steps_on_alike(w, copy, n, &later);
+    int back = snap && kyu_world_load_memory(w, snap, size) == KYU_OK;
+    free(snap);
+    return alike && back;
+}
+
 // Rolling resistance stops the balls: one falls asleep within a few steps and is woken, so the
 // world has a sleep grid (its cell set by the first island to sleep) and no island; later the piles
 // sleep. At every step the world saves, loads and saves back to the same bytes; from a step with
@@ -247,14 +258,7 @@ static void test_snapshot_with_rolling_resistance_saves_loads_and_steps_on_alike
         kyu_world *copy = round_trip(w, "rolling resistance", s);
         ENSURE(copy != NULL);
         if ((asleep == 0 && woken == 1) || (asleep > 0 && islands == 100)) { // rewound after
-            size_t n = 0;
-            void *snap = save(w, &n);
-            ENSURE(snap != NULL);
-            int later = 0, alike = steps_on_alike(w, copy, 100, &later);
-            int back = kyu_world_load_memory(w, snap, n) == KYU_OK;
-            free(snap);
-            ENSURE(alike);
-            ENSURE(back);
+            ENSURE(steps_on_alike_and_back(w, copy, 100));
             went_on++;
         } else {
             kyu_world_destroy(copy);
@@ -292,6 +296,61 @@ static void test_snapshot_of_a_woken_sleep_grid_steps_on_alike(void) {
     kyu_world_destroy(w);
     ENSURE(asleep == 102); // asleep again: the grid was sized again
     ENSURE(alike);
+}
+
+// How many contacts of the contact network beyond one a body has with one collider: a mesh's
+// planes (a bead in a corner of a box made of one mesh touches two or three).
+static int extra_planes(kyu_world *w) {
+    enum { CAP = 4096 };
+    static kyu_body_id body[CAP];
+    static kyu_collider_id col[CAP];
+    kyu_contact_arrays out = {.body = body, .collider = col};
+    int n = kyu_world_get_contact_network(w, &out, CAP), extra = 0;
+    for (int i = 1; i < n && i < CAP; i++)
+        extra += col[i].index1 != 0 && kyu_collider_id_equal(col[i], col[i - 1]) &&
+                 kyu_body_id_equal(body[i], body[i - 1]);
+    return extra;
+}
+
+// Beads in the corners of a box made of one mesh have a contact for each of its planes they touch:
+// the world saves, loads and saves back to the same bytes at every step, and steps on alike from a
+// step while they land and from one where they sleep (their contacts in the islands' lists).
+static void test_snapshot_of_beads_in_a_mesh_box_steps_on_alike(void) {
+    const float r = 0.01f, h = 0.06f, H = 0.2f;
+    kyu_world_def wd = kyu_world_def_default();
+    wd.sleep_time = 0.3f;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    ENSURE(!kyu_collider_id_equal(open_mesh_box(w, 2 * h, H, 0.0f), KYU_NULL_COLLIDER));
+    for (int i = 0; i < 144; i++) // six layers of 6 x 6, the outer ones against the walls
+        ball_of(w, r, 0.01f,
+                v3(-h + r + 0.0199f * (float)(i % 6),
+                   r + 0.021f * (float)(i / 36 + 1) + 0.0005f * (float)(i % 5),
+                   -h + r + 0.0199f * (float)(i / 6 % 6)),
+                v3(0, 0, 0), v3(0, 0, 0));
+    int planes = 0, alike_landing = 0, alike_asleep = 0;
+    for (int s = 1; s <= 300 && !alike_asleep; s++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        planes = planes > extra_planes(w) ? planes : extra_planes(w);
+        kyu_world *copy = round_trip(w, "mesh box", s);
+        ENSURE(copy != NULL);
+        int asleep = kyu_world_sleeping_body_count(w) == 144;
+        if (s == 8 || asleep) {
+            ENSURE(steps_on_alike_and_back(w, copy, 60));
+            if (asleep)
+                alike_asleep = 1;
+            else
+                alike_landing = 1;
+        } else {
+            kyu_world_destroy(copy);
+        }
+    }
+    kyu_world_destroy(w);
+    printf(
+        "    a bead's contacts with the mesh beyond its first: up to %d in a step (landing %d, asleep %d)\n",
+        planes, alike_landing, alike_asleep);
+    ENSURE(planes >= 8); // the corner columns at least
+    ENSURE(alike_landing && alike_asleep);
 }
 
 // The world that refuses a snapshot is left exactly as it was.
@@ -502,6 +561,7 @@ void suite_snapshot(void) {
     RUN_TEST(test_snapshot_saves_the_same_bytes_twice);
     RUN_TEST(test_snapshot_with_rolling_resistance_saves_loads_and_steps_on_alike);
     RUN_TEST(test_snapshot_of_a_woken_sleep_grid_steps_on_alike);
+    RUN_TEST(test_snapshot_of_beads_in_a_mesh_box_steps_on_alike);
     RUN_TEST(test_snapshot_truncated_or_corrupt_is_refused_whole);
     RUN_TEST(test_snapshot_forged_bytes_never_crash);
     RUN_TEST(test_snapshot_refuses_a_negative_radius_with_a_reason);

@@ -22,7 +22,8 @@
 // changes a setting: MU (the pour's friction), RR (its rolling resistance), HZ (steps a second),
 // NOSLEEP (never sleep), SECONDS_LIMIT (the sizes check's run, default 30 s; the frictionless
 // pile's, default 40 s), SEED (the jitter of the pour's and the frictionless pile's starting
-// positions; a pour's sleep time is chaotic: read it over several seeds).
+// positions; a pour's sleep time is chaotic: read it over several seeds), MESH (the pour's box is
+// one triangle mesh, as a container read from a CAD file, not five box colliders).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,20 @@ static void container(kyu_world *w, float L, float H, float t, float e, float mu
     add_box(w, (vec3s){{L / 2, 0, -L / 2 - t}}, (vec3s){{L / 2 + t, H, L / 2 + t}}, e, mu);
     add_box(w, (vec3s){{-L / 2, 0, -L / 2 - t}}, (vec3s){{L / 2, H, -L / 2}}, e, mu);
     add_box(w, (vec3s){{-L / 2, 0, L / 2}}, (vec3s){{L / 2, H, L / 2 + t}}, e, mu);
+}
+
+// The same open box as one triangle mesh of its inner faces (floor and four walls, two triangles
+// each), as a container read from a CAD file would be.
+static void container_mesh(kyu_world *w, float L, float H, float e, float mu) {
+    float h = L / 2;
+    vec3s p[8] = {{{-h, 0, -h}}, {{h, 0, -h}}, {{h, 0, h}}, {{-h, 0, h}},
+                  {{-h, H, -h}}, {{h, H, -h}}, {{h, H, h}}, {{-h, H, h}}};
+    static const int32_t t[30] = {0, 2, 1, 0, 3, 2, 0, 1, 5, 0, 5, 4, 1, 2, 6,
+                                  1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+    kyu_collider_def cd = kyu_collider_def_default();
+    cd.type = KYU_SHAPE_MESH, cd.points = p, cd.point_count = 8, cd.indices = t, cd.triangle_count = 10;
+    cd.restitution = e, cd.friction = mu;
+    check(w, kyu_collider_create(w, &cd, NULL), "the box's mesh");
 }
 
 typedef struct bed_stats {
@@ -256,7 +271,10 @@ static int pour(float R, int n) {
     kyu_world *w = new_world(n);
     float d = 2 * R, L = 12 * d;
     int layers = (n + 99) / 100;
-    container(w, L, 1.3f * d * (float)layers + 4 * d, d, 0.2f, 0.5f);
+    if (getenv("MESH"))
+        container_mesh(w, L, 1.3f * d * (float)layers + 4 * d, 0.2f, 0.5f);
+    else
+        container(w, L, 1.3f * d * (float)layers + 4 * d, d, 0.2f, 0.5f);
     kyu_body_def bd = kyu_body_def_default();
     bd.radius = R, bd.restitution = 0.2f, bd.friction = getenv("MU") ? (float)atof(getenv("MU")) : 0.5f;
     bd.rolling_resistance = getenv("RR") ? (float)atof(getenv("RR")) : 0.0f;

@@ -69,9 +69,10 @@ typedef struct kyu_contact_arrays {
 
 /// The contact network: every pair of a body with a body or a collider that touches (within its
 /// slop) or pushed in the last step, sensors left out, in a fixed order (the awake contacts by
-/// pair, then the sleeping islands'). Writes the first min(count, capacity) and returns the count
-/// (capacity 0 asks it), or -1 for a NULL world or `out`, or capacity < 0. The forces are the
-/// contacts' own (see the header: impacts are not in it).
+/// pair, then the sleeping islands'); a body touching several planes of one mesh (a bead in a
+/// corner of a box made of one mesh) has an entry for each, one after the other. Writes the first min(count,
+/// capacity) and returns the count (capacity 0 asks it), or -1 for a NULL world or `out`, or capacity < 0.
+/// The forces are the contacts' own (see the header: impacts are not in it).
 KYU_API int kyu_world_get_contact_network(const kyu_world *world, const kyu_contact_arrays *out,
                                           int capacity);
 

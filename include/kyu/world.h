@@ -251,8 +251,9 @@ KYU_API kyu_status kyu_body_get_radius(const kyu_world *world, kyu_body_id body,
 KYU_API kyu_status kyu_body_get_mass(const kyu_world *world, kyu_body_id body, float *out);
 /// The def's user_data.
 KYU_API kyu_status kyu_body_get_user_data(const kyu_world *world, kyu_body_id body, void **out);
-/// The pairs this body touches now ("stay"): up to `capacity` written to `out` (may be NULL when
-/// capacity is 0), the total in `*total`.
+/// The pairs this body touches now ("stay"), each once (a mesh once however many of its planes
+/// the body touches): up to `capacity` written to `out` (may be NULL when capacity is 0), the
+/// total in `*total`.
 KYU_API kyu_status kyu_body_get_contacts(const kyu_world *world, kyu_body_id body, kyu_contact_event *out,
                                          int capacity, int *total);
 /// False while the body's island sleeps.
