@@ -217,7 +217,7 @@ static void write_planes(const kyu_world *w, uint32_t a, uint32_t b, int count, 
     int n = pair_planes(w, a, b, o, touching, pl);
     KYU_ASSERT(n == count); // the count pass found the same
     (void)n;
-    const contact *old = w->contacts.list + o;
+    const contact *old = m > 0 ? w->contacts.list + o : NULL; // (o is -1 for a body without any)
     int used = 0;
     for (int i = 0; i < count; i++) {
         contact *c = &out[i];
