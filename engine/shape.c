@@ -667,6 +667,14 @@ float kyu_collider_distance_from(const collider *c, vec3s p, float r, vec3s side
 
 // ---- the planes of a mesh a sphere touches ---------------------------------------------------------
 
+// A triangle within reach of the sphere (gap under r), as the one query finds them.
+typedef struct plane_candidate {
+    float d;
+    int t;
+    vec3s n;
+} plane_candidate;
+#define PLANE_CANDIDATES 32 // more (a fine mesh): a query for each plane instead
+
 typedef struct planes_ctx {
     vec3s p;
     float r, keep;
@@ -677,6 +685,8 @@ typedef struct planes_ctx {
     float best;
     int best_tri;
     vec3s normal;
+    plane_candidate cand[PLANE_CANDIDATES];
+    int cand_count, overflow;
 } planes_ctx;
 
 // Triangle t's gap, measured to the side of any of last step's contacts the sphere crossed it to.
@@ -687,13 +697,10 @@ static float planes_gap(const kyu_mesh *m, int t, const planes_ctx *x, vec3s *n)
     return d;
 }
 
-// The nearest triangle on none of the planes found so far: not an edge or corner contact that
-// belongs to a neighbour's face (internal_contact), nor along a normal within KYU_PLANE_COS of a
-// plane found.
-static void planes_visit(const kyu_mesh *m, int t, void *arg) {
-    planes_ctx *x = arg;
-    vec3s n;
-    float d = planes_gap(m, t, x, &n);
+// Triangle t (gap d, normal n) as the nearest so far on none of the planes found: not an edge or
+// corner contact that belongs to a neighbour's face (internal_contact), nor along a normal within
+// KYU_PLANE_COS of a plane found.
+static void consider_plane(const kyu_mesh *m, planes_ctx *x, int t, float d, vec3s n) {
     if (!(d < x->best || (d == x->best && t < x->best_tri))) return;
     if (x->taken_count > 0 && (!(d < x->keep) || internal_contact(m, t, x->p, n))) return;
     for (int k = 0; k < x->taken_count; k++)
@@ -701,19 +708,48 @@ static void planes_visit(const kyu_mesh *m, int t, void *arg) {
     x->best = d, x->best_tri = t, x->normal = n;
 }
 
+static void planes_visit(const kyu_mesh *m, int t, void *arg) {
+    planes_ctx *x = arg;
+    vec3s n;
+    float d = planes_gap(m, t, x, &n);
+    consider_plane(m, x, t, d, n);
+}
+
+// The triangles within reach, each measured once for all the planes.
+static void collect_visit(const kyu_mesh *m, int t, void *arg) {
+    planes_ctx *x = arg;
+    vec3s n;
+    float d = planes_gap(m, t, x, &n);
+    if (!(d < x->r)) return; // (no plane is as far)
+    if (x->cand_count == PLANE_CANDIDATES) {
+        x->overflow = 1;
+        return;
+    }
+    x->cand[x->cand_count++] = (plane_candidate){d, t, n};
+}
+
 int kyu_mesh_planes(const collider *c, vec3s p, float r, float keep, const vec3s *sides, int side_count,
                     kyu_mesh_plane *out) {
     vec3s side_local[KYU_MESH_PLANES], taken[KYU_MESH_PLANES];
     if (side_count > KYU_MESH_PLANES) side_count = KYU_MESH_PLANES;
     for (int k = 0; k < side_count; k++) side_local[k] = dir_local(c, sides[k]);
-    planes_ctx x = {to_local(c, c->box.center, p), r, keep, side_local, side_count, taken, 0, r, -1,
-                    {{0.0f, 1.0f, 0.0f}}};
+    planes_ctx x = {.p = to_local(c, c->box.center, p),
+                    .r = r,
+                    .keep = keep,
+                    .sides = side_local,
+                    .side_count = side_count,
+                    .taken = taken};
     aabb q;
     for (int k = 0; k < 3; k++) q.lo[k] = x.p.raw[k] - 2.0f * r, q.hi[k] = x.p.raw[k] + 2.0f * r;
+    bvh_query(c->mesh, &q, collect_visit, &x);
     int n = 0;
     while (n < KYU_MESH_PLANES) {
         x.best = r, x.best_tri = -1, x.normal = (vec3s){{0.0f, 1.0f, 0.0f}};
-        bvh_query(c->mesh, &q, planes_visit, &x);
+        if (x.overflow)
+            bvh_query(c->mesh, &q, planes_visit, &x);
+        else
+            for (int k = 0; k < x.cand_count; k++)
+                consider_plane(c->mesh, &x, x.cand[k].t, x.cand[k].d, x.cand[k].n);
         if (n > 0 && x.best_tri < 0) break;
         out[n].normal = dir_world(c, x.normal);
         out[n].gap = x.best;

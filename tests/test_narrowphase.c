@@ -265,8 +265,144 @@ static void test_parting_straight_pairs_meet_nothing_ahead(void) {
     ENSURE(parting > 5000 && touching > 1000); // many were sampled, and many overlapped
 }
 
+// ---- the planes of a mesh a sphere touches (kyu_mesh_planes), against every triangle ------------
+
+// Whether p projects inside triangle (a, b, c) (on an edge counts), as the engine asks it.
+static int projects_into(vec3s a, vec3s b, vec3s c, vec3s p) {
+    vec3s n = glms_vec3_cross(glms_vec3_sub(b, a), glms_vec3_sub(c, a)), v[3] = {a, b, c};
+    float nn = glms_vec3_norm2(n), eps = 1e-6f * nn;
+    if (!(nn > 0.0f)) return 0;
+    for (int k = 0; k < 3; k++)
+        if (glms_vec3_dot(glms_vec3_cross(glms_vec3_sub(v[(k + 1) % 3], v[k]), glms_vec3_sub(p, v[k])), n) <
+            -eps)
+            return 0;
+    return 1;
+}
+
+// The planes by their definition, every triangle asked: the nearest (gap under r; the lower
+// triangle on a tie), then again and again the nearest nearer than keep that is no edge or corner
+// contact of a triangle whose neighbour across an edge the centre projects into, along a normal
+// under KYU_PLANE_COS with every plane taken.
+static int planes_by_hand(const vec3s *V, const int32_t *T, int nt, vec3s p, float r, float keep,
+                          kyu_mesh_plane *out) {
+    vec3s taken[KYU_MESH_PLANES];
+    int n = 0;
+    while (n < KYU_MESH_PLANES) {
+        float best = r;
+        int best_t = -1;
+        vec3s best_n = v3(0, 1, 0);
+        for (int t = 0; t < nt; t++) {
+            kyu_triangle tri = {V[T[3 * t]], V[T[3 * t + 1]], V[T[3 * t + 2]]};
+            vec3s nrm;
+            float d = kyu_distance_sphere_triangle(p, r, &tri, &nrm, NULL);
+            if (!(d < best || (d == best && t < best_t))) continue;
+            if (n > 0) {
+                if (!(d < keep)) continue;
+                vec3s fn = glms_vec3_cross(glms_vec3_sub(tri.b, tri.a), glms_vec3_sub(tri.c, tri.a));
+                float len = glms_vec3_norm(fn);
+                int face = len > 0.0f && fabsf(glms_vec3_dot(nrm, fn)) >= 0.99999f * len, internal = 0;
+                for (int u = 0; u < nt && len > 0.0f && !face && !internal;
+                     u++) { // neighbours: an edge shared
+                    int shared = 0;
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++) shared += T[3 * t + i] == T[3 * u + j];
+                    internal = u != t && shared == 2 &&
+                               projects_into(V[T[3 * u]], V[T[3 * u + 1]], V[T[3 * u + 2]], p);
+                }
+                if (internal) continue;
+                int same = 0;
+                for (int k = 0; k < n; k++) same |= glms_vec3_dot(nrm, taken[k]) >= KYU_PLANE_COS;
+                if (same) continue;
+            }
+            best = d, best_t = t, best_n = nrm;
+        }
+        if (n > 0 && best_t < 0) break;
+        out[n] = (kyu_mesh_plane){best_n, best};
+        taken[n++] = best_n;
+        if (!(best < keep)) break;
+    }
+    return n;
+}
+
+// Spheres of random sizes near three meshes: an open box, a rough height field (edges and corners
+// at every angle) and a fan of 48 slivers around one vertex (more triangles within reach than the
+// search keeps: it asks the hierarchy plane by plane there). The planes and their gaps must be
+// the brute-force answer to the bit.
+static void test_a_meshs_planes_are_what_asking_every_triangle_gives(void) {
+    enum { G = 9, FAN = 48 };
+    static vec3s V[G * G + FAN + 1];
+    static int32_t T[3 * 2 * (G - 1) * (G - 1) + 3 * FAN];
+    long stats[KYU_MESH_PLANES + 1] = {0};
+    for (int mesh = 0; mesh < 3; mesh++) {
+        int nv = 0, nt = 0;
+        if (mesh == 0) {
+            const float h = 1.0f, H = 1.5f;
+            vec3s P[8] = {v3(-h, 0, -h), v3(h, 0, -h), v3(h, 0, h), v3(-h, 0, h),
+                          v3(-h, H, -h), v3(h, H, -h), v3(h, H, h), v3(-h, H, h)};
+            static const int32_t B[30] = {0, 2, 1, 0, 3, 2, 0, 1, 5, 0, 5, 4, 1, 2, 6,
+                                          1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+            for (int i = 0; i < 8; i++) V[nv++] = P[i];
+            for (int i = 0; i < 30; i++) T[i] = B[i];
+            nt = 10;
+        } else if (mesh == 1) {
+            for (int i = 0; i < G; i++)
+                for (int j = 0; j < G; j++)
+                    V[nv++] = v3(0.25f * (float)i - 1.0f, (float)(0.3 * frand()), 0.25f * (float)j - 1.0f);
+            for (int i = 0; i + 1 < G; i++)
+                for (int j = 0; j + 1 < G; j++) {
+                    int32_t a = i * G + j, q[6] = {a, a + 1, a + G, a + 1, a + G + 1, a + G};
+                    for (int k = 0; k < 6; k++) T[3 * nt + k] = q[k];
+                    nt += 2;
+                }
+        } else {
+            V[nv++] = v3(0, 0, 0);
+            for (int j = 0; j < FAN; j++) {
+                float ph = 6.2831853f * (float)j / FAN;
+                V[nv++] = v3(cosf(ph), 0.2f * sinf(3.0f * ph), sinf(ph));
+            }
+            for (int j = 0; j < FAN; j++)
+                T[3 * nt] = 0, T[3 * nt + 1] = 1 + j, T[3 * nt + 2] = 1 + (j + 1) % FAN, nt++;
+        }
+        kyu_world *w = NULL;
+        kyu_world_def wd = kyu_world_def_default();
+        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        kyu_collider_def cd = kyu_collider_def_default();
+        cd.type = KYU_SHAPE_MESH, cd.points = V, cd.point_count = nv, cd.indices = T, cd.triangle_count = nt;
+        ENSURE(kyu_collider_create(w, &cd, NULL) == KYU_OK);
+        const collider *col = &w->colliders.list[0];
+        for (int i = 0; i < 4000; i++) {
+            float r = (float)(0.02 + 0.3 * frand()), keep = (float)(frand() * r);
+            vec3s p = v3((float)(2.4 * frand() - 1.2),
+                         (float)(mesh == 0 ? 1.7 * frand() - 0.1 : 0.8 * frand() - 0.3),
+                         (float)(2.4 * frand() - 1.2));
+            if (mesh == 2) p = glms_vec3_scale(p, i % 2 ? 0.1f : 1.0f); // half of them at the fan's centre
+            kyu_mesh_plane got[KYU_MESH_PLANES], want[KYU_MESH_PLANES];
+            int n = kyu_mesh_planes(col, p, r, keep, NULL, 0, got),
+                m = planes_by_hand(V, T, nt, p, r, keep, want);
+            ENSURE(n == m);
+            for (int k = 0; k < n && k < m; k++) {
+                int same = got[k].gap == want[k].gap && got[k].normal.x == want[k].normal.x &&
+                           got[k].normal.y == want[k].normal.y && got[k].normal.z == want[k].normal.z;
+                if (!same)
+                    printf(
+                        "    mesh %d, sphere %d, plane %d: gap %g normal (%g %g %g), by hand %g (%g %g %g)\n",
+                        mesh, i, k, (double)got[k].gap, (double)got[k].normal.x, (double)got[k].normal.y,
+                        (double)got[k].normal.z, (double)want[k].gap, (double)want[k].normal.x,
+                        (double)want[k].normal.y, (double)want[k].normal.z);
+                ENSURE(same);
+            }
+            stats[n - 1 + (n > 1 || got[0].gap < keep)]++;
+        }
+        kyu_world_destroy(w);
+    }
+    printf("    12000 spheres: %ld beyond reach, %ld on one plane, %ld on two, %ld on three\n", stats[0],
+           stats[1], stats[2], stats[3]);
+    ENSURE(stats[2] > 100 && stats[3] > 10);
+}
+
 void suite_narrowphase(void) {
     RUN_TEST(test_next_contact_near_grazing_matches_oracle);
     RUN_TEST(test_slow_straight_pairs_meet_slower_than_rest);
     RUN_TEST(test_parting_straight_pairs_meet_nothing_ahead);
+    RUN_TEST(test_a_meshs_planes_are_what_asking_every_triangle_gives);
 }
