@@ -440,10 +440,15 @@ static int stage_fresh(const kyu_world *w, uint32_t f, uint32_t x, fresh_slice *
     c.b = kyu_is_collider(x) || f < x ? x : f;
     if (!kyu_pair_allowed(w, c.a, c.b)) return 0;
     kyu_mesh_plane pl[KYU_MESH_PLANES];
-    int planes = by_planes(w, c.a, c.b) ? pair_planes(w, c.a, c.b, -1, 0, pl) : 1;
-    if (planes == 0) return 0;
-    c.gap = kyu_contact_geometry(w, &c, &c.normal);
-    if (!(c.gap < kyu_pair_margin(w, c.a, c.b))) return 0;
+    int planes = 1;
+    if (by_planes(w, c.a, c.b)) { // its nearest plane is what the contact's geometry would find
+        planes = pair_planes(w, c.a, c.b, -1, 0, pl);
+        if (planes == 0) return 0;
+        c.normal = pl[0].normal, c.gap = pl[0].gap;
+    } else {
+        c.gap = kyu_contact_geometry(w, &c, &c.normal);
+        if (!(c.gap < kyu_pair_margin(w, c.a, c.b))) return 0;
+    }
     int lo = 0, hi = w->contacts.count; // already kept (a teleported body's old pairs stay)
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;

@@ -606,12 +606,15 @@ static int owned_at(const kyu_world *w, uint32_t a, uint32_t b) {
     return -1;
 }
 
+// Whether contact k of the cache is one of pair (a, b)'s (a mesh's planes are a run of them).
+static int of_pair(const kyu_world *w, int k, uint32_t a, uint32_t b) {
+    return k >= 0 && k < w->contacts.count && w->contacts.list[k].a == a && w->contacts.list[k].b == b;
+}
+
 // Whether body a has a contact with collider b, held or not, along `normal` (a mesh's: on that
 // plane): the relax stops what still closes on it at the end of the step.
 int kyu_contacts_hold_plane(const kyu_world *w, uint32_t a, uint32_t b, vec3s normal) {
-    for (int k = owned_at(w, a, b);
-         k >= 0 && k < w->contacts.count && w->contacts.list[k].a == a && w->contacts.list[k].b == b;
-         k++) // (a mesh's planes, one contact each)
+    for (int k = owned_at(w, a, b); of_pair(w, k, a, b); k++) // (a mesh's planes, one contact each)
         if (glms_vec3_dot(w->contacts.list[k].normal, normal) >= SAME_PLANE_COS) return 1;
     return 0;
 }
@@ -621,9 +624,7 @@ int kyu_contacts_solver_owns(const kyu_world *w, uint32_t a, uint32_t b, const v
         uint32_t t = a;
         a = b, b = t;
     }
-    for (int k = owned_at(w, a, b);
-         k >= 0 && k < w->contacts.count && w->contacts.list[k].a == a && w->contacts.list[k].b == b;
-         k++) { // (a mesh's planes, one contact each)
+    for (int k = owned_at(w, a, b); of_pair(w, k, a, b); k++) { // (a mesh's planes, one contact each)
         if (w->contacts.owned[k] & NOT_HELD) continue;
         if (!face || !(b & KYU_COLLIDER_BIT)) return 1; // (only a mesh's triangle has a face)
         if (glms_vec3_dot(w->contacts.list[k].normal, *face) >= SAME_PLANE_COS) return 1;
