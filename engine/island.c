@@ -63,6 +63,16 @@ static void sg_empty(sleep_grid *g) {
     g->bounds = kyu_box_empty();
 }
 
+// A rest box that spans at most two cells on every axis takes one entry, at its low corner's cell:
+// a box that meets it has its low corner's cell at most one above that (the cells of a coordinate
+// never decrease as it grows), so a query looks one cell lower than its own low corner and finds
+// it. Asked of the cells, not of the box's width against the cell's, the rule holds however far
+// from the origin the floats are coarse (a width rule with a 1% margin failed there in principle:
+// at 2^20 radii out, where a body may still be, a float's step is an eighth of a radius).
+static int one_entry(const int32_t lo[3], const int32_t hi[3]) {
+    return hi[0] - lo[0] <= 1 && hi[1] - lo[1] <= 1 && hi[2] - lo[2] <= 1;
+}
+
 static int sg_insert(kyu_world *w, uint32_t body) {
     sleep_grid *g = &w->islands.grid;
     aabb b = rest_box(w, body);
@@ -70,9 +80,8 @@ static int sg_insert(kyu_world *w, uint32_t body) {
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
-    if (b.hi[0] - b.lo[0] <= 0.99f * g->cell && b.hi[1] - b.lo[1] <= 0.99f * g->cell &&
-        b.hi[2] - b.lo[2] <= 0.99f * g->cell) {
-        n = 1; // fits a cell: one entry, at the cell of its low corner (queries look a cell lower)
+    if (one_entry(lo, hi)) {
+        n = 1; // one entry, at the cell of its low corner (queries look a cell lower)
         memcpy(hi, lo, sizeof hi);
     }
     if (n > SLEEP_MAX_CELLS) { // a giant: kept in a list scanned by every query
@@ -99,10 +108,9 @@ static int sg_insert(kyu_world *w, uint32_t body) {
 // How many grid cells a sleeping body's entries take (0 for a giant): its share of `live`.
 static int sg_cells_of(const kyu_world *w, uint32_t body) {
     aabb b = rest_box(w, body);
-    float c = 0.99f * w->islands.grid.cell;
-    if (b.hi[0] - b.lo[0] <= c && b.hi[1] - b.lo[1] <= c && b.hi[2] - b.lo[2] <= c) return 1;
     int32_t lo[3], hi[3];
     for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, b.lo[k]), hi[k] = sg_cell(w, b.hi[k]);
+    if (one_entry(lo, hi)) return 1;
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
     return n > SLEEP_MAX_CELLS ? 0 : (int)n;
 }
@@ -133,8 +141,8 @@ static int sg_query_one(const kyu_world *w, const aabb *whole, sg_visit_fn *visi
         if (sg_live(w, &g->giants[i]) && kyu_boxes_overlap(box, &rb) && visit(ctx, j)) return -1;
     }
     if (g->count == 0) return 0;
-    int32_t lo[3], hi[3]; // one-cell entries sit at their low corner: look one cell lower too
-    for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, box->lo[k] - g->cell), hi[k] = sg_cell(w, box->hi[k]);
+    int32_t lo[3], hi[3]; // one-entry boxes sit at their low corner's cell: look one cell lower too
+    for (int k = 0; k < 3; k++) lo[k] = sg_cell(w, box->lo[k]) - 1, hi[k] = sg_cell(w, box->hi[k]);
     int64_t n = (int64_t)(hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
     if (n > (int64_t)g->count) { // a box wider than the sleeping world: scan the entries instead
         for (int e = 0; e < g->count; e++) {

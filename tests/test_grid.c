@@ -874,6 +874,102 @@ static void test_an_inserter_among_many_colliders_places_the_same_bodies_with_th
     ENSURE(with && !without && made_a > 1000 && made_a == made_b && a == b);
 }
 
+// The grid of sleepers (engine/island.c) against asking every sleeper: a box wakes exactly the
+// sleepers whose rest box it meets. Lone bodies (each its own island) of three sizes, one giant,
+// near the origin and 30 km and 250 km from it (where a float's step is a hundredth of a cell, and
+// a rule in the grid that leans on a margin of the coordinates, not on their cells, would miss
+// one), asleep in a world without gravity; boxes of every size placed at a sleeper's rest box,
+// their faces on its faces, a float's step either side of them or a little apart.
+static aabb sleeper_box(const kyu_world *w, uint32_t i) {
+    return kyu_box_around(w->bodies.pos[i], w->bodies.radius[i] + kyu_body_margin(w, i));
+}
+
+static int by_u32(const void *x, const void *y) {
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static float nudged(float x, int how) {
+    return how == 0 ? x : how == 1 ? nextafterf(x, INFINITY) : how == 2 ? nextafterf(x, -INFINITY) : x;
+}
+
+static void test_the_sleep_grid_wakes_every_sleeper_a_box_meets_and_no_other(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    wd.gravity = (vec3s){{0.0f, 0.0f, 0.0f}};
+    wd.enable_sleep = true;
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    const float origins[3] = {0.0f, 3.0e4f, 5.0e5f};
+    int n = 0;
+    for (int o = 0; o < 3; o++)
+        for (int k = 0; k < 64; k++) {
+            kyu_body_def bd = kyu_body_def_default();
+            double u = frand();
+            bd.radius = u < 0.6 ? 0.5f : u < 0.9 ? 0.05f : u < 0.99 ? 1.5f : 6.0f;
+            if (o == 2 && bd.radius < 0.5f) bd.radius = 0.5f; // kept within 2^20 radii of the origin
+            // on a lattice 14 m apart, so that no two touch: each sleeps alone
+            bd.position = (vec3s){{origins[o] + 14.0f * (float)(k % 4) + (float)frand(),
+                                   14.0f * (float)((k / 4) % 4) + (float)frand(),
+                                   14.0f * (float)(k / 16) + (float)frand()}};
+            kyu_body_id id;
+            ENSURE(kyu_body_create(w, &bd, &id) == KYU_OK);
+            n++;
+        }
+    for (int s = 0; s < 600 && kyu_world_sleeping_body_count(w) < n; s++) ENSURE(kyu_world_step(w) == KYU_OK);
+    ENSURE(kyu_world_sleeping_body_count(w) == n);
+    size_t size = 0;
+    ENSURE(kyu_world_save_memory(w, NULL, 0, &size) == KYU_OK);
+    void *saved = malloc(size);
+    ENSURE(saved != NULL);
+    ENSURE(kyu_world_save_memory(w, saved, size, &size) == KYU_OK);
+    float cell = w->islands.grid.cell;
+    uint32_t want[256], got[256];
+    int cases = TEST_LENGTH(4000, 800), met = 0, far_met = 0;
+    for (int c = 0; c < cases; c++) {
+        ENSURE(kyu_world_load_memory(w, saved, size) == KYU_OK);
+        uint32_t j = (uint32_t)(frand() * n);
+        aabb r = sleeper_box(w, j), q;
+        int edge = (int)(frand() * 3); // the axis on which the box comes to its faces
+        for (int k = 0; k < 3; k++) {
+            float side = (float)(frand() * frand() * 3.0 * cell);
+            int how = k == edge ? (int)(frand() * 3) : frand() < 0.8 ? 3 : 4;
+            switch (how) {
+            case 0: // meets its high face from above (or just misses it)
+                q.lo[k] = nudged(r.hi[k], (int)(frand() * 3)), q.hi[k] = q.lo[k] + side;
+                break;
+            case 1: // meets its low face from below
+                q.hi[k] = nudged(r.lo[k], (int)(frand() * 3)), q.lo[k] = q.hi[k] - side;
+                break;
+            case 2: // a little apart
+                q.lo[k] = r.hi[k] + (float)(frand() * 0.02 * cell), q.hi[k] = q.lo[k] + side;
+                break;
+            case 3: // across it
+                q.lo[k] = r.lo[k] - (float)(frand() * cell), q.hi[k] = r.hi[k] + side;
+                break;
+            default: // anywhere near it
+                q.lo[k] = r.lo[k] + (float)((frand() - 0.5) * 2.0 * cell), q.hi[k] = q.lo[k] + side;
+            }
+        }
+        int nw = 0;
+        for (int i = 0; i < w->bodies.high; i++) {
+            aabb b = sleeper_box(w, (uint32_t)i);
+            if (kyu_boxes_overlap(&q, &b)) want[nw++] = (uint32_t)i;
+        }
+        int before = w->islands.woken_bodies_count;
+        int woke = kyu_islands_wake_box(w, &q);
+        ENSURE(woke == nw);
+        for (int k = 0; k < woke; k++) got[k] = w->islands.woken_bodies[before + k];
+        qsort(got, (size_t)woke, sizeof *got, by_u32);
+        for (int k = 0; k < nw; k++) ENSURE(got[k] == want[k]);
+        met += nw > 0;
+        far_met += nw > 0 && w->bodies.pos[j].x > 1e5f;
+    }
+    ENSURE(met > cases / 4);      // the cases meet sleepers often (1,454 of 4,000),
+    ENSURE(far_met > cases / 20); // far from the origin too (518)
+    free(saved);
+    kyu_world_destroy(w);
+}
+
 void suite_grid(void) {
     RUN_TEST(test_cell_of_is_floor_on_random_and_edge_values);
     RUN_TEST(test_cell_of_is_monotonic_and_cells_are_a_cell_wide);
@@ -893,4 +989,5 @@ void suite_grid(void) {
     RUN_TEST(test_new_bodies_find_colliders_moved_or_made_since_the_last_step);
     RUN_TEST(test_rays_and_casts_hit_with_the_colliders_tree_what_they_hit_without_it);
     RUN_TEST(test_an_inserter_among_many_colliders_places_the_same_bodies_with_the_tree);
+    RUN_TEST(test_the_sleep_grid_wakes_every_sleeper_a_box_meets_and_no_other);
 }
