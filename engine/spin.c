@@ -11,6 +11,7 @@
 // the result squared k times (squaring a rotation doubles its angle). Only + - * / and sqrt: no
 // libm sin or cos, whose last bits differ between C libraries (the browser build must give the
 // same state hash as the native one).
+#define KEEP_UNIT 32
 static void turn_of(const double phi[3], double out[4]) {
     double a2 = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2], h2 = 0.25 * a2, scale = 0.5;
     int k = 0;
@@ -23,6 +24,15 @@ static void turn_of(const double phi[3], double out[4]) {
         double c2 = c * c - (x * x + y * y + z * z);
         x *= 2.0 * c, y *= 2.0 * c, z *= 2.0 * c;
         c = c2;
+        // Each squaring doubles the rounding's share of the length (2^32 of an ulp is 5e-7). Beyond
+        // KEEP_UNIT squarings, a turn of over 2^31 radians in one step (more than the fastest spin
+        // kyu accepts, 1e9 rad/s, turns in its longest step, 1 s: reached only by a body of next to
+        // no inertia that a contact's warm start spun up), the length is brought back to 1 at each
+        // one; left alone it overflowed into NaN (a snapshot holding such a body: its rotation).
+        if (k > KEEP_UNIT) {
+            double n = sqrt(x * x + y * y + z * z + c * c);
+            x /= n, y /= n, z /= n, c /= n;
+        }
     }
     out[0] = x, out[1] = y, out[2] = z, out[3] = c;
 }

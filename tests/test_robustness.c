@@ -1260,7 +1260,106 @@ static void test_every_accepted_mass_radius_and_inertia_scale_turns_and_loads(vo
     ENSURE(made > 30 && refused > 30); // both sides of the line were crossed
 }
 
+// A turn by any angle is a unit rotation: against sin and cos in long double up to 100 radians,
+// and finite and of unit length beyond, up to the float range (a body of next to no inertia that a
+// contact's warm start spins up, as a snapshot can hold, turns by 1e20 radians in a step: its
+// rotation became NaN when the squarings' rounding was left to grow).
+static void test_a_turn_by_any_angle_is_a_unit_rotation(void) {
+    uint32_t seed = 77;
+    for (int c = 0; c < 4000; c++) {
+        vec3s axis;
+        for (int k = 0; k < 3; k++) {
+            seed = seed * 1664525u + 1013904223u;
+            axis.raw[k] = (float)((seed >> 8) * (1.0 / 16777216.0) - 0.5);
+        }
+        axis = glms_vec3_normalize(axis);
+        seed = seed * 1664525u + 1013904223u;
+        double angle = pow(10.0, -6.0 + 44.0 * ((seed >> 8) * (1.0 / 16777216.0)));
+        if (c == 0) angle = 3.0e38; // the float range
+        vec3s w = glms_vec3_scale(axis, (float)angle);
+        versors q = kyu_quat_turn((versors){{0.0f, 0.0f, 0.0f, 1.0f}}, w, 1.0f);
+        double n2 = 0.0;
+        for (int k = 0; k < 4; k++) n2 += (double)q.raw[k] * (double)q.raw[k];
+        ENSURE(fabs(n2 - 1.0) < 1e-6);
+        if (angle > 100.0) continue;
+        long double h =
+            0.5L * sqrtl((long double)w.x * w.x + (long double)w.y * w.y + (long double)w.z * w.z);
+        long double sh = sinl(h) / (2.0L * h);
+        for (int k = 0; k < 3; k++) ENSURE(fabsl((long double)q.raw[k] - sh * w.raw[k]) < 1e-6L);
+        ENSURE(fabsl((long double)q.w - cosl(h)) < 1e-6L);
+    }
+}
+
+// A snapshot may hold a body whose inverse inertia is one kyu_body_create gives (1e30: a speck
+// with a small inertia_scale) beside contacts whose impulses were solved for another (a hostile
+// test wrote it so, the checksum mended): it loads, and the warm start spins the body at 1e20
+// rad/s. The world steps on, every body finite, every rotation a unit one (the rotation was NaN
+// after the first step).
+static uint64_t fnv1a(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void test_a_body_spun_beyond_any_accepted_spin_stays_finite(void) {
+    kyu_world_def wd = kyu_world_def_default();
+    kyu_world *w = NULL;
+    ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+    // The hostile test's scene: a floor, a box, a capsule, a hull, a mesh, a kinematic box turning,
+    // and 24 balls of three masses and five sizes (a sensor, one of fixed rotation) in a heap.
+    kyu_collider_def c[6];
+    for (int k = 0; k < 6; k++) c[k] = kyu_collider_def_default();
+    c[1].type = KYU_SHAPE_BOX, c[1].position = v3(1.5f, 0.3f, 0), c[1].half_extents = v3(0.3f, 0.3f, 0.3f);
+    c[2].type = KYU_SHAPE_CAPSULE, c[2].capsule_a = v3(-1, 0.2f, -1), c[2].capsule_b = v3(1, 0.2f, -1);
+    c[2].radius = 0.2f;
+    vec3s pts[8];
+    for (int i = 0; i < 8; i++) pts[i] = v3(i & 1 ? 0.3f : -0.3f, i & 2 ? 0.3f : -0.3f, i & 4 ? 0.3f : -0.3f);
+    c[3].type = KYU_SHAPE_HULL, c[3].points = pts, c[3].point_count = 8, c[3].position = v3(-1.5f, 0.3f, 1);
+    vec3s mv[4] = {v3(-2, 0.05f, -2), v3(2, 0.05f, -2), v3(2, 0.05f, 2), v3(-2, 0.05f, 2)};
+    int32_t mi[6] = {0, 1, 2, 0, 2, 3};
+    c[4].type = KYU_SHAPE_MESH, c[4].points = mv, c[4].point_count = 4, c[4].indices = mi;
+    c[4].triangle_count = 2, c[4].position = v3(0, 0, 5);
+    c[5].type = KYU_SHAPE_BOX, c[5].motion = KYU_KINEMATIC, c[5].position = v3(0, 3, 3);
+    c[5].velocity = v3(0.1f, 0, 0), c[5].angular_velocity = v3(0, 0.5f, 0);
+    for (int k = 0; k < 6; k++) ENSURE(kyu_collider_create(w, &c[k], NULL) == KYU_OK);
+    for (int i = 0; i < 24; i++) {
+        kyu_body_def bd = kyu_body_def_default();
+        bd.radius = 0.2f + 0.02f * (float)(i % 5), bd.mass = (float)(1 + i % 3), bd.restitution = 0.3f;
+        bd.position = v3(-1.2f + 0.45f * (float)(i % 6), 0.5f + 0.5f * (float)(i / 6), 0.1f * (float)(i % 3));
+        bd.velocity = v3(0.3f * (float)(i % 2), 0, 0);
+        bd.is_sensor = i == 7, bd.fixed_rotation = i == 8, bd.group = i == 9 ? -1 : 0;
+        ENSURE(kyu_body_create(w, &bd, NULL) == KYU_OK);
+    }
+    for (int i = 0; i < 90; i++) ENSURE(kyu_world_step(w) == KYU_OK);
+    size_t n = 0;
+    ENSURE(kyu_world_save_memory(w, NULL, 0, &n) == KYU_OK);
+    uint8_t *buf = malloc(n);
+    ENSURE(buf != NULL);
+    ENSURE(kyu_world_save_memory(w, buf, n, &n) == KYU_OK);
+    float ii = w->bodies.inv_inertia[1], huge = 1e30f; // body 1: radius 0.22 m, 2 kg
+    size_t at = 32;
+    while (at + 4 <= n && memcmp(buf + at, &ii, 4) != 0) at++; // the first: body 1's
+    ENSURE(at + 4 <= n);
+    memcpy(buf + at, &huge, 4);
+    uint64_t sum = fnv1a(buf + 32, n - 32);
+    for (int k = 0; k < 8; k++) buf[24 + k] = (uint8_t)(sum >> (8 * k));
+    ENSURE(kyu_world_load_memory(w, buf, n) == KYU_OK);
+    free(buf);
+    ENSURE(w->bodies.inv_inertia[1] == huge);
+    char msg[256];
+    float fastest = 0.0f;
+    for (int i = 0; i < 12; i++) {
+        ENSURE(kyu_world_step(w) == KYU_OK);
+        ENSURE(kyu_world_validate(w, msg, sizeof msg) == 0);
+        fastest = fmaxf(fastest, glms_vec3_norm(w->bodies.ang[1]));
+    }
+    ENSURE(fastest > 1e12f); // it was spun beyond any spin kyu accepts
+    kyu_world_destroy(w);
+}
+
 void suite_robustness(void) {
+    RUN_TEST(test_a_turn_by_any_angle_is_a_unit_rotation);
+    RUN_TEST(test_a_body_spun_beyond_any_accepted_spin_stays_finite);
     RUN_TEST(test_random_api_sequences_keep_every_invariant);
     RUN_TEST(test_giving_back_idle_arrays_changes_no_result);
     RUN_TEST(test_a_pile_that_falls_asleep_gives_back_its_room);
