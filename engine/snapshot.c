@@ -14,6 +14,7 @@
 // on the other: tests/tools/snapshots.sh). The byte-order word, written little-endian too, refuses
 // a file that a kyu before this rule wrote on a big-endian host (in that host's order).
 #include <float.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -441,6 +442,11 @@ static void get_def(reader *r, kyu_world_def *d) {
     d->periodic.upper = get_vec(r);
 }
 
+// How many slots a world of at most `most` live bodies (or colliders) can have used: a slot removed
+// is reused only after the next step has begun (the limbo), so between two steps a full world can
+// remove every one and make as many anew in new slots.
+static int slots_of(int most) { return most <= INT_MAX / 2 ? 2 * most : INT_MAX; }
+
 // A list of dead body slots (the free list or the limbo), at most `most` long, each listed once:
 // a listed slot is marked with awake = 2 (dead slots' flags are unused otherwise) until
 // get_bodies clears the marks. Returns how many were read.
@@ -460,7 +466,7 @@ static int get_dead_slots(reader *r, body_store *b, int *out, int most, const ch
 // state's limit instead: see STATE_LIMIT), and what no def holds: flags, a sleeping body at rest.
 static void get_bodies(reader *r, kyu_world *w) {
     body_store *b = &w->bodies;
-    int high = get_count(r, 5, w->def.max_bodies, "bodies");
+    int high = get_count(r, 5, slots_of(w->def.max_bodies), "body slots");
     if (r->bad) return;
     if (kyu_bodies_reserve(w, high > 0 ? high : 1)) {
         out_of_memory(r);
@@ -577,7 +583,9 @@ static void get_bodies(reader *r, kyu_world *w) {
     b->limbo_count =
         get_dead_slots(r, b, b->limbo, high - b->free_count, "body slot removed since the last step");
     if (r->bad) return;
-    if (b->free_count + b->limbo_count != high - b->count)
+    if (b->count > w->def.max_bodies)
+        fail(r, "%d live bodies, over max_bodies %d", b->count, w->def.max_bodies);
+    else if (b->free_count + b->limbo_count != high - b->count)
         fail(r, "the free body slots are not the %d dead slots", high - b->count);
     for (int k = 0; k < b->free_count; k++) b->awake[b->free_slots[k]] = 0;
     for (int k = 0; k < b->limbo_count; k++) b->awake[b->limbo[k]] = 0;
@@ -723,7 +731,7 @@ static int get_dead_colliders(reader *r, const collider_store *cs, uint8_t *list
 }
 
 static void get_colliders(reader *r, kyu_world *w) {
-    int high = get_count(r, 5, w->def.max_colliders, "colliders");
+    int high = get_count(r, 5, slots_of(w->def.max_colliders), "collider slots");
     if (!r->bad && high == 0 && get_count(r, 4, 0, "free collider slots") == 0 &&
         get_count(r, 4, 0, "collider slots removed since the last step") == 0)
         return; // none at all
@@ -751,7 +759,9 @@ static void get_colliders(reader *r, kyu_world *w) {
     cs->limbo_count = get_dead_colliders(r, cs, listed, cs->limbo, high - cs->free_count,
                                          "collider slot removed since the last step");
     kyu_free(listed);
-    if (!r->bad && w->colliders.free_count + w->colliders.limbo_count != high - w->colliders.count)
+    if (!r->bad && w->colliders.count > w->def.max_colliders)
+        fail(r, "%d live colliders, over max_colliders %d", w->colliders.count, w->def.max_colliders);
+    else if (!r->bad && w->colliders.free_count + w->colliders.limbo_count != high - w->colliders.count)
         fail(r, "the free collider slots are not the %d dead slots", high - w->colliders.count);
 }
 
