@@ -471,7 +471,9 @@ kyu_status kyu_body_set_velocity(kyu_world *w, kyu_body_id id, vec3s v) {
 kyu_status kyu_body_apply_impulse(kyu_world *w, kyu_body_id id, vec3s impulse) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_impulse during a step");
-    if (!kyu_finite3(impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse must be finite");
+    if (!kyu_finite3(impulse))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse (%g, %g, %g) must be finite", (double)impulse.x,
+                        (double)impulse.y, (double)impulse.z);
     vec3s v = glms_vec3_add(w->bodies.vel[slot], glms_vec3_scale(impulse, w->bodies.inv_mass[slot]));
     kyu_status st = kyu_body_check_velocity(w, v, w->bodies.radius[slot], "the impulse gives a velocity");
     if (st != KYU_OK) return st;
@@ -547,8 +549,12 @@ kyu_status kyu_body_get_interpolated_rotation(const kyu_world *w, kyu_body_id id
 kyu_status kyu_body_apply_impulse_at_point(kyu_world *w, kyu_body_id id, vec3s impulse, vec3s point) {
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_impulse_at_point during a step");
-    if (!kyu_finite3(impulse)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse must be finite");
-    if (!kyu_finite3(point)) return kyu_fail(w, KYU_ERR_NOT_FINITE, "point must be finite");
+    if (!kyu_finite3(impulse))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "impulse (%g, %g, %g) must be finite", (double)impulse.x,
+                        (double)impulse.y, (double)impulse.z);
+    if (!kyu_finite3(point))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "point (%g, %g, %g) must be finite", (double)point.x,
+                        (double)point.y, (double)point.z);
     body_store *s = &w->bodies;
     vec3s v = glms_vec3_add(s->vel[slot], glms_vec3_scale(impulse, s->inv_mass[slot]));
     vec3s arm = glms_vec3_sub(point, s->pos[slot]);
@@ -567,7 +573,8 @@ kyu_status kyu_body_apply_angular_impulse(kyu_world *w, kyu_body_id id, vec3s an
     BODY_SLOT(w, id, slot);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_body_apply_angular_impulse during a step");
     if (!kyu_finite3(angular_impulse))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "angular impulse must be finite");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "angular impulse (%g, %g, %g) must be finite",
+                        (double)angular_impulse.x, (double)angular_impulse.y, (double)angular_impulse.z);
     body_store *s = &w->bodies;
     vec3s av = glms_vec3_add(s->ang[slot], glms_vec3_scale(angular_impulse, s->inv_inertia[slot]));
     kyu_status st = kyu_body_check_spin(w, slot, av, "the angular impulse gives an angular_velocity");

@@ -32,7 +32,8 @@ kyu_collider_def kyu_collider_def_default(void) {
 static kyu_status validate_rotation(kyu_world *w, versors q) {
     float n2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
     if (!(isfinite(q.x) && isfinite(q.y) && isfinite(q.z) && isfinite(q.w)) || !(n2 <= 1e30f))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation quaternion must be finite");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "rotation quaternion (%g, %g, %g, %g) must be finite",
+                        (double)q.x, (double)q.y, (double)q.z, (double)q.w);
     if (!(n2 > 1e-12f)) return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "rotation quaternion is zero");
     return KYU_OK;
 }
@@ -91,8 +92,14 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "unknown shape type %d", (int)d->type);
     if (d->motion != KYU_STATIC && d->motion != KYU_KINEMATIC)
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "unknown motion %d", (int)d->motion);
-    if (!kyu_bounded3(d->position, KYU_MAX_COORD) || !kyu_bounded3(d->velocity, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider position/velocity must be finite, <= 1e9");
+    if (!kyu_bounded3(d->position, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                        "collider position (%g, %g, %g) must be finite, each |x| <= 1e9",
+                        (double)d->position.x, (double)d->position.y, (double)d->position.z);
+    if (!kyu_bounded3(d->velocity, KYU_MAX_COORD))
+        return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                        "collider velocity (%g, %g, %g) must be finite, each |v| <= 1e9",
+                        (double)d->velocity.x, (double)d->velocity.y, (double)d->velocity.z);
     if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
         return kyu_fail(w, KYU_ERR_RESTITUTION, "collider restitution %g", (double)d->restitution);
     if (!(d->friction >= 0.0f && d->friction <= 1e6f))
@@ -105,14 +112,19 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
     if (d->type == KYU_SHAPE_BOX) {
         vec3s e = d->half_extents;
         if (!kyu_bounded3(e, KYU_MAX_COORD))
-            return kyu_fail(w, KYU_ERR_NOT_FINITE, "box half extents must be finite, <= 1e9");
+            return kyu_fail(w, KYU_ERR_NOT_FINITE, "box half extents (%g, %g, %g) must be finite, <= 1e9",
+                            (double)e.x, (double)e.y, (double)e.z);
         if (!(e.x > 0.0f && e.y > 0.0f && e.z > 0.0f))
-            return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "box half extents must be > 0 and finite");
+            return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "box half extents (%g, %g, %g) must be > 0",
+                            (double)e.x, (double)e.y, (double)e.z);
         return validate_rotation(w, d->rotation);
     }
     if (d->type == KYU_SHAPE_CAPSULE) {
         if (!kyu_bounded3(d->capsule_a, KYU_MAX_COORD) || !kyu_bounded3(d->capsule_b, KYU_MAX_COORD))
-            return kyu_fail(w, KYU_ERR_NOT_FINITE, "capsule ends must be finite, <= 1e9");
+            return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                            "capsule ends (%g, %g, %g) and (%g, %g, %g) must be finite, each |x| <= 1e9",
+                            (double)d->capsule_a.x, (double)d->capsule_a.y, (double)d->capsule_a.z,
+                            (double)d->capsule_b.x, (double)d->capsule_b.y, (double)d->capsule_b.z);
         if (!(d->radius > 0.0f && d->radius <= KYU_MAX_RADIUS))
             return kyu_fail(w, KYU_ERR_RADIUS, "capsule radius %g", (double)d->radius);
         return validate_rotation(w, d->rotation);
@@ -124,7 +136,9 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
             return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "point_count %d", d->point_count);
         for (int i = 0; i < d->point_count; i++)
             if (!kyu_bounded3(d->points[i], KYU_MAX_COORD))
-                return kyu_fail(w, KYU_ERR_NOT_FINITE, "points[%d] must be finite, <= 1e9", i);
+                return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                                "points[%d] = (%g, %g, %g) must be finite, each |x| <= 1e9", i,
+                                (double)d->points[i].x, (double)d->points[i].y, (double)d->points[i].z);
         if (d->type == KYU_SHAPE_HULL && !spans_volume(d->points, d->point_count))
             return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
                             "hull points are flat (coplanar or collinear): a hull needs volume");
@@ -140,9 +154,11 @@ kyu_status kyu_collider_def_validate(kyu_world *w, const kyu_collider_def *d) {
         return validate_rotation(w, d->rotation);
     }
     if (!kyu_bounded3(d->normal, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "plane normal must be finite");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "plane normal (%g, %g, %g) must be finite",
+                        (double)d->normal.x, (double)d->normal.y, (double)d->normal.z);
     if (!(glms_vec3_norm2(d->normal) > 1e-12f))
-        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "plane normal must be finite and non-zero");
+        return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "plane normal (%g, %g, %g) must not be zero",
+                        (double)d->normal.x, (double)d->normal.y, (double)d->normal.z);
     // A plane is its normal, but it keeps its rotation too (get_rotation, a kinematic plane turns
     // it, a snapshot saves it): checked as every other shape's.
     return validate_rotation(w, d->rotation);
@@ -266,7 +282,9 @@ kyu_status kyu_collider_set_velocity(kyu_world *w, kyu_collider_id id, vec3s v) 
     if (w->colliders.list[i].motion != KYU_KINEMATIC)
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT, "only a kinematic collider has a velocity");
     if (!kyu_bounded3(v, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider velocity must be finite, <= 1e9");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                        "collider velocity (%g, %g, %g) must be finite, each |v| <= 1e9", (double)v.x,
+                        (double)v.y, (double)v.z);
     collider moved = w->colliders.list[i];
     moved.velocity = v;
     if (kyu_wake_near_colliders(w, &moved, NULL))
@@ -311,7 +329,9 @@ kyu_status kyu_collider_set_transform(kyu_world *w, kyu_collider_id id, vec3s p,
     COLLIDER_SLOT(w, id, i);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_collider_set_transform during a step");
     if (!kyu_bounded3(p, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "collider position must be finite, <= 1e9");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE,
+                        "collider position (%g, %g, %g) must be finite, each |x| <= 1e9", (double)p.x,
+                        (double)p.y, (double)p.z);
     kyu_status st = validate_rotation(w, q); // every shape stores it, a plane too
     if (st != KYU_OK) return st;
     // What rested against it where it was, and what it now lands on.

@@ -470,7 +470,8 @@ static kyu_status validate(const kyu_world *w, const kyu_debug_draw *d) {
                         d->flags & ~KYU_DRAW_ALL_FLAGS);
     if (!isfinite(d->plane_extent) || !isfinite(d->velocity_scale) || !isfinite(d->point_size))
         return kyu_fail(w, KYU_ERR_NOT_FINITE,
-                        "kyu_world_draw: plane_extent, velocity_scale, point_size must be finite");
+                        "kyu_world_draw: plane_extent %g, velocity_scale %g, point_size %g must be finite",
+                        (double)d->plane_extent, (double)d->velocity_scale, (double)d->point_size);
     if (!(d->plane_extent >= 0.0f && d->point_size >= 0.0f))
         return kyu_fail(w, KYU_ERR_INVALID_ARGUMENT,
                         "kyu_world_draw: plane_extent %g, point_size %g (must be >= 0)",

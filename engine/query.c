@@ -568,7 +568,8 @@ kyu_query_filter kyu_query_filter_default(void) {
 
 static kyu_status check_vec(kyu_world *w, vec3s v, const char *name) {
     if (!kyu_bounded3(v, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s must be finite, each |component| <= 1e9", name);
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "%s (%g, %g, %g) must be finite, each |component| <= 1e9",
+                        name, (double)v.x, (double)v.y, (double)v.z);
     return KYU_OK;
 }
 

@@ -453,7 +453,8 @@ float kyu_world_alpha(const kyu_world *w) { return w ? w->alpha : 0.0f; }
 kyu_status kyu_world_set_gravity(kyu_world *w, vec3s g) {
     if (!w) return KYU_ERR_NULL;
     if (!kyu_bounded3(g, KYU_MAX_COORD))
-        return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity must be finite, <= 1e9");
+        return kyu_fail(w, KYU_ERR_NOT_FINITE, "gravity (%g, %g, %g) must be finite, each |g| <= 1e9",
+                        (double)g.x, (double)g.y, (double)g.z);
     if (w->locked) return kyu_fail(w, KYU_ERR_LOCKED, "kyu_world_set_gravity during a step");
     if (w->periodic.mask) { // the rest speed, and with it each body's margin, follows gravity
         float rest = kyu_rest_speed_under(w, g);
