@@ -47,8 +47,12 @@ int kyu_events_begin_step(kyu_world *w) {
 }
 
 // An impact of a and b: an event when it is faster than the restitution threshold.
+// Under gravity, impacts faster than the restitution threshold (what is slower is inelastic: a
+// settling pile's thousands of stops); without it, every impact, since every one bounces (a gas:
+// counted from the events, its pressure lacked 2% of its collisions at T = 0.1, 20% at 0.013).
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach, float t) {
-    if (!w->def.enable_impact_events || !(approach > w->def.restitution_threshold)) return 0;
+    float slowest = w->gravity_on ? w->def.restitution_threshold : 0.0f;
+    if (!w->def.enable_impact_events || !(approach > slowest)) return 0;
     if (RESERVE(w->events.impacts, w->events.impact_cap, w->events.impact_count + 1)) return -1;
     const body_store *s = &w->bodies;
     kyu_impact_event *ev = &w->events.impacts[w->events.impact_count++];

@@ -638,6 +638,33 @@ static void test_impact_events_are_off_unless_asked_for(void) {
     kyu_world_destroy(w);
 }
 
+// Without gravity every impact bounces (restitution acts at every speed), and every one is an
+// event, however slow: a gas's pressure is counted from them (slower than the restitution threshold
+// they were left out). Under gravity only those faster than the threshold are.
+static void test_without_gravity_every_impact_is_an_event(void) {
+    for (int g = 0; g < 2; g++) {
+        kyu_world_def wd = kyu_world_def_default();
+        wd.gravity = g ? v3(0, 0, -9.81f) : v3(0, 0, 0);
+        wd.enable_impact_events = true;
+        kyu_world *w = NULL;
+        ENSURE(kyu_world_create(&wd, &w) == KYU_OK);
+        ball(w, v3(0, 0, 0), v3(0.03f, 0, 0), 1); // 0.05 m/s apart: slower than the threshold
+        ball(w, v3(1.01f, 0, 0), v3(-0.02f, 0, 0), 1);
+        ball(w, v3(0, 0, 3), v3(0.3f, 0, 0), 1); // 0.5 m/s apart
+        ball(w, v3(1.1f, 0, 3), v3(-0.2f, 0, 0), 1);
+        int events = 0, impacts = 0;
+        for (int s = 0; s < 30; s++) {
+            ENSURE(kyu_world_step(w) == KYU_OK);
+            int n = 0;
+            kyu_world_impact_events(w, &n);
+            events += n, impacts += kyu_world_stats(w).impacts;
+        }
+        ENSURE(impacts >= (g ? 1 : 2));
+        ENSURE(events == (g ? 1 : 2));
+        kyu_world_destroy(w);
+    }
+}
+
 // A ball let go from rest on a slope rolls away however shallow the slope, down to a tenth of a
 // degree: it gains speed from its first step, and a body that gains a tenth of sleep_speed while
 // slow has not come to rest (island.c, REST_GAIN). Until 2026-11-30 a ball on a slope under 0.8
@@ -691,6 +718,7 @@ void suite_islands(void) {
     RUN_TEST(test_removing_a_touching_body_gives_an_end_event);
     RUN_TEST(test_impact_events_carry_speed_point_and_normal);
     RUN_TEST(test_impact_events_are_off_unless_asked_for);
+    RUN_TEST(test_without_gravity_every_impact_is_an_event);
     RUN_TEST(test_masked_pairs_pass_through_and_groups_override);
     RUN_TEST(test_sensor_reports_overlap_and_never_collides);
     RUN_TEST(test_ball_on_moving_platform_is_carried_by_friction);

@@ -169,7 +169,8 @@ typedef struct kyu_world_def {
                                    ///< and an impact slower than this is inelastic, which ends a ball's
                                    ///< bouncing (once its bounces are lower than v^2 / 2g = 0.5 mm) and a
                                    ///< pile's settling. A desk Newton's cradle struck at 0.2 m/s works.
-                                   ///< Without gravity (a gas) restitution acts at every speed
+                                   ///< Without gravity (a gas) restitution acts at every speed, and
+                                   ///< every impact is an event
     int solver_iterations;         ///< velocity and position iterations over contacts, default 8
     float linear_slop;             ///< m: how far a resting pair may overlap; default 0 = 0.4% of the
                                    ///< smaller radius of the pair (2 mm at 0.5 m, 40 um at 1 cm), so

@@ -154,7 +154,8 @@ KYU_API kyu_status kyu_world_load_memory(kyu_world *world, const void *data, siz
 KYU_API const kyu_contact_event *kyu_world_begin_events(const kyu_world *world, int *count);
 /// Pairs that stopped touching, and pairs of bodies or colliders removed before the step.
 KYU_API const kyu_contact_event *kyu_world_end_events(const kyu_world *world, int *count);
-/// Impacts, in time order within each step (only with `kyu_world_def.enable_impact_events`).
+/// Impacts, in time order within each step (only with `kyu_world_def.enable_impact_events`): under
+/// gravity those faster than `restitution_threshold`, without gravity every one.
 KYU_API const kyu_impact_event *kyu_world_impact_events(const kyu_world *world, int *count);
 
 // ---- particles ----------------------------------------------------------------------------------
