@@ -98,7 +98,9 @@ typedef struct kyu_region_measure {
 /// branch vector from the body's centre to the contact point x_c (a pair's two halves add to the
 /// pair's centre-to-centre virial; a collider's contact counts its body's half, so a region around
 /// a bed on a floor carries the bed's weight): sum over contacts of (x_c - x_i) (x) f, less the
-/// kinetic part sum m v' (x) v', over V. Forces as the header says. Between steps only.
+/// kinetic part sum m v' (x) v', over V. Forces as the header says. Between steps only. Cost: a
+/// sphere cut by the box's faces on one axis is a closed form; one at an edge or a corner of the box
+/// is integrated (tens of microseconds each): a box across a gas of 1,728 balls, 1.5 ms.
 KYU_API kyu_status kyu_world_measure_box(const kyu_world *world, vec3s lower, vec3s upper,
                                          kyu_region_measure *out);
 
