@@ -139,15 +139,12 @@ static void test_ball_resting_on_a_ball_gains_no_energy(void) {
 
 // A drop with restitution e comes to rest when the series of its bounces says: the first impact at
 // t0 = sqrt(2 h / g), then bounces of flight 2 v_k / g with v_k = e^k v0 while e^k v0 is above the
-// threshold (the impact slower than the threshold is inelastic). Within 1%, at 30, 60 and 240 Hz.
+// threshold (an impact whose rebound would be no faster is inelastic). Within the step it rests in,
+// at 30, 60 and 240 Hz (the series had one hop more, an approach over the threshold, and 1% more
+// time to hide it: about 1.8 steps, a hostile textbook test found).
 static double series_rest_time(double h, double e, double threshold) {
     double g = 9.81, t = sqrt(2 * h / g), v = sqrt(2 * g * h);
-    while (v > threshold) {
-        double up = e * v;
-        if (!(up > 0.0)) break;
-        t += 2 * up / g;
-        v = up;
-    }
+    for (double up = e * v; up > threshold; up *= e) t += 2 * up / g; // each bounce that leaves faster
     return t;
 }
 
@@ -178,7 +175,7 @@ static void test_drop_comes_to_rest_when_the_bounce_series_says(void) {
         snprintf(what, sizeof what, "dt 1/%.0f: at rest after %.4f s, the series gives %.4f s", 1.0 / dts[di],
                  got, want);
         // the rest is seen at the end of the step in which it happens
-        if (!(fabs(got - want) <= 0.01 * want + dts[di])) test_fail(__FILE__, __LINE__, what);
+        if (!(fabs(got - want) <= dts[di])) test_fail(__FILE__, __LINE__, what);
         ENSURE(fabsf(pos(w, b).y - 0.5f) < 0.002f);
         kyu_world_destroy(w);
         if (test_current_failed) return;

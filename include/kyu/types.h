@@ -166,7 +166,8 @@ typedef struct kyu_world_def {
                                    ///< 1 is perfectly rough and elastic (energy kept at e = 1)
     float restitution_threshold;   ///< m/s, default 0.1: under gravity, a touching pair closing or
                                    ///< parting slower than this rests (the solver holds it, no bounce),
-                                   ///< and an impact slower than this is inelastic, which ends a ball's
+                                   ///< and an impact whose rebound (e times its approach) would be no
+                                   ///< faster than this is inelastic, which ends a ball's
                                    ///< bouncing (once its bounces are lower than v^2 / 2g = 0.5 mm) and a
                                    ///< pile's settling. A desk Newton's cradle struck at 0.2 m/s works.
                                    ///< Without gravity (a gas) restitution acts at every speed, and
