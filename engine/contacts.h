@@ -28,12 +28,21 @@ typedef struct contact {
                       //   touches (kyu_mesh_planes), one contact each, in the order found
 } contact;
 
-enum { SOLVER_IMPACT = 2 }; // contact.mark from the velocity solve to the relax: report it as an impact
+// contact.mark: SOLVER_IMPACT, from the velocity solve to the relax: report it as an impact;
+// SOLVER_FLIES, within kyu_contacts_classify: it rises from its partner and meets it after the step.
+enum { SOLVER_IMPACT = 2, SOLVER_FLIES = 4 };
 
 // solver_state.flags, per body this step: SOLVER_LIGHT, a contact the solver holds joins it to a
 // body twice its mass or more; SOLVER_TOUCHES_ONE, SOLVER_TOUCHES_MORE: it touches one thing (a
-// held contact within its slop), or more than one.
-enum { SOLVER_LIGHT = 1, SOLVER_TOUCHES_ONE = 2, SOLVER_TOUCHES_MORE = 4 };
+// held contact within its slop), or more than one; SOLVER_HELD_ONE, SOLVER_HELD_MORE: the solver
+// holds one contact of it (at any gap within the margin), or more than one.
+enum {
+    SOLVER_LIGHT = 1,
+    SOLVER_TOUCHES_ONE = 2,
+    SOLVER_TOUCHES_MORE = 4,
+    SOLVER_HELD_ONE = 8,
+    SOLVER_HELD_MORE = 16
+};
 
 // A contact's key, its pair (a, b): the order of every contact list (contact_list.c), and within a
 // pair the plane's.

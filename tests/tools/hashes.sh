@@ -41,12 +41,12 @@ while IFS='|' read -r args expected; do
         no "bench $args" "expected $expected for every worker count and cell, got$got"
     fi
 done <<'SCENES'
-pile 1000 WORKERS --steps 150|0x83b8ad7e2fcb3c86
-pile 1000 WORKERS --steps 150 --fixed-rotation|0x60dc28f8d78adf68
-pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x3cd91f241400ace9
+pile 1000 WORKERS --steps 150|0x9092d796b29e8056
+pile 1000 WORKERS --steps 150 --fixed-rotation|0x05ddf28a093a8651
+pile 1000 WORKERS --steps 150 --no-sleep --fixed-rotation|0x645f8149a90c5c24
 gas 1000 WORKERS --steps 150|0x7245c1e738d1c2a0
 gas 1000 WORKERS --steps 150 --periodic|0xccf003795c1151f1
-pile 1000 WORKERS --steps 150 --periodic|0x89cf3cc0a14a12b4
+pile 1000 WORKERS --steps 150 --periodic|0x25f0a47a8904e9f4
 bullets 1000 WORKERS|0xfe183d3196c2c59d
 SCENES
 finish
