@@ -366,9 +366,9 @@ static void test_free_gas_keeps_angular_momentum(void) {
 }
 
 // A heap poured on a plate (600 glass beads of 2 cm, mu 0.5, from a narrow spout): with rolling
-// resistance 0.2 it stands (physics-check repose, 1500 beads: flank 38 degrees; 28 at 0.05) and
-// sleeps; without, every bead rolls away over the plate's edge: spheres on a flat plate need
-// rolling resistance to make a heap, as DEM codes find.
+// resistance 0.2 it stands (physics-check repose, 1500 beads: flanks of 30-33 degrees; 22-27 at
+// 0.05) and sleeps; without, every bead rolls away over the plate's edge: spheres on a flat plate
+// need rolling resistance to make a heap, as DEM codes find.
 static float heap_height(float rolling, int *on_plate, int *asleep) {
     kyu_world_def wd = kyu_world_def_default();
     kyu_world *w = NULL;
