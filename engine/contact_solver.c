@@ -608,7 +608,8 @@ static int let_fly(kyu_world *w) {
         contact *c = &w->contacts.list[i];
         if (!(c->mark & SOLVER_FLIES)) continue;
         c->mark &= (uint8_t)~SOLVER_FLIES;
-        if (flags[c->a] & SOLVER_HELD_MORE) continue;
+        if ((flags[c->a] & SOLVER_HELD_MORE) || (!kyu_is_collider(c->b) && (flags[c->b] & SOLVER_HELD_MORE)))
+            continue; // (of two bodies, either may be the one that rises: both held by this alone)
         c->skip = 1, c->mark = 0;
         c->jn = 0.0f, c->jt = c->jr = glms_vec3_zero();
         w->contacts.owned[i] |= NOT_HELD;

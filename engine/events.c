@@ -46,10 +46,10 @@ int kyu_events_begin_step(kyu_world *w) {
     return 0;
 }
 
-// An impact of a and b: an event when it is faster than the restitution threshold.
-// Under gravity, impacts faster than the restitution threshold (what is slower is inelastic: a
-// settling pile's thousands of stops); without it, every impact, since every one bounces (a gas:
-// counted from the events, its pressure lacked 2% of its collisions at T = 0.1, 20% at 0.013).
+// An impact of a and b is an event under gravity when it is faster than the restitution threshold
+// (what is slower is inelastic: a settling pile's thousands of stops); without gravity every impact
+// is one, since every one bounces (a gas: counted from the events, its pressure lacked 2% of its
+// collisions at T = 0.1, 20% at 0.013).
 int kyu_impact_record(kyu_world *w, uint32_t a, uint32_t b, vec3s n, float approach, float t) {
     float slowest = w->gravity_on ? w->def.restitution_threshold : 0.0f;
     if (!w->def.enable_impact_events || !(approach > slowest)) return 0;
