@@ -876,10 +876,10 @@ static void test_an_inserter_among_many_colliders_places_the_same_bodies_with_th
 
 // The grid of sleepers (engine/island.c) against asking every sleeper: a box wakes exactly the
 // sleepers whose rest box it meets. Lone bodies (each its own island) of three sizes, one giant,
-// near the origin and 30 km and 250 km from it (where a float's step is a hundredth of a cell, and
-// a rule in the grid that leans on a margin of the coordinates, not on their cells, would miss
-// one), asleep in a world without gravity; boxes of every size placed at a sleeper's rest box,
-// their faces on its faces, a float's step either side of them or a little apart.
+// near the origin and 30 km and 500 km from it (where a float's step, 3 cm, is 1.5% of a cell, more
+// than the 1% margin the grid's old width rule leaned on; no case it missed was found), asleep in a
+// world without gravity; boxes of every size placed at a sleeper's rest box, their faces on its
+// faces, a float's step either side of them or a little apart.
 static aabb sleeper_box(const kyu_world *w, uint32_t i) {
     return kyu_box_around(w->bodies.pos[i], w->bodies.radius[i] + kyu_body_margin(w, i));
 }
